@@ -1,0 +1,5 @@
+import sys
+
+from elderbench.cli import main
+
+sys.exit(main())

@@ -1,0 +1,317 @@
+"""Loading and saving every on-disk format, with atomic writes.
+
+Layout (see docs/formats.md):
+
+    <workspace>/demos/<task_id>/<demo_id>/demo.json, steps/0003.png, steps/0003.xml
+    <suite>/suite.json, <suite>/<task_id>/task.json, graph.json, nodes/<node_id>.png|.xml
+
+Loading never modifies what is on disk. Every write goes to a temporary file in the same
+folder and is renamed over the target, so a crash leaves either the old or the new file.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from graph_builder.errors import FormatError, GraphBuilderError
+from graph_builder.model import (
+    SCHEMA_VERSION,
+    Action,
+    DemoStatus,
+    Demonstration,
+    DeviceInfo,
+    Observation,
+    Step,
+    Suite,
+    Task,
+    TaskGraph,
+    validate_id,
+)
+
+DEMO_FILE = "demo.json"
+TASK_FILE = "task.json"
+SUITE_FILE = "suite.json"
+GRAPH_FILE = "graph.json"
+STEPS_DIR = "steps"
+NODES_DIR = "nodes"
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+# --------------------------------------------------------------------------- atomic writes
+
+
+def atomic_write_bytes(path: Path, data: bytes) -> None:
+    """Write ``data`` to ``path`` so that readers see the old or the new file, never half."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def atomic_write_text(path: Path, text: str) -> None:
+    atomic_write_bytes(path, text.encode("utf-8"))
+
+
+def atomic_write_json(path: Path, data: Any) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_json(path: Path) -> Any:
+    """Parse a JSON file; a missing or malformed file is a FormatError naming it."""
+    path = Path(path)
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        raise FormatError("file not found", source=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read: {exc.strerror}", source=path) from exc
+    if not raw.strip():
+        raise FormatError("the file is empty", source=path)
+    try:
+        return json.loads(raw)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise FormatError(f"not valid JSON: {exc}", source=path) from exc
+
+
+def _check_schema(data: Any, path: Path) -> None:
+    if not isinstance(data, dict):
+        raise FormatError(f"expected a JSON object, found {type(data).__name__}", source=path)
+    version = data.get("schema_version")
+    if not isinstance(version, int) or isinstance(version, bool):
+        raise FormatError("missing or non-integer 'schema_version'", source=path)
+    if version > SCHEMA_VERSION:
+        raise FormatError(
+            f"schema_version {version} was written by a newer ElderBench Studio; this version "
+            f"reads up to {SCHEMA_VERSION}. Upgrade elderbench-studio to open it.",
+            source=path,
+        )
+    if version < 1:
+        raise FormatError(f"unknown schema_version {version}", source=path)
+
+
+def _load[T](path: Path, parse: Callable[..., T]) -> T:
+    data = read_json(path)
+    _check_schema(data, path)
+    return parse(data, source=path)
+
+
+# --------------------------------------------------------------------------- documents
+
+
+def load_task(path: Path) -> Task:
+    """Load ``task.json`` (or the task folder holding it)."""
+    path = Path(path)
+    return _load(path / TASK_FILE if path.is_dir() else path, Task.from_json)
+
+
+def save_task(task: Task, folder: Path) -> Path:
+    path = Path(folder) / TASK_FILE
+    atomic_write_json(path, task.to_json())
+    return path
+
+
+def load_suite(folder: Path) -> Suite:
+    return _load(Path(folder) / SUITE_FILE, Suite.from_json)
+
+
+def save_suite(suite: Suite, folder: Path) -> Path:
+    path = Path(folder) / SUITE_FILE
+    atomic_write_json(path, suite.to_json())
+    return path
+
+
+def suite_task_dirs(folder: Path) -> list[Path]:
+    """Task folders of a suite, sorted by id."""
+    return sorted(p.parent for p in Path(folder).glob(f"*/{TASK_FILE}"))
+
+
+def load_suite_tasks(folder: Path) -> list[Task]:
+    return [load_task(d) for d in suite_task_dirs(folder)]
+
+
+def load_graph(path: Path) -> TaskGraph:
+    """Load ``graph.json`` (or the task folder holding it)."""
+    path = Path(path)
+    return _load(path / GRAPH_FILE if path.is_dir() else path, TaskGraph.from_json)
+
+
+def save_graph(graph: TaskGraph, folder: Path) -> Path:
+    """Write graph.json atomically; node images are written by the builder beforehand."""
+    path = Path(folder) / GRAPH_FILE
+    atomic_write_json(path, graph.to_json())
+    return path
+
+
+def load_demo(folder: Path) -> Demonstration:
+    return _load(Path(folder) / DEMO_FILE, Demonstration.from_json)
+
+
+def save_demo(demo: Demonstration, folder: Path) -> Path:
+    path = Path(folder) / DEMO_FILE
+    atomic_write_json(path, demo.to_json())
+    return path
+
+
+def demo_dirs(demos_root: Path, task_id: str | None = None) -> list[Path]:
+    """Demonstration folders under ``demos_root`` (``<task>/<demo>/demo.json``), sorted."""
+    pattern = f"{task_id}/*/{DEMO_FILE}" if task_id else f"*/*/{DEMO_FILE}"
+    return sorted(p.parent for p in Path(demos_root).glob(pattern))
+
+
+def read_png(path: Path) -> bytes:
+    """The bytes of a PNG file, checked by signature; a FormatError otherwise."""
+    path = Path(path)
+    try:
+        data = path.read_bytes()
+    except FileNotFoundError:
+        raise FormatError("screenshot not found", source=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
+    if not data.startswith(PNG_MAGIC):
+        raise FormatError("not a PNG file (bad signature)", source=path)
+    return data
+
+
+# --------------------------------------------------------------------------- recording
+
+
+class DemoWriter:
+    """Writes a demonstration step by step, so that a crash loses at most the current step.
+
+    Each ``add_step`` writes the screenshot and hierarchy, then rewrites demo.json
+    atomically. Until ``finish``, the demo's status is ``incomplete``.
+
+    >>> writer = DemoWriter.create(tmp / "demos", task, device=info)  # doctest: +SKIP
+    >>> writer.add_step(png, xml, activity="pkg/.Main", action=Action.back())  # doctest: +SKIP
+    >>> writer.finish()  # doctest: +SKIP
+    """
+
+    def __init__(self, folder: Path, demo: Demonstration) -> None:
+        self.folder = Path(folder)
+        self._demo = demo
+
+    @classmethod
+    def create(
+        cls,
+        demos_root: Path,
+        task: Task,
+        *,
+        device: DeviceInfo | None = None,
+        annotator: str = "",
+        demo_id: str | None = None,
+        source: str = "recorded",
+        clock: Callable[[], float] = time.time,
+    ) -> DemoWriter:
+        """Start a new demo folder; never reuses an existing one."""
+        task_dir = Path(demos_root) / validate_id(task.id, "task id")
+        created = clock()
+        if demo_id is None:
+            stamp = time.strftime("%Y%m%d-%H%M%S", time.gmtime(created))
+            demo_id = stamp
+            n = 2
+            while (task_dir / demo_id).exists():
+                demo_id = f"{stamp}-{n}"
+                n += 1
+        folder = task_dir / validate_id(demo_id, "demonstration id")
+        try:
+            (folder / STEPS_DIR).mkdir(parents=True, exist_ok=False)
+        except FileExistsError:
+            raise GraphBuilderError(
+                f"{folder} already exists; choose another demonstration id"
+            ) from None
+        demo = Demonstration(
+            id=demo_id, task_id=task.id, instruction=task.instruction, app=task.app,
+            device=device, annotator=annotator, status=DemoStatus.INCOMPLETE,
+            created=created, source=source,
+        )
+        save_demo(demo, folder)
+        return cls(folder, demo)
+
+    @classmethod
+    def resume(cls, folder: Path) -> DemoWriter:
+        """Continue an incomplete demonstration (after a crash or a disconnect)."""
+        demo = load_demo(folder)
+        if demo.status is not DemoStatus.INCOMPLETE:
+            raise GraphBuilderError(f"{folder} is {demo.status.value}; only incomplete demos resume")
+        return cls(folder, demo)
+
+    @property
+    def demo(self) -> Demonstration:
+        return self._demo
+
+    def add_step(
+        self,
+        screenshot_png: bytes,
+        hierarchy_xml: str | bytes | None,
+        *,
+        action: Action,
+        activity: str | None,
+        screen: tuple[int, int],
+        time: float,
+        phash: str | None = None,
+    ) -> Step:
+        index = len(self._demo.steps)
+        stem = f"{STEPS_DIR}/{index:04d}"
+        atomic_write_bytes(self.folder / f"{stem}.png", screenshot_png)
+        xml_name = None
+        if hierarchy_xml is not None:
+            xml_name = f"{stem}.xml"
+            data = hierarchy_xml.encode("utf-8") if isinstance(hierarchy_xml, str) else hierarchy_xml
+            atomic_write_bytes(self.folder / xml_name, data)
+        step = Step(
+            index=index,
+            observation=Observation(
+                screenshot=f"{stem}.png", hierarchy=xml_name, activity=activity,
+                time=time, screen=screen, phash=phash,
+            ),
+            action=action,
+        )
+        self._commit(replace(self._demo, steps=(*self._demo.steps, step)))
+        return step
+
+    def drop_last_step(self) -> Step:
+        """Remove the trailing step (its files stay until overwritten by the next step)."""
+        if not self._demo.steps:
+            raise GraphBuilderError("the demonstration has no steps to delete")
+        last = self._demo.steps[-1]
+        self._commit(replace(self._demo, steps=self._demo.steps[:-1]))
+        return last
+
+    def finish(self, status: DemoStatus = DemoStatus.COMPLETE) -> Demonstration:
+        if status is DemoStatus.COMPLETE and not self._demo.is_finished:
+            raise GraphBuilderError("a complete demonstration must end with a 'done' step")
+        self._commit(replace(self._demo, status=status))
+        return self._demo
+
+    def _commit(self, demo: Demonstration) -> None:
+        save_demo(demo, self.folder)
+        self._demo = demo
+
+
+def set_demo_status(folder: Path, status: DemoStatus) -> Demonstration:
+    """Discard or restore a demonstration without touching its steps."""
+    demo = load_demo(folder)
+    updated = replace(demo, status=status)
+    save_demo(updated, folder)
+    return updated
+
+
+def iter_demos(demos_root: Path, task_id: str | None = None) -> Iterator[tuple[Path, Demonstration]]:
+    """(folder, demo) for every demonstration; raises on the first unreadable one."""
+    for folder in demo_dirs(demos_root, task_id):
+        yield folder, load_demo(folder)
