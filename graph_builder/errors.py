@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 
 class GraphBuilderError(Exception):
     """Root of every error raised by graph_builder."""
@@ -15,7 +13,7 @@ class FormatError(GraphBuilderError):
     The message names the file (when there is one) and the problem.
     """
 
-    def __init__(self, problem: str, *, source: str | Path | None = None) -> None:
+    def __init__(self, problem: str, *, source: object = None) -> None:
         self.problem = problem
         self.source = str(source) if source is not None else None
         super().__init__(f"{self.source}: {problem}" if self.source else problem)

@@ -52,13 +52,18 @@ class UIElement:
 
     def label(self) -> str:
         """What a person would call the element."""
-        return self.text or self.content_desc or self.resource_id.rpartition("/")[2] or self.class_name
+        return (
+            self.text or self.content_desc or self.resource_id.rpartition("/")[2] or self.class_name
+        )
 
     def ref(self) -> ElementRef:
         """The compact summary stored on an action."""
         return ElementRef(
-            bounds=self.bounds, resource_id=self.resource_id, text=self.text,
-            content_desc=self.content_desc, class_name=self.class_name,
+            bounds=self.bounds,
+            resource_id=self.resource_id,
+            text=self.text,
+            content_desc=self.content_desc,
+            class_name=self.class_name,
         )
 
 
@@ -118,11 +123,17 @@ class Hierarchy:
                 best_interactive = e
         return best_interactive or best
 
-    def find(self, *, text: str | None = None, resource_id: str | None = None,
-             content_desc: str | None = None) -> list[UIElement]:
+    def find(
+        self,
+        *,
+        text: str | None = None,
+        resource_id: str | None = None,
+        content_desc: str | None = None,
+    ) -> list[UIElement]:
         """Elements whose given attributes equal the given values."""
         return [
-            e for e in self.elements
+            e
+            for e in self.elements
             if (text is None or e.text == text)
             and (resource_id is None or e.resource_id == resource_id)
             and (content_desc is None or e.content_desc == content_desc)
@@ -192,7 +203,9 @@ def parse_bounds(text: str, *, source: str | Path | None = None) -> Bounds:
     """``[l,t][r,b]`` -> Bounds. Negative or inverted bounds are a FormatError."""
     m = _BOUNDS.fullmatch(text.strip())
     if not m:
-        raise FormatError(f"bounds {text!r} are not of the form [left,top][right,bottom]", source=source)
+        raise FormatError(
+            f"bounds {text!r} are not of the form [left,top][right,bottom]", source=source
+        )
     left, top, right, bottom = (int(v) for v in m.groups())
     if min(left, top) < 0 or right < left or bottom < top:
         raise FormatError(f"bounds {text!r} are negative or inverted", source=source)
@@ -209,7 +222,9 @@ def _element(
 ) -> UIElement:
     raw_bounds = node.get("bounds")
     if raw_bounds is None:
-        raise FormatError(f"node {index} (class {node.get('class', '?')!r}) has no bounds", source=source)
+        raise FormatError(
+            f"node {index} (class {node.get('class', '?')!r}) has no bounds", source=source
+        )
     return UIElement(
         index=index,
         parent=parent,

@@ -24,8 +24,8 @@ from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.model import (
     SCHEMA_VERSION,
     Action,
-    DemoStatus,
     Demonstration,
+    DemoStatus,
     DeviceInfo,
     Observation,
     Step,
@@ -235,9 +235,15 @@ class DemoWriter:
                 f"{folder} already exists; choose another demonstration id"
             ) from None
         demo = Demonstration(
-            id=demo_id, task_id=task.id, instruction=task.instruction, app=task.app,
-            device=device, annotator=annotator, status=DemoStatus.INCOMPLETE,
-            created=created, source=source,
+            id=demo_id,
+            task_id=task.id,
+            instruction=task.instruction,
+            app=task.app,
+            device=device,
+            annotator=annotator,
+            status=DemoStatus.INCOMPLETE,
+            created=created,
+            source=source,
         )
         save_demo(demo, folder)
         return cls(folder, demo)
@@ -247,7 +253,9 @@ class DemoWriter:
         """Continue an incomplete demonstration (after a crash or a disconnect)."""
         demo = load_demo(folder)
         if demo.status is not DemoStatus.INCOMPLETE:
-            raise GraphBuilderError(f"{folder} is {demo.status.value}; only incomplete demos resume")
+            raise GraphBuilderError(
+                f"{folder} is {demo.status.value}; only incomplete demos resume"
+            )
         return cls(folder, demo)
 
     @property
@@ -271,13 +279,19 @@ class DemoWriter:
         xml_name = None
         if hierarchy_xml is not None:
             xml_name = f"{stem}.xml"
-            data = hierarchy_xml.encode("utf-8") if isinstance(hierarchy_xml, str) else hierarchy_xml
+            data = (
+                hierarchy_xml.encode("utf-8") if isinstance(hierarchy_xml, str) else hierarchy_xml
+            )
             atomic_write_bytes(self.folder / xml_name, data)
         step = Step(
             index=index,
             observation=Observation(
-                screenshot=f"{stem}.png", hierarchy=xml_name, activity=activity,
-                time=time, screen=screen, phash=phash,
+                screenshot=f"{stem}.png",
+                hierarchy=xml_name,
+                activity=activity,
+                time=time,
+                screen=screen,
+                phash=phash,
             ),
             action=action,
         )
@@ -311,7 +325,9 @@ def set_demo_status(folder: Path, status: DemoStatus) -> Demonstration:
     return updated
 
 
-def iter_demos(demos_root: Path, task_id: str | None = None) -> Iterator[tuple[Path, Demonstration]]:
+def iter_demos(
+    demos_root: Path, task_id: str | None = None
+) -> Iterator[tuple[Path, Demonstration]]:
     """(folder, demo) for every demonstration; raises on the first unreadable one."""
     for folder in demo_dirs(demos_root, task_id):
         yield folder, load_demo(folder)

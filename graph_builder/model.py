@@ -77,7 +77,9 @@ class _Reader:
     def _fail(self, key: str, problem: str) -> FormatError:
         return FormatError(f"{self._where}: field {key!r} {problem}", source=self._source)
 
-    def get(self, key: str, kind: type | tuple[type, ...], *, default: Any = ..., null: bool = False) -> Any:
+    def get(
+        self, key: str, kind: type | tuple[type, ...], *, default: Any = ..., null: bool = False
+    ) -> Any:
         if key not in self._data:
             if default is ...:
                 raise self._fail(key, "is missing")
@@ -126,8 +128,14 @@ class _Reader:
 
 
 def _kind_names(kinds: tuple[type, ...]) -> str:
-    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false",
-             list: "a list", dict: "an object"}
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        list: "a list",
+        dict: "an object",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -232,7 +240,9 @@ class ElementRef:
 
     def label(self) -> str:
         """What a person would call the element."""
-        return self.text or self.content_desc or self.resource_id.rpartition("/")[2] or self.class_name
+        return (
+            self.text or self.content_desc or self.resource_id.rpartition("/")[2] or self.class_name
+        )
 
     def rescaled(self, src: Size, dst: Size) -> ElementRef:
         return replace(self, bounds=self.bounds.rescaled(src, dst))
@@ -303,18 +313,25 @@ class Action:
 
     @classmethod
     def long_press(
-        cls, x: float, y: float, *, screen: Size, duration_ms: int = 800,
+        cls,
+        x: float,
+        y: float,
+        *,
+        screen: Size,
+        duration_ms: int = 800,
         element: ElementRef | None = None,
     ) -> Action:
-        return cls(ActionType.LONG_PRESS, x=x, y=y, screen=screen, duration_ms=duration_ms,
-                   element=element)
+        return cls(
+            ActionType.LONG_PRESS, x=x, y=y, screen=screen, duration_ms=duration_ms, element=element
+        )
 
     @classmethod
     def swipe(
         cls, x1: float, y1: float, x2: float, y2: float, *, screen: Size, duration_ms: int = 300
     ) -> Action:
-        return cls(ActionType.SWIPE, x=x1, y=y1, x2=x2, y2=y2, screen=screen,
-                   duration_ms=duration_ms)
+        return cls(
+            ActionType.SWIPE, x=x1, y=y1, x2=x2, y2=y2, screen=screen, duration_ms=duration_ms
+        )
 
     @classmethod
     def type_text(cls, text: str) -> Action:
@@ -367,8 +384,9 @@ class Action:
     def to_device(self, screen: Size) -> Action:
         """This action in device pixels (rounded) for a screen of ``screen`` size."""
         scaled = self.rescaled(screen)
-        changes = {
-            k: float(round(v)) for k in ("x", "y", "x2", "y2")
+        changes: dict[str, Any] = {
+            k: float(round(v))
+            for k in ("x", "y", "x2", "y2")
             if (v := getattr(scaled, k)) is not None
         }
         return replace(scaled, **changes)
@@ -390,7 +408,12 @@ class Action:
         """Length of a swipe in the action's own space (0 for other actions)."""
         if self.type is not ActionType.SWIPE:
             return 0.0
-        assert self.x is not None and self.y is not None and self.x2 is not None and self.y2 is not None
+        assert (
+            self.x is not None
+            and self.y is not None
+            and self.x2 is not None
+            and self.y2 is not None
+        )
         return math.hypot(self.x2 - self.x, self.y2 - self.y)
 
     def describe(self) -> str:
@@ -401,7 +424,8 @@ class Action:
             label = f" {self.element.label()!r}" if self.element and self.element.label() else ""
             return f"{t.value.replace('_', ' ')} {where}{label}"
         if t is ActionType.SWIPE:
-            return f"swipe {self.direction} ({self.x:.0f}, {self.y:.0f}) -> ({self.x2:.0f}, {self.y2:.0f})"
+            start, end = f"({self.x:.0f}, {self.y:.0f})", f"({self.x2:.0f}, {self.y2:.0f})"
+            return f"swipe {self.direction} {start} -> {end}"
         if t is ActionType.TYPE:
             return f"type {self.text!r}"
         if t is ActionType.WAIT:
@@ -413,7 +437,12 @@ class Action:
     def to_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"type": self.type.value}
         if self.type is ActionType.SWIPE:
-            assert self.x is not None and self.y is not None and self.x2 is not None and self.y2 is not None
+            assert (
+                self.x is not None
+                and self.y is not None
+                and self.x2 is not None
+                and self.y2 is not None
+            )
             out.update(x1=_num(self.x), y1=_num(self.y), x2=_num(self.x2), y2=_num(self.y2))
         elif self.x is not None and self.y is not None:
             out.update(x=_num(self.x), y=_num(self.y))
@@ -527,8 +556,12 @@ class DeviceInfo:
 
     def to_json(self) -> dict[str, Any]:
         return {
-            "serial": self.serial, "model": self.model, "android_version": self.android_version,
-            "width": self.width, "height": self.height, "density": self.density,
+            "serial": self.serial,
+            "model": self.model,
+            "android_version": self.android_version,
+            "width": self.width,
+            "height": self.height,
+            "density": self.density,
         }
 
     @classmethod
@@ -572,7 +605,9 @@ class Demonstration:
         object.__setattr__(self, "steps", tuple(self.steps))
         for i, step in enumerate(self.steps):
             if step.index != i:
-                raise ValueError(f"step {i} has index {step.index}; steps must be numbered 0, 1, 2, ...")
+                raise ValueError(
+                    f"step {i} has index {step.index}; steps must be numbered 0, 1, 2, ..."
+                )
 
     @property
     def is_finished(self) -> bool:
@@ -627,13 +662,24 @@ class InstructionVariant(StrEnum):
     NORMALIZED = "normalized"
 
 
-SCENARIOS = ("life_service", "social_communication", "system_settings",
-             "information_inquiry", "tool_assistance")
+SCENARIOS = (
+    "life_service",
+    "social_communication",
+    "system_settings",
+    "information_inquiry",
+    "tool_assistance",
+)
 SYNTAX = ("canonical", "narrative", "elliptical", "compound")
-SEMANTICS = ("indirect_speech", "referential_ambiguity", "under_specification",
-             "disfluency_correction")
+SEMANTICS = (
+    "indirect_speech",
+    "referential_ambiguity",
+    "under_specification",
+    "disfluency_correction",
+)
 DEFAULT_VOCABULARIES: dict[str, tuple[str, ...]] = {
-    "scenario": SCENARIOS, "syntax": SYNTAX, "semantics": SEMANTICS,
+    "scenario": SCENARIOS,
+    "syntax": SYNTAX,
+    "semantics": SEMANTICS,
 }
 
 
@@ -655,7 +701,11 @@ class Labels:
             yield "semantics", s
 
     def to_json(self) -> dict[str, Any]:
-        return {"scenario": self.scenario, "syntax": list(self.syntax), "semantics": list(self.semantics)}
+        return {
+            "scenario": self.scenario,
+            "syntax": list(self.syntax),
+            "semantics": list(self.semantics),
+        }
 
     @classmethod
     def from_json(cls, r: _Reader) -> Labels:
@@ -677,8 +727,13 @@ class ResetRecipe:
     clear_data: bool = False
 
     def to_json(self) -> dict[str, Any]:
-        return {"package": self.package, "activity": self.activity, "go_home": self.go_home,
-                "force_stop": self.force_stop, "clear_data": self.clear_data}
+        return {
+            "package": self.package,
+            "activity": self.activity,
+            "go_home": self.go_home,
+            "force_stop": self.force_stop,
+            "clear_data": self.clear_data,
+        }
 
     @classmethod
     def from_json(cls, r: _Reader) -> ResetRecipe:
@@ -701,8 +756,12 @@ class SuccessCriteria:
     rubric: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"activity": self.activity, "must_contain": list(self.must_contain),
-                "must_not_contain": list(self.must_not_contain), "rubric": self.rubric}
+        return {
+            "activity": self.activity,
+            "must_contain": list(self.must_contain),
+            "must_not_contain": list(self.must_not_contain),
+            "rubric": self.rubric,
+        }
 
     @classmethod
     def from_json(cls, r: _Reader) -> SuccessCriteria:
@@ -800,7 +859,9 @@ class Suite:
         r = _Reader(data, "suite", source)
         vocab = r.child("vocabularies", null=True)
         vocabularies = (
-            {key: vocab.str_list(key) for key in vocab._data} if vocab else dict(DEFAULT_VOCABULARIES)
+            {key: vocab.str_list(key) for key in vocab._data}
+            if vocab
+            else dict(DEFAULT_VOCABULARIES)
         )
         return r.build(
             cls,
@@ -833,8 +894,10 @@ class MemberRef:
     @classmethod
     def from_json(cls, value: object, where: str, source: object = None) -> MemberRef:
         if (
-            not isinstance(value, list) or len(value) != 2
-            or not isinstance(value[0], str) or not isinstance(value[1], int)
+            not isinstance(value, list)
+            or len(value) != 2
+            or not isinstance(value[0], str)
+            or not isinstance(value[1], int)
         ):
             raise FormatError(f"{where} must be [demo_id, step], got {value!r}", source=source)
         return cls(value[0], value[1])
@@ -1043,8 +1106,11 @@ class Pin:
         object.__setattr__(self, "kind", PinKind(self.kind))
 
     def to_json(self) -> dict[str, Any]:
-        return {"kind": self.kind.value, "members": [m.to_json() for m in self.members],
-                "others": [m.to_json() for m in self.others]}
+        return {
+            "kind": self.kind.value,
+            "members": [m.to_json() for m in self.members],
+            "others": [m.to_json() for m in self.others],
+        }
 
     @classmethod
     def from_json(cls, r: _Reader) -> Pin:
@@ -1054,7 +1120,9 @@ class Pin:
                 for i, m in enumerate(r.get(key, list, default=[]))
             )
 
-        return r.build(cls, kind=r.enum("kind", PinKind), members=refs("members"), others=refs("others"))
+        return r.build(
+            cls, kind=r.enum("kind", PinKind), members=refs("members"), others=refs("others")
+        )
 
 
 @dataclass(frozen=True, slots=True)

@@ -13,5 +13,7 @@ LLAMATOUCH_TRACE = SHARED_FIXTURES / "real" / "llamatouch_trace_18"
 def require_llamatouch_trace() -> Path:
     """The real LlamaTouch trace folder, or skip the test saying why."""
     if not (LLAMATOUCH_TRACE / "0.xml").exists():
-        pytest.skip(f"shared fixtures not found at {LLAMATOUCH_TRACE} (they sit beside the repo on CI)")
+        pytest.skip(
+            f"shared fixtures not found at {LLAMATOUCH_TRACE} (they sit beside the repo on CI)"
+        )
     return LLAMATOUCH_TRACE

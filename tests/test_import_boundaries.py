@@ -49,7 +49,10 @@ CASES = {
 def test_package_imports_without_forbidden_dependencies(package, blocked):
     result = subprocess.run(
         [sys.executable, "-c", PROBE, package, blocked],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 0, result.stderr[-2000:]
     assert result.stdout.strip() == "ok"

@@ -34,7 +34,11 @@ def test_no_command_prints_help_and_fails(capsys):
 
 
 def test_module_entry_point_runs():
-    result = subprocess.run([sys.executable, "-m", "elderbench", "--version"],
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        [sys.executable, "-m", "elderbench", "--version"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
     assert result.returncode == 0
     assert result.stdout.startswith("elderbench ")

@@ -24,12 +24,18 @@ def dump(*nodes):
 
 SCREEN = node(
     "[0,0][1080,2400]",
-    node("[0,100][1080,300]",  # a clickable row with a non-clickable label inside
-         node("[40,120][600,280]", text="Display", class_="android.widget.TextView"),
-         clickable="true", resource_id="com.android.settings:id/row"),
-    node("[0,300][1080,800]",  # overlapping clickables: the smaller one wins
-         node("[100,400][300,600]", clickable="true", content_desc="Star"),
-         clickable="true", resource_id="big"),
+    node(
+        "[0,100][1080,300]",  # a clickable row with a non-clickable label inside
+        node("[40,120][600,280]", text="Display", class_="android.widget.TextView"),
+        clickable="true",
+        resource_id="com.android.settings:id/row",
+    ),
+    node(
+        "[0,300][1080,800]",  # overlapping clickables: the smaller one wins
+        node("[100,400][300,600]", clickable="true", content_desc="Star"),
+        clickable="true",
+        resource_id="big",
+    ),
     node("[500,1000][500,1000]", clickable="true", text="zero-size"),
     node("[0,1000][1080,1200]", text="plain text"),
     node("[0,1200][1080,1400]", clickable="true", visible_to_user="false", text="hidden"),
@@ -46,7 +52,9 @@ def test_tree_structure(screen):
     root = screen.roots()[0]
     assert root.class_name == "android.widget.FrameLayout"
     assert [c.resource_id or c.text for c in screen.children(root)][:2] == [
-        "com.android.settings:id/row", "big"]
+        "com.android.settings:id/row",
+        "big",
+    ]
     label = screen.find(text="Display")[0]
     assert [a.index for a in screen.ancestors(label)] == [1, 0]
     assert label.depth == 2
@@ -96,8 +104,11 @@ def test_bad_dumps_raise_format_errors(xml, message):
 
 
 def test_entities_are_not_expanded():
-    evil = HEAD + '<!DOCTYPE h [<!ENTITY x SYSTEM "file:///etc/passwd">]>' + dump(
-        node("[0,0][10,10]", text="&x;")).removeprefix(HEAD)
+    evil = (
+        HEAD
+        + '<!DOCTYPE h [<!ENTITY x SYSTEM "file:///etc/passwd">]>'
+        + dump(node("[0,0][10,10]", text="&x;")).removeprefix(HEAD)
+    )
     with pytest.raises(FormatError, match="external entity"):
         parse_hierarchy(evil)
 

@@ -90,8 +90,14 @@ def _writer(tmp_path, **kwargs):
 
 
 def _add(writer, action, n=0):
-    return writer.add_step(PNG + bytes([n]), f"<hierarchy n='{n}'/>", action=action,
-                           activity="pkg/.A", screen=SCREEN, time=1.0 + n)
+    return writer.add_step(
+        PNG + bytes([n]),
+        f"<hierarchy n='{n}'/>",
+        action=action,
+        activity="pkg/.A",
+        screen=SCREEN,
+        time=1.0 + n,
+    )
 
 
 def test_demo_writer_flushes_every_step(tmp_path):

@@ -37,8 +37,13 @@ from graph_builder.model import (
 )
 
 SCREEN = (1080, 2400)
-ELEMENT = ElementRef(Bounds(40, 300, 1040, 420), "com.android.settings:id/title", "Display", "",
-                     "android.widget.TextView")
+ELEMENT = ElementRef(
+    Bounds(40, 300, 1040, 420),
+    "com.android.settings:id/title",
+    "Display",
+    "",
+    "android.widget.TextView",
+)
 
 ACTIONS = [
     Action.tap(540, 360, screen=SCREEN, element=ELEMENT),
@@ -120,22 +125,36 @@ def test_describe_reads_like_a_person_would_say_it():
 
 
 def _demo() -> Demonstration:
-    obs = Observation("steps/0000.png", SCREEN, "steps/0000.xml", "com.android.settings/.Settings",
-                      1.5e9, "c3c3c3c3c3c3c3c3")
+    obs = Observation(
+        "steps/0000.png",
+        SCREEN,
+        "steps/0000.xml",
+        "com.android.settings/.Settings",
+        1.5e9,
+        "c3c3c3c3c3c3c3c3",
+    )
     steps = tuple(Step(i, obs, a) for i, a in enumerate(ACTIONS))
     return Demonstration(
-        id="20261129-120000", task_id="font_size", instruction="the words are too small",
-        steps=steps, app="com.android.settings",
+        id="20261129-120000",
+        task_id="font_size",
+        instruction="the words are too small",
+        steps=steps,
+        app="com.android.settings",
         device=DeviceInfo("virtual-1", "ElderPhone", "14", 1080, 2400, 440),
-        annotator="ann1", status=DemoStatus.COMPLETE, created=1.5e9,
+        annotator="ann1",
+        status=DemoStatus.COMPLETE,
+        created=1.5e9,
     )
 
 
 def _task() -> Task:
     return Task(
-        id="font_size", instruction="the words are too small",
-        normalized_instruction="Increase the font size in Settings", app="com.android.settings",
-        protocol="online", max_steps=12,
+        id="font_size",
+        instruction="the words are too small",
+        normalized_instruction="Increase the font size in Settings",
+        app="com.android.settings",
+        protocol="online",
+        max_steps=12,
         labels=Labels("system_settings", ("elliptical",), ("indirect_speech",)),
         reset=ResetRecipe("com.android.settings", ".Settings", clear_data=True),
         success=SuccessCriteria(".Settings", ("Font size",), ("Error",), "Font is larger"),
@@ -144,9 +163,23 @@ def _task() -> Task:
 
 def _graph() -> TaskGraph:
     nodes = (
-        Node("start", NodeKind.START, "nodes/start.png", SCREEN, (MemberRef("d1", 0),),
-             "nodes/start.xml", "pkg/.A", "ff00ff00ff00ff00"),
-        Node("done", NodeKind.DONE, "nodes/done.png", SCREEN, (MemberRef("d1", 1), MemberRef("d2", 3))),
+        Node(
+            "start",
+            NodeKind.START,
+            "nodes/start.png",
+            SCREEN,
+            (MemberRef("d1", 0),),
+            "nodes/start.xml",
+            "pkg/.A",
+            "ff00ff00ff00ff00",
+        ),
+        Node(
+            "done",
+            NodeKind.DONE,
+            "nodes/done.png",
+            SCREEN,
+            (MemberRef("d1", 1), MemberRef("d2", 3)),
+        ),
     )
     rule = MatchRule(ActionType.TAP, Bounds(10, 20, 300, 80), ((100.5, 50),), 50, None, (), 80)
     edges = (
@@ -198,7 +231,20 @@ def test_match_rule_problems_name_what_is_missing():
 
 
 @pytest.mark.parametrize(
-    "bad", ["", "../etc", "a/b", "a\\b", "..", "x..y", "tab\there", "new\nline", ".hidden", "é", "a" * 129]
+    "bad",
+    [
+        "",
+        "../etc",
+        "a/b",
+        "a\\b",
+        "..",
+        "x..y",
+        "tab\there",
+        "new\nline",
+        ".hidden",
+        "é",
+        "a" * 129,
+    ],
 )
 def test_unsafe_ids_are_refused(bad):
     with pytest.raises(InvalidIdError):
