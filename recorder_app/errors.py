@@ -1,0 +1,34 @@
+"""The recorder_app package's exceptions: one root, and specific kinds below it."""
+
+from __future__ import annotations
+
+import errno
+
+
+class StudioError(Exception):
+    """Root of every error raised by recorder_app."""
+
+
+class WorkspaceError(StudioError):
+    """A workspace folder that cannot be opened, created or written."""
+
+
+class RecordingError(StudioError):
+    """A recording step that could not be taken; the message says what to do next."""
+
+
+_OS_ERROR_WORDS: dict[int, str] = {
+    errno.ENOSPC: "the disk is full; free some space, then try again",
+    errno.EDQUOT: "the disk quota is used up; free some space, then try again",
+    errno.EROFS: "the folder is on a read-only file system; choose a writable workspace",
+    errno.EACCES: "you have no permission to write there; choose a writable workspace",
+    errno.EPERM: "you have no permission to write there; choose a writable workspace",
+    errno.ENOENT: "the folder no longer exists (was a drive unplugged?)",
+}
+
+
+def explain_os_error(exc: OSError) -> str:
+    """Plain words for a failed file operation, naming the file when known."""
+    words = _OS_ERROR_WORDS.get(exc.errno or 0, exc.strerror or str(exc))
+    where = f" ({exc.filename})" if exc.filename else ""
+    return f"Cannot write{where}: {words}."

@@ -1,0 +1,336 @@
+"""The live mirror: frames scaled with their aspect ratio kept, mouse gestures -> actions.
+
+``MirrorView`` only draws and classifies gestures; it emits every gesture as an Action in
+device pixels (``gesture_made``), and the recorder decides whether to accept it.
+``MirrorFeed`` pulls frames from a ``devices.mirror.FrameSource`` on a GUI timer (the
+source decodes on its own thread; ``latest()`` is cheap) and reports fps and latency.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Callable
+
+import numpy as np
+from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from graph_builder.hierarchy import Hierarchy, UIElement
+from recorder_app.gestures import (
+    GestureKind,
+    Rect,
+    clamp_to_device,
+    classify_gesture,
+    device_to_widget,
+    fit_rect,
+    gesture_action,
+    widget_to_device,
+)
+from recorder_app.workers import run_in_background
+
+log = logging.getLogger(__name__)
+
+BACKGROUND = QColor("#1e2127")
+HIGHLIGHT = QColor(255, 196, 0)
+TRAIL = QColor(64, 160, 255)
+
+
+def qimage_from_array(array: np.ndarray) -> QImage:
+    """Wrap an HxWx3 uint8 RGB array without copying; the caller keeps ``array`` alive."""
+    if array.ndim != 3 or array.shape[2] != 3 or array.dtype != np.uint8:
+        raise ValueError(f"expected an HxWx3 uint8 RGB array, got {array.shape} {array.dtype}")
+    if not array.flags["C_CONTIGUOUS"]:
+        array = np.ascontiguousarray(array)
+    h, w, _ = array.shape
+    return QImage(array.data, w, h, array.strides[0], QImage.Format.Format_RGB888)
+
+
+class MirrorView(QWidget):
+    """Shows the phone screen and turns mouse gestures into actions in device pixels."""
+
+    gesture_made = Signal(object)  # Action, device pixels
+    pointer_moved = Signal(int, int)  # device pixels under the pointer (-1, -1 when off screen)
+
+    def __init__(
+        self, parent: QWidget | None = None, *, clock: Callable[[], float] = time.monotonic
+    ):
+        super().__init__(parent)
+        self.setObjectName("mirrorView")
+        self.setMouseTracking(True)
+        self.setMinimumSize(240, 320)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self.setCursor(Qt.CursorShape.CrossCursor)
+        self._clock = clock
+        self._array: np.ndarray | None = None  # keeps the QImage's buffer alive
+        self._image: QImage | None = None
+        self._device_size: tuple[int, int] | None = None
+        self._hierarchy: Hierarchy | None = None
+        self._hover: UIElement | None = None
+        self._busy_message: str | None = None
+        self._placeholder = "No phone selected"
+        self._press: tuple[QPointF, float] | None = None
+        self._drag: QPointF | None = None
+
+    # -- content
+
+    def set_frame(self, array: np.ndarray, device_size: tuple[int, int]) -> None:
+        """Show a live frame (RGB array); actions map through ``device_size``."""
+        self._array = array
+        self._image = qimage_from_array(array)
+        self._device_size = device_size
+        self.update()
+
+    def show_still(self, png: bytes, device_size: tuple[int, int]) -> None:
+        """Show a screenshot when no live frame is available."""
+        image = QImage.fromData(png, "PNG")
+        if image.isNull():
+            return
+        self._array = None
+        self._image = image
+        self._device_size = device_size
+        self.update()
+
+    def clear(self, placeholder: str) -> None:
+        self._array = None
+        self._image = None
+        self._device_size = None
+        self._placeholder = placeholder
+        self.set_hierarchy(None)
+
+    def set_hierarchy(self, hierarchy: Hierarchy | None) -> None:
+        """The pre-action hierarchy used for the hover highlight (None while busy)."""
+        self._hierarchy = hierarchy
+        self._hover = None
+        self.update()
+
+    def set_busy(self, message: str | None) -> None:
+        """Draw a busy overlay with ``message``; None removes it."""
+        if message != self._busy_message:
+            self._busy_message = message
+            self.update()
+
+    @property
+    def device_size(self) -> tuple[int, int] | None:
+        return self._device_size
+
+    @property
+    def hovered_element(self) -> UIElement | None:
+        return self._hover
+
+    def image_rect(self) -> Rect:
+        if self._image is None:
+            return Rect(0.0, 0.0, 0.0, 0.0)
+        return fit_rect((self._image.width(), self._image.height()), (self.width(), self.height()))
+
+    def device_point(self, pos: QPointF) -> tuple[int, int] | None:
+        if self._device_size is None:
+            return None
+        return widget_to_device(pos.x(), pos.y(), self.image_rect(), self._device_size)
+
+    def widget_point(self, x: float, y: float) -> QPointF:
+        """Where device pixel (x, y) is drawn (tests and overlays use it)."""
+        assert self._device_size is not None
+        wx, wy = device_to_widget(x, y, self.image_rect(), self._device_size)
+        return QPointF(wx, wy)
+
+    # -- mouse
+
+    def mousePressEvent(self, event: QMouseEvent) -> None:
+        inside = self.device_point(event.position()) is not None
+        if event.button() != Qt.MouseButton.LeftButton or not inside:
+            return super().mousePressEvent(event)
+        self._press = (event.position(), self._clock())
+        self._drag = event.position()
+        self.update()
+
+    def mouseMoveEvent(self, event: QMouseEvent) -> None:
+        pos = event.position()
+        if self._press is not None:
+            self._drag = pos
+        point = self.device_point(pos)
+        hover = None
+        if point is not None and self._hierarchy is not None and self._press is None:
+            hover = self._hierarchy.element_at(*point)
+        if hover != self._hover or self._press is not None:
+            self._hover = hover
+            self.update()
+        self.pointer_moved.emit(*(point or (-1, -1)))
+
+    def mouseReleaseEvent(self, event: QMouseEvent) -> None:
+        if event.button() != Qt.MouseButton.LeftButton or self._press is None:
+            return super().mouseReleaseEvent(event)
+        (start_pos, started), self._press, self._drag = self._press, None, None
+        self.update()
+        if self._device_size is None:
+            return
+        end_pos = event.position()
+        held_ms = (self._clock() - started) * 1000
+        kind = classify_gesture(
+            (start_pos.x(), start_pos.y()), (end_pos.x(), end_pos.y()), held_ms=held_ms
+        )
+        rect = self.image_rect()
+        start = clamp_to_device(start_pos.x(), start_pos.y(), rect, self._device_size)
+        end = clamp_to_device(end_pos.x(), end_pos.y(), rect, self._device_size)
+        element = None
+        if kind is not GestureKind.SWIPE and self._hierarchy is not None:
+            found = self._hierarchy.element_at(*start)
+            element = found.ref() if found else None
+        action = gesture_action(
+            kind, start, end, held_ms=held_ms, device_size=self._device_size, element=element
+        )
+        self.gesture_made.emit(action)
+
+    def leaveEvent(self, event: object) -> None:
+        if self._hover is not None:
+            self._hover = None
+            self.update()
+        self.pointer_moved.emit(-1, -1)
+
+    # -- drawing
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+        painter.fillRect(self.rect(), BACKGROUND)
+        if self._image is None:
+            painter.setPen(QColor("#9aa0a6"))
+            painter.drawText(self.rect(), Qt.AlignmentFlag.AlignCenter, self._placeholder)
+            return
+        rect = self.image_rect()
+        target = QRectF(rect.x, rect.y, rect.width, rect.height)
+        painter.drawImage(target, self._image)
+        if self._hover is not None and self._device_size is not None:
+            b = self._hover.bounds
+            tl = self.widget_point(b.left, b.top)
+            br = self.widget_point(b.right, b.bottom)
+            painter.setPen(QPen(HIGHLIGHT, 2))
+            painter.setBrush(QColor(255, 196, 0, 40))
+            painter.drawRect(QRectF(tl, br))
+        if self._press is not None and self._drag is not None:
+            painter.setPen(QPen(TRAIL, 3))
+            painter.setBrush(QColor(64, 160, 255, 90))
+            start = self._press[0]
+            painter.drawEllipse(start, 10, 10)
+            painter.drawLine(start, self._drag)
+        if self._busy_message:
+            painter.fillRect(target, QColor(20, 22, 26, 150))
+            font = QFont(painter.font())
+            font.setPointSizeF(font.pointSizeF() * 1.2)
+            font.setBold(True)
+            painter.setFont(font)
+            painter.setPen(QColor("white"))
+            painter.drawText(
+                target, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._busy_message
+            )
+
+
+class MirrorFeed(QObject):
+    """Pulls frames from a FrameSource into a MirrorView and reports its health."""
+
+    started = Signal(str, str)  # source name, fallback reason ('' when none)
+    stats_updated = Signal(str, float, float)  # source name, fps, frame latency in ms
+    failed = Signal(str)
+    stopped = Signal()
+
+    def __init__(self, view: MirrorView, parent: QObject | None = None, *, interval_ms: int = 16):
+        super().__init__(parent)
+        self._view = view
+        self._source: object | None = None
+        self._last_index = -1
+        self._generation = 0  # ignores sources that finish starting after a newer request
+        self._timer = QTimer(self)
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(self._on_tick)
+        self._stats_timer = QTimer(self)
+        self._stats_timer.setInterval(1000)
+        self._stats_timer.timeout.connect(self._on_stats_due)
+        self._latency_ms = 0.0
+
+    @property
+    def source(self) -> object | None:
+        return self._source
+
+    def start(self, open_source: Callable[[], object]) -> None:
+        """Open and start a frame source in the background (scrcpy start-up can take seconds)."""
+        self.stop()
+        self._generation += 1
+        generation = self._generation
+
+        def open_and_start() -> object:
+            source = open_source()
+            source.start()  # type: ignore[attr-defined]
+            return source
+
+        run_in_background(
+            open_and_start,
+            on_done=lambda source: self._on_source_started(generation, source),
+            on_error=lambda exc: self._on_source_failed(generation, exc),
+        )
+
+    def stop(self) -> None:
+        self._generation += 1
+        self._timer.stop()
+        self._stats_timer.stop()
+        source, self._source = self._source, None
+        self._last_index = -1
+        if source is not None:
+            run_in_background(source.stop)  # type: ignore[attr-defined]
+            self.stopped.emit()
+
+    def stop_now(self) -> None:
+        """Stop synchronously (on quit, when background jobs would outlive the app)."""
+        self._generation += 1
+        self._timer.stop()
+        self._stats_timer.stop()
+        source, self._source = self._source, None
+        if source is not None:
+            try:
+                source.stop()  # type: ignore[attr-defined]
+            except Exception:
+                log.debug("stopping the frame source failed", exc_info=True)
+
+    def _on_source_started(self, generation: int, source: object) -> None:
+        if generation != self._generation:
+            run_in_background(source.stop)  # type: ignore[attr-defined]
+            return
+        self._source = source
+        self._timer.start()
+        self._stats_timer.start()
+        reason = getattr(source, "fallback_reason", None) or ""
+        self.started.emit(getattr(source, "name", "?"), reason)
+
+    def _on_source_failed(self, generation: int, exc: Exception) -> None:
+        if generation == self._generation:
+            self.failed.emit(f"The live mirror could not start: {exc}")
+
+    @Slot()
+    def _on_tick(self) -> None:
+        source = self._source
+        if source is None:
+            return
+        frame = source.latest()  # type: ignore[attr-defined]
+        if frame is None or frame.index == self._last_index:
+            error = getattr(source, "error", None)
+            if error:
+                self._timer.stop()
+                self._stats_timer.stop()
+                self._source = None
+                run_in_background(source.stop)  # type: ignore[attr-defined]
+                self.failed.emit(f"The live mirror stopped: {error}")
+            return
+        self._last_index = frame.index
+        self._latency_ms = max(0.0, (time.time() - frame.time) * 1000)
+        self._view.set_frame(frame.array, tuple(frame.device_size))
+
+    @Slot()
+    def _on_stats_due(self) -> None:
+        source = self._source
+        if source is not None:
+            self.stats_updated.emit(
+                getattr(source, "name", "?"),
+                float(source.fps()),  # type: ignore[attr-defined]
+                self._latency_ms,
+            )

@@ -1,0 +1,300 @@
+"""The recording protocol, without Qt: settle -> capture -> accept one input -> save -> perform.
+
+A ``RecordingSession`` is driven from one worker thread. It guarantees the property that
+makes recorded data usable: every step pairs an action with the screen the user saw when
+choosing it. The pre-action observation is captured only after the screen has settled,
+and an action is accepted only while such an observation is pending, so input can never
+be recorded against the wrong screen.
+
+The step is written to disk *before* the action is performed. A full disk therefore
+refuses the action while the phone is still on the same screen (free space and do it
+again), and a failed perform removes the step it had just written.
+
+>>> session = RecordingSession.start(device, ws.demos_dir, task)  # doctest: +SKIP
+>>> screen = session.capture()  # doctest: +SKIP
+>>> session.act(Action.tap(540, 1200, screen=screen.screen))  # doctest: +SKIP
+>>> session.capture(); session.complete()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from dataclasses import dataclass, replace
+from enum import StrEnum
+from pathlib import Path
+from typing import Protocol
+
+from graph_builder.errors import GraphBuilderError
+from graph_builder.hierarchy import Hierarchy, parse_hierarchy
+from graph_builder.io import DemoWriter
+from graph_builder.model import (
+    Action,
+    ActionType,
+    Demonstration,
+    DeviceInfo,
+    ResetRecipe,
+    Step,
+    Task,
+)
+from recorder_app.errors import RecordingError, explain_os_error
+
+log = logging.getLogger(__name__)
+
+SETTLE_TIMEOUT_S = 3.0
+CAPTURE_ATTEMPTS = 2  # a hierarchy dump that fails once (mid-animation) is tried again
+
+
+class Capture(Protocol):
+    """What ``devices.android.AndroidDevice.observe`` returns."""
+
+    screenshot_png: bytes
+    hierarchy_xml: str
+    activity: str | None
+    screen: tuple[int, int]
+    time: float
+
+
+class RecordingDevice(Protocol):
+    """The part of ``devices.android.AndroidDevice`` the recorder uses."""
+
+    serial: str
+
+    def info(self) -> DeviceInfo: ...
+    def observe(self) -> Capture: ...
+    def perform(self, action: Action) -> None: ...
+    def wait_until_settled(self, timeout: float = 3.0) -> bool: ...
+    def reset_app(self, recipe: ResetRecipe) -> None: ...
+
+
+class SessionState(StrEnum):
+    PREPARING = "preparing"  # resetting the app before the first step
+    CAPTURING = "capturing"  # waiting for the screen to settle, then observing it
+    READY = "ready"  # an observation is pending: exactly one input is accepted
+    PERFORMING = "performing"  # saving the step and sending the action to the phone
+    FINISHED = "finished"  # the demo ended with 'done'
+    INTERRUPTED = "interrupted"  # a fault stopped the demo; it is saved as incomplete
+
+    @property
+    def busy(self) -> bool:
+        return self in (SessionState.PREPARING, SessionState.CAPTURING, SessionState.PERFORMING)
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenCapture:
+    """A settled pre-action observation, waiting for the user's input."""
+
+    step_index: int
+    screenshot_png: bytes
+    hierarchy_xml: str | None
+    hierarchy: Hierarchy | None
+    activity: str | None
+    screen: tuple[int, int]
+    time: float
+    phash: str | None
+    settled: bool
+    capture_ms: float
+    hierarchy_problem: str | None = None
+
+
+def _phash(png: bytes, hierarchy: Hierarchy | None) -> str | None:
+    from graph_builder.phash import compute_phash
+
+    return compute_phash(png, hierarchy)
+
+
+class RecordingSession:
+    """One demonstration being recorded on one device. Not thread-safe: use one thread."""
+
+    def __init__(
+        self,
+        device: RecordingDevice,
+        writer: DemoWriter,
+        *,
+        settle_timeout: float = SETTLE_TIMEOUT_S,
+    ) -> None:
+        self.device = device
+        self.writer = writer
+        self.settle_timeout = settle_timeout
+        self.state = SessionState.CAPTURING
+        self._pending: ScreenCapture | None = None
+
+    @classmethod
+    def start(
+        cls,
+        device: RecordingDevice,
+        demos_root: Path,
+        task: Task,
+        *,
+        annotator: str = "",
+        reset: ResetRecipe | None = None,
+        settle_timeout: float = SETTLE_TIMEOUT_S,
+    ) -> RecordingSession:
+        """Reset the app (when a recipe is given) and create the demo folder."""
+        info = device.info()
+        if reset is not None:
+            device.reset_app(reset)
+        try:
+            writer = DemoWriter.create(demos_root, task, device=info, annotator=annotator)
+        except OSError as exc:
+            raise RecordingError(
+                f"Could not create the demonstration folder. {explain_os_error(exc)}"
+            ) from exc
+        return cls(device, writer, settle_timeout=settle_timeout)
+
+    @classmethod
+    def resume(
+        cls, device: RecordingDevice, folder: Path, *, settle_timeout: float = SETTLE_TIMEOUT_S
+    ) -> RecordingSession:
+        """Continue an incomplete demo; the next capture becomes its next step."""
+        try:
+            writer = DemoWriter.resume(folder)
+        except GraphBuilderError as exc:
+            raise RecordingError(f"Cannot resume {folder}: {exc}") from exc
+        return cls(device, writer, settle_timeout=settle_timeout)
+
+    @property
+    def demo(self) -> Demonstration:
+        return self.writer.demo
+
+    @property
+    def folder(self) -> Path:
+        return self.writer.folder
+
+    @property
+    def pending(self) -> ScreenCapture | None:
+        return self._pending
+
+    def capture(self) -> ScreenCapture:
+        """Wait for the screen to settle, then take the pre-action observation."""
+        self._pending = None
+        self.state = SessionState.CAPTURING
+        started = time.perf_counter()
+        settled = self.device.wait_until_settled(self.settle_timeout)
+        from devices.errors import HierarchyDumpError
+
+        for attempt in range(CAPTURE_ATTEMPTS):
+            try:
+                observed = self.device.observe()
+                break
+            except HierarchyDumpError as exc:
+                if attempt + 1 == CAPTURE_ATTEMPTS:
+                    raise RecordingError(
+                        "The phone did not return its screen layout (the hierarchy dump "
+                        f"failed: {exc}). The screen may still be animating; "
+                        "wait a moment and choose Retry capture."
+                    ) from exc
+                log.info("hierarchy dump failed, trying again: %s", exc)
+        hierarchy, problem = self._parse(observed.hierarchy_xml)
+        self._pending = ScreenCapture(
+            step_index=len(self.writer.demo.steps),
+            screenshot_png=observed.screenshot_png,
+            hierarchy_xml=observed.hierarchy_xml or None,
+            hierarchy=hierarchy,
+            activity=observed.activity,
+            screen=tuple(observed.screen),  # type: ignore[arg-type]
+            time=observed.time,
+            phash=_phash(observed.screenshot_png, hierarchy),
+            settled=settled,
+            capture_ms=(time.perf_counter() - started) * 1000,
+            hierarchy_problem=problem,
+        )
+        self.state = SessionState.READY
+        return self._pending
+
+    @staticmethod
+    def _parse(xml: str | None) -> tuple[Hierarchy | None, str | None]:
+        if not xml:
+            return None, "the phone returned an empty hierarchy"
+        try:
+            return parse_hierarchy(xml, source="hierarchy dump"), None
+        except GraphBuilderError as exc:
+            return None, str(exc)
+
+    def with_element(self, action: Action) -> Action:
+        """The action with its target element from the pending hierarchy (taps only)."""
+        pending = self._pending
+        if (
+            pending is None
+            or pending.hierarchy is None
+            or action.element is not None
+            or not action.type.is_pointed
+            or action.point is None
+        ):
+            return action
+        device_action = action.to_device(pending.screen)
+        assert device_action.x is not None and device_action.y is not None
+        element = pending.hierarchy.element_at(device_action.x, device_action.y)
+        return replace(device_action, element=element.ref() if element else None)
+
+    def act(self, action: Action) -> Step:
+        """Save the pending observation with ``action``, then perform the action."""
+        pending = self._require_ready(action)
+        if action.type is ActionType.DONE:
+            raise RecordingError("use complete() to end the demonstration")
+        if action.screen is not None:
+            action = action.to_device(pending.screen)
+        action = self.with_element(action)
+        self.state = SessionState.PERFORMING
+        step = self._save(pending, action)
+        try:
+            self.device.perform(action)
+        except Exception:
+            self._unsave(step)
+            raise
+        self._pending = None
+        return step
+
+    def complete(self) -> Demonstration:
+        """End the demonstration on the pending observation with a 'done' step."""
+        pending = self._require_ready(Action.done())
+        self.state = SessionState.PERFORMING
+        step = self._save(pending, Action.done())
+        try:
+            demo = self.writer.finish()
+        except OSError as exc:
+            self._unsave(step)
+            raise RecordingError(
+                f"Could not finish the demonstration. {explain_os_error(exc)}"
+            ) from exc
+        self._pending = None
+        self.state = SessionState.FINISHED
+        return demo
+
+    def interrupt(self) -> None:
+        """Mark the session as stopped by a fault; the demo stays incomplete on disk."""
+        self._pending = None
+        self.state = SessionState.INTERRUPTED
+
+    def _require_ready(self, action: Action) -> ScreenCapture:
+        if self.state is not SessionState.READY or self._pending is None:
+            raise RecordingError(
+                f"{action.describe()} was not recorded: the screen is not captured yet "
+                f"(the recorder is {self.state.value})"
+            )
+        return self._pending
+
+    def _save(self, pending: ScreenCapture, action: Action) -> Step:
+        try:
+            return self.writer.add_step(
+                pending.screenshot_png,
+                pending.hierarchy_xml,
+                action=action,
+                activity=pending.activity,
+                screen=pending.screen,
+                time=pending.time,
+                phash=pending.phash,
+            )
+        except OSError as exc:
+            self.state = SessionState.READY  # nothing was performed; the same screen waits
+            raise RecordingError(
+                f"{action.describe()} was not performed, because the step could not be "
+                f"saved. {explain_os_error(exc)}"
+            ) from exc
+
+    def _unsave(self, step: Step) -> None:
+        try:
+            if self.writer.demo.steps and self.writer.demo.steps[-1].index == step.index:
+                self.writer.drop_last_step()
+        except OSError:
+            log.exception("could not remove step %d after a failed action", step.index)

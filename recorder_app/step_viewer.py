@@ -1,0 +1,134 @@
+"""A screenshot with the step's action drawn over it.
+
+Tap: a ring at the point; long press: a double ring; swipe: an arrow from start to end;
+type: the text in a banner; back/home/wait/done: a badge. The target element of a tap is
+outlined. ``draw_action`` is shared with anything else that needs the same picture.
+"""
+
+from __future__ import annotations
+
+import math
+
+from PySide6.QtCore import QPointF, QRectF, Qt
+from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPainterPath, QPaintEvent, QPen
+from PySide6.QtWidgets import QSizePolicy, QWidget
+
+from graph_builder.model import Action, ActionType
+from recorder_app.gestures import Rect, device_to_widget, fit_rect
+
+ACTION_COLOR = QColor(230, 57, 70)
+ELEMENT_COLOR = QColor(255, 196, 0)
+BANNER = QColor(20, 22, 26, 200)
+
+
+def draw_action(painter: QPainter, action: Action, rect: Rect, screen: tuple[int, int]) -> None:
+    """Draw ``action`` (in ``screen`` pixels) over an image drawn at ``rect``."""
+    painter.save()
+    painter.setRenderHint(QPainter.RenderHint.Antialiasing)
+    if action.screen is not None and action.screen != screen:
+        action = action.rescaled(screen)
+
+    def at(x: float, y: float) -> QPointF:
+        return QPointF(*device_to_widget(x, y, rect, screen))
+
+    radius = max(8.0, rect.width / 30)
+    if action.element is not None:
+        b = action.element.bounds
+        painter.setPen(QPen(ELEMENT_COLOR, 2, Qt.PenStyle.DashLine))
+        painter.setBrush(QColor(255, 196, 0, 45))
+        painter.drawRect(QRectF(at(b.left, b.top), at(b.right, b.bottom)))
+    painter.setPen(QPen(ACTION_COLOR, 3))
+    painter.setBrush(QColor(230, 57, 70, 70))
+    kind = action.type
+    if kind.is_pointed and action.point is not None:
+        centre = at(*action.point)
+        painter.drawEllipse(centre, radius, radius)
+        if kind is ActionType.LONG_PRESS:
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            painter.drawEllipse(centre, radius * 1.7, radius * 1.7)
+    elif kind is ActionType.SWIPE and action.point is not None and action.end_point is not None:
+        _draw_arrow(painter, at(*action.point), at(*action.end_point), radius)
+    else:
+        label = {
+            ActionType.TYPE: f"type “{action.text}”",
+            ActionType.WAIT: f"wait {action.duration_ms or 0} ms",
+        }.get(kind, kind.value.replace("_", " "))
+        _draw_banner(painter, rect, label)
+    painter.restore()
+
+
+def _draw_arrow(painter: QPainter, start: QPointF, end: QPointF, size: float) -> None:
+    painter.drawEllipse(start, size * 0.6, size * 0.6)
+    painter.drawLine(start, end)
+    angle = math.atan2(end.y() - start.y(), end.x() - start.x())
+    head = QPainterPath(end)
+    for side in (-1, 1):
+        a = angle + math.pi + side * math.radians(28)
+        head.lineTo(end + QPointF(math.cos(a) * size * 1.4, math.sin(a) * size * 1.4))
+        head.moveTo(end)
+    painter.drawPath(head)
+
+
+def _draw_banner(painter: QPainter, rect: Rect, text: str) -> None:
+    font = QFont(painter.font())
+    font.setBold(True)
+    font.setPointSizeF(max(9.0, rect.width / 28))
+    painter.setFont(font)
+    metrics = painter.fontMetrics()
+    width = min(rect.width - 16, metrics.horizontalAdvance(text) + 24)
+    box = QRectF(
+        rect.x + (rect.width - width) / 2, rect.y + rect.height * 0.42, width, metrics.height() + 16
+    )
+    painter.setPen(Qt.PenStyle.NoPen)
+    painter.setBrush(BANNER)
+    painter.drawRoundedRect(box, 8, 8)
+    painter.setPen(QColor("white"))
+    elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width - 16))
+    painter.drawText(box, Qt.AlignmentFlag.AlignCenter, elided)
+
+
+class StepViewer(QWidget):
+    """One step: its pre-action screenshot with the action on top."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("stepViewer")
+        self.setMinimumSize(200, 300)
+        self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
+        self._image: QImage | None = None
+        self._action: Action | None = None
+        self._screen: tuple[int, int] | None = None
+        self._message = "Select a demonstration"
+
+    def show_step(self, png: bytes | None, screen: tuple[int, int], action: Action | None) -> None:
+        image = QImage.fromData(png, "PNG") if png else QImage()
+        self._image = None if image.isNull() else image
+        self._screen = screen
+        self._action = action
+        self._message = "The screenshot of this step is missing or unreadable"
+        self.update()
+
+    def clear(self, message: str) -> None:
+        self._image = None
+        self._action = None
+        self._message = message
+        self.update()
+
+    @property
+    def has_image(self) -> bool:
+        return self._image is not None
+
+    def paintEvent(self, event: QPaintEvent) -> None:
+        painter = QPainter(self)
+        painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
+        painter.fillRect(self.rect(), QColor("#1e2127"))
+        if self._image is None or self._screen is None:
+            painter.setPen(QColor("#9aa0a6"))
+            painter.drawText(
+                self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._message
+            )
+            return
+        rect = fit_rect((self._image.width(), self._image.height()), (self.width(), self.height()))
+        painter.drawImage(QRectF(rect.x, rect.y, rect.width, rect.height), self._image)
+        if self._action is not None:
+            draw_action(painter, self._action, rect, self._screen)

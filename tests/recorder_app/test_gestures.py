@@ -1,0 +1,58 @@
+"""Mirror geometry and gesture classes (pure functions)."""
+
+from __future__ import annotations
+
+import pytest
+
+from graph_builder.model import ActionType
+from recorder_app.gestures import (
+    GestureKind,
+    Rect,
+    classify_gesture,
+    clamp_to_device,
+    device_to_widget,
+    fit_rect,
+    gesture_action,
+    widget_to_device,
+)
+
+
+def test_fit_rect_keeps_aspect_and_centres():
+    assert fit_rect((1080, 2400), (500, 500)) == Rect(137.5, 0.0, 225.0, 500.0)
+    assert fit_rect((1000, 500), (500, 500)) == Rect(0.0, 125.0, 500.0, 250.0)
+    assert fit_rect((0, 10), (5, 5)).width == 0
+
+
+def test_widget_device_round_trip_and_letterbox():
+    rect = fit_rect((1080, 2400), (500, 500))
+    assert widget_to_device(10, 250, rect, (1080, 2400)) is None  # on the letterbox
+    x, y = widget_to_device(250, 250, rect, (1080, 2400))
+    assert (x, y) == (540, 1200)
+    wx, wy = device_to_widget(x, y, rect, (1080, 2400))
+    assert (wx, wy) == pytest.approx((250, 250))
+    assert clamp_to_device(9999, -50, rect, (1080, 2400)) == (1079, 0)
+
+
+@pytest.mark.parametrize(
+    ("release", "held", "kind"),
+    [
+        ((105, 100), 100, GestureKind.TAP),
+        ((105, 100), 700, GestureKind.LONG_PRESS),
+        ((100, 113), 100, GestureKind.SWIPE),
+        ((100, 160), 900, GestureKind.SWIPE),
+    ],
+)
+def test_classify_gesture(release, held, kind):
+    assert classify_gesture((100, 100), release, held_ms=held) is kind
+
+
+def test_gesture_action_is_in_device_pixels():
+    swipe = gesture_action(
+        GestureKind.SWIPE, (500, 1800), (500, 600), held_ms=40, device_size=(1080, 2400)
+    )
+    assert swipe.type is ActionType.SWIPE and swipe.direction == "up"
+    assert swipe.duration_ms == 100 and swipe.screen == (1080, 2400)
+    press = gesture_action(
+        GestureKind.LONG_PRESS, (5, 6), (5, 6), held_ms=650, device_size=(1080, 2400)
+    )
+    assert press.type is ActionType.LONG_PRESS and (press.x, press.y) == (5, 6)
