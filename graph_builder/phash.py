@@ -1,0 +1,123 @@
+"""The perceptual hash of a screenshot, with the status bar and other volatile regions masked.
+
+The recorder computes it once at capture time and stores it on the Observation; the graph
+builder reuses it and decodes no PNG when it is present. The string carries the method and
+size (``"phash16:<hex>"``) so that a hash made with other settings is recognised and
+recomputed instead of being compared with an incompatible one.
+
+>>> compute_phash(png_bytes, hierarchy)  # doctest: +SKIP
+'phash16:c3a1...'
+"""
+
+from __future__ import annotations
+
+import io
+from collections.abc import Callable
+
+import imagehash
+from PIL import Image, ImageDraw
+
+from graph_builder.errors import FormatError
+from graph_builder.hierarchy import Hierarchy, UIElement
+from graph_builder.settings import SimilaritySettings
+
+_HASHERS: dict[str, Callable[[Image.Image, int], imagehash.ImageHash]] = {
+    "phash": lambda image, size: imagehash.phash(image, hash_size=size),
+    "dhash": lambda image, size: imagehash.dhash(image, hash_size=size),
+    "average": lambda image, size: imagehash.average_hash(image, hash_size=size),
+}
+
+SYSTEM_UI_PACKAGE = "com.android.systemui"
+_STATUS_BAR_IDS = ("status_bar", "statusBarBackground", "status_bar_container")
+_NAV_BAR_IDS = ("navigation_bar_frame", "navigationBarBackground", "navigation_bar")
+
+
+def hash_prefix(settings: SimilaritySettings) -> str:
+    """The prefix naming how a hash was made, e.g. ``"phash16"``."""
+    return f"{settings.hash_method}{settings.hash_size}"
+
+
+def hash_bits(value: str, settings: SimilaritySettings) -> int | None:
+    """The hash as an integer, or None when it was made with other settings (or is malformed)."""
+    prefix, sep, digits = value.partition(":")
+    if not sep or prefix != hash_prefix(settings):
+        return None
+    try:
+        return int(digits, 16)
+    except ValueError:
+        return None
+
+
+def compute_phash(
+    image: Image.Image | bytes,
+    hierarchy: Hierarchy | None = None,
+    *,
+    settings: SimilaritySettings | None = None,
+) -> str:
+    """Hash a screenshot (a PIL image or PNG bytes) with its volatile regions masked.
+
+    The status bar is taken from the hierarchy (System UI elements at the top, or a
+    ``status_bar`` resource id) when it is there, else from a band of
+    ``settings.status_bar_band`` of the height; the navigation bar likewise at the bottom.
+    ``settings.volatile_regions`` (boxes in ``[0,1000]`` space) are filled with grey.
+    """
+    settings = settings or SimilaritySettings()
+    if isinstance(image, bytes | bytearray):
+        try:
+            image = Image.open(io.BytesIO(image))
+            image.load()
+        except (OSError, Image.DecompressionBombError) as exc:
+            raise FormatError(f"cannot decode the screenshot: {exc}") from exc
+    width, height = image.size
+    top, bottom = masked_bands(width, height, hierarchy, settings)
+    gray = image.convert("L").crop((0, top, width, bottom))
+    # A cheap box downscale first: the hashers resize again, but from a small image.
+    side = settings.hash_size * 8
+    small = gray.resize((side, side), Image.Resampling.BOX)
+    if settings.volatile_regions:
+        draw = ImageDraw.Draw(small)
+        span = max(bottom - top, 1)
+        for left, rtop, right, rbottom in settings.volatile_regions:
+            # [0,1000] of the full screen -> pixels of the cropped, resized image.
+            y0 = (rtop / 1000 * height - top) / span * side
+            y1 = (rbottom / 1000 * height - top) / span * side
+            draw.rectangle((left / 1000 * side, y0, right / 1000 * side, y1), fill=128)
+    digest = _HASHERS[settings.hash_method](small, settings.hash_size)
+    return f"{hash_prefix(settings)}:{digest}"
+
+
+def masked_bands(
+    width: int, height: int, hierarchy: Hierarchy | None, settings: SimilaritySettings
+) -> tuple[int, int]:
+    """The rows ``[top, bottom)`` kept for hashing: the status and navigation bars cut off."""
+    status = [
+        e
+        for e in _system_bars(hierarchy, _STATUS_BAR_IDS)
+        if e.bounds.top <= height * 0.02 and e.bounds.height <= height * 0.1
+    ]
+    nav = [
+        e
+        for e in _system_bars(hierarchy, _NAV_BAR_IDS)
+        if e.bounds.bottom >= height * 0.9 and e.bounds.height <= height * 0.15
+    ]
+    band_top = round(height * settings.status_bar_band)
+    band_bottom = round(height * (1 - settings.nav_bar_band))
+    top = max((int(e.bounds.bottom) for e in status), default=band_top)
+    bottom = min((int(e.bounds.top) for e in nav), default=band_bottom)
+    if bottom - top < height // 4:  # nonsense bars: fall back to the bands
+        return band_top, band_bottom
+    return top, bottom
+
+
+def _system_bars(hierarchy: Hierarchy | None, ids: tuple[str, ...]) -> list[UIElement]:
+    if hierarchy is None:
+        return []
+    return [
+        e
+        for e in hierarchy.elements
+        if e.bounds.area > 0
+        and (
+            e.resource_id.rpartition("/")[2] in ids
+            or (e.package == SYSTEM_UI_PACKAGE and e.parent is None and ids is _STATUS_BAR_IDS)
+        )
+    ]

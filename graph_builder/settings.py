@@ -1,0 +1,136 @@
+"""The graph builder's settings: every threshold in one frozen record, loadable from JSON.
+
+docs/graph_builder.md explains each field and why its default is what it is.
+
+>>> settings = load_settings(Path("settings.json"))  # doctest: +SKIP
+>>> settings.same_threshold
+0.88
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, fields
+from pathlib import Path
+from typing import Any
+
+from graph_builder.errors import FormatError
+
+Box = tuple[float, float, float, float]
+
+
+@dataclass(frozen=True, slots=True)
+class SimilaritySettings:
+    """How screens are compared, merged into nodes, and how edges are formed."""
+
+    # -- perceptual hash of the screenshot
+    hash_method: str = "phash"
+    hash_size: int = 16
+    status_bar_band: float = 0.035
+    nav_bar_band: float = 0.055
+    volatile_regions: tuple[Box, ...] = ()
+
+    # -- hierarchy similarity
+    volatile_text_weight: float = 0.15
+    long_text_chars: int = 40
+
+    # -- the same/different decision
+    weight_visual: float = 0.4
+    weight_structure: float = 0.3
+    weight_content: float = 0.3
+    same_threshold: float = 0.88
+    visual_floor: float = 0.75
+    structure_floor: float = 0.7
+    content_floor: float = 0.6
+    visual_only_threshold: float = 0.9
+    activity_must_match: bool = True
+
+    # -- merging states into nodes
+    linkage_sample: int = 8
+
+    # -- edges
+    tap_radius: float = 50.0
+    point_tolerance: float = 50.0
+    text_threshold: float = 80.0
+    max_element_area: float = 0.25
+
+    def __post_init__(self) -> None:
+        from graph_builder.phash import _HASHERS  # the hash registry lives with the hasher
+
+        if self.hash_method not in _HASHERS:
+            raise ValueError(
+                f"hash_method {self.hash_method!r} is unknown; use one of {', '.join(_HASHERS)}"
+            )
+        if not 4 <= self.hash_size <= 32:
+            raise ValueError("hash_size must be between 4 and 32")
+        for name in ("status_bar_band", "nav_bar_band"):
+            if not 0 <= getattr(self, name) < 0.5:
+                raise ValueError(f"{name} must be a fraction of the height in [0, 0.5)")
+        for name in (
+            "volatile_text_weight",
+            "same_threshold",
+            "visual_floor",
+            "structure_floor",
+            "content_floor",
+            "visual_only_threshold",
+            "max_element_area",
+        ):
+            if not 0 <= getattr(self, name) <= 1:
+                raise ValueError(f"{name} must be between 0 and 1")
+        weights = (self.weight_visual, self.weight_structure, self.weight_content)
+        if min(weights) < 0 or sum(weights) <= 0:
+            raise ValueError("the weights must not be negative and must not all be 0")
+        if self.linkage_sample < 1:
+            raise ValueError("linkage_sample must be at least 1")
+        if self.tap_radius < 0 or self.point_tolerance < 0:
+            raise ValueError("tap_radius and point_tolerance must not be negative")
+        if not 0 <= self.text_threshold <= 100:
+            raise ValueError("text_threshold must be between 0 and 100")
+        boxes = tuple(tuple(float(v) for v in box) for box in self.volatile_regions)
+        if any(len(b) != 4 or b[0] > b[2] or b[1] > b[3] for b in boxes):
+            raise ValueError("volatile_regions must be [left, top, right, bottom] in [0,1000]")
+        object.__setattr__(self, "volatile_regions", boxes)
+
+    def to_json(self) -> dict[str, Any]:
+        out = dataclasses.asdict(self)
+        out["volatile_regions"] = [list(b) for b in self.volatile_regions]
+        return out
+
+    @classmethod
+    def from_json(cls, data: object, *, source: object = None) -> SimilaritySettings:
+        """Settings from a JSON object; missing fields keep their defaults."""
+        if not isinstance(data, dict):
+            raise FormatError("settings must be a JSON object", source=source)
+        known = {f.name: f for f in fields(cls)}
+        unknown = sorted(set(data) - set(known))
+        if unknown:
+            raise FormatError(
+                f"unknown settings: {', '.join(unknown)}; known ones are {', '.join(known)}",
+                source=source,
+            )
+        values: dict[str, Any] = {}
+        for key, value in data.items():
+            default = known[key].default
+            if isinstance(default, bool):
+                ok = isinstance(value, bool)
+            elif isinstance(default, int | float):
+                ok = isinstance(value, int | float) and not isinstance(value, bool)
+                ok = ok and (isinstance(default, float) or float(value).is_integer())
+                value = type(default)(value) if ok else value
+            elif isinstance(default, str):
+                ok = isinstance(value, str)
+            else:  # volatile_regions
+                ok = isinstance(value, list)
+            if not ok:
+                raise FormatError(f"setting {key!r} has the wrong type: {value!r}", source=source)
+            values[key] = value
+        try:
+            return cls(**values)
+        except (ValueError, TypeError) as exc:
+            raise FormatError(f"bad settings: {exc}", source=source) from exc
+
+
+def load_settings(path: Path) -> SimilaritySettings:
+    from graph_builder.io import read_json
+
+    return SimilaritySettings.from_json(read_json(path), source=path)

@@ -1,0 +1,315 @@
+"""Are two observed screens the same UI state? An explainable decision.
+
+Three components, each in [0, 1]:
+
+- **visual**: 1 - Hamming distance / bits of the masked perceptual hashes (``phash``);
+- **structure**: multiset Jaccard of the visible elements' class + resource-id paths;
+- **content**: weighted Jaccard of the normalized texts and content descriptions, where
+  volatile texts (with digits, such as clocks, dates and counters, or very long ones) weigh
+  ``volatile_text_weight``;
+
+plus the foreground activity, which must match when both are known. System UI elements
+(status bar, navigation bar) are left out of the hierarchy components.
+
+>>> verdict = compare(ScreenState.from_observation(obs_a, folder_a),
+...                   ScreenState.from_observation(obs_b, folder_b), settings=SimilaritySettings())
+>>> verdict.same, verdict.reason  # doctest: +SKIP
+(True, 'same: score 0.93 >= 0.80')
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections import Counter
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from PIL import Image
+
+from graph_builder.errors import FormatError
+from graph_builder.hierarchy import Hierarchy, UIElement, load_hierarchy
+from graph_builder.io import read_png
+from graph_builder.model import MemberRef, Observation
+from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
+from graph_builder.settings import SimilaritySettings, load_settings
+
+__all__ = [
+    "Features",
+    "ScreenState",
+    "SimilaritySettings",
+    "Verdict",
+    "compare",
+    "compare_features",
+    "load_settings",
+]
+
+_DIGIT = re.compile(r"\d")
+_SPACE = re.compile(r"\s+")
+
+
+@dataclass(frozen=True, slots=True)
+class Features:
+    """What a comparison needs from one screen, computed once per screen."""
+
+    hash: int
+    bits: int
+    activity: str | None
+    structure: Counter[str] | None
+    content: Mapping[str, float] | None
+
+    @property
+    def has_hierarchy(self) -> bool:
+        return self.structure is not None
+
+
+class ScreenState:
+    """One observed screen. Files are read lazily from ``folder``, or given in memory.
+
+    ``member`` says which demonstration step it is (for node members and explanations).
+    """
+
+    __slots__ = (
+        "observation",
+        "folder",
+        "member",
+        "_image",
+        "_png",
+        "_hierarchy",
+        "_hierarchy_loaded",
+        "_features",
+    )
+
+    def __init__(
+        self,
+        observation: Observation,
+        *,
+        folder: Path | None = None,
+        member: MemberRef | None = None,
+        image: Image.Image | None = None,
+        hierarchy: Hierarchy | None = None,
+    ) -> None:
+        self.observation = observation
+        self.folder = Path(folder) if folder is not None else None
+        self.member = member
+        self._image = image
+        self._png: bytes | None = None
+        self._hierarchy = hierarchy
+        self._hierarchy_loaded = hierarchy is not None or observation.hierarchy is None
+        self._features: tuple[SimilaritySettings, Features] | None = None
+
+    @classmethod
+    def from_observation(
+        cls, observation: Observation, folder: Path, member: MemberRef | None = None
+    ) -> ScreenState:
+        return cls(observation, folder=folder, member=member)
+
+    def __repr__(self) -> str:
+        return f"ScreenState({self.label!r})"
+
+    @property
+    def label(self) -> str:
+        return str(self.member) if self.member else self.observation.screenshot
+
+    def _path(self, relative: str) -> Path:
+        if self.folder is None:
+            raise FormatError(f"{self.label}: {relative} is not loaded and the state has no folder")
+        return self.folder / relative
+
+    def png_bytes(self) -> bytes:
+        """The screenshot as PNG bytes (read from disk, or encoded from the in-memory image)."""
+        if self._png is None:
+            if self._image is not None and self.folder is None:
+                buffer = io.BytesIO()
+                self._image.save(buffer, format="PNG")
+                self._png = buffer.getvalue()
+            else:
+                self._png = read_png(self._path(self.observation.screenshot))
+        return self._png
+
+    def image(self) -> Image.Image:
+        if self._image is None:
+            try:
+                image = Image.open(io.BytesIO(self.png_bytes()))
+                image.load()
+            except (OSError, Image.DecompressionBombError) as exc:
+                raise FormatError(
+                    f"cannot decode the screenshot: {exc}",
+                    source=self._path(self.observation.screenshot),
+                ) from exc
+            self._image = image
+        return self._image
+
+    def hierarchy(self) -> Hierarchy | None:
+        if not self._hierarchy_loaded:
+            assert self.observation.hierarchy is not None
+            self._hierarchy = load_hierarchy(self._path(self.observation.hierarchy))
+            self._hierarchy_loaded = True
+        return self._hierarchy
+
+    def hierarchy_xml(self) -> bytes | None:
+        """The hierarchy file's bytes, for writing node files (None when there is none)."""
+        if self.observation.hierarchy is None or self.folder is None:
+            return None
+        try:
+            return self._path(self.observation.hierarchy).read_bytes()
+        except OSError as exc:
+            raise FormatError(
+                f"cannot read hierarchy: {exc}", source=self._path(self.observation.hierarchy)
+            ) from exc
+
+    def check_screenshot(self) -> None:
+        """Raise FormatError when the screenshot is missing or not a PNG (cheap: no decode)."""
+        if self._image is None:
+            self.png_bytes()
+
+    def features(self, settings: SimilaritySettings) -> Features:
+        """The comparison features; raises FormatError when a needed file is bad."""
+        if self._features is not None and self._features[0] == settings:
+            return self._features[1]
+        hierarchy = self.hierarchy()
+        stored = self.observation.phash
+        value = hash_bits(stored, settings) if stored else None
+        if value is None:
+            value = hash_bits(compute_phash(self.image(), hierarchy, settings=settings), settings)
+            assert value is not None
+        features = Features(
+            hash=value,
+            bits=_hash_length(settings),
+            activity=(self.observation.activity or "").strip() or None,
+            structure=structure_signature(hierarchy) if hierarchy is not None else None,
+            content=content_signature(hierarchy, settings) if hierarchy is not None else None,
+        )
+        self._features = (settings, features)
+        return features
+
+
+def _hash_length(settings: SimilaritySettings) -> int:
+    return settings.hash_size * settings.hash_size
+
+
+def _app_elements(hierarchy: Hierarchy) -> Iterator[UIElement]:
+    return (e for e in hierarchy.visible() if e.package != SYSTEM_UI_PACKAGE)
+
+
+def structure_signature(hierarchy: Hierarchy) -> Counter[str]:
+    """Multiset of root-to-element paths of ``class#resource-id`` steps (System UI left out)."""
+    paths: dict[int, str] = {}
+    counts: Counter[str] = Counter()
+    for e in hierarchy.elements:
+        step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
+        path = f"{paths[e.parent]}/{step}" if e.parent is not None else step
+        paths[e.index] = path
+        if e.visible and e.bounds.area > 0 and e.package != SYSTEM_UI_PACKAGE:
+            counts[path] += 1
+    return counts
+
+
+def normalize_text(text: str) -> str:
+    return _SPACE.sub(" ", text).strip().casefold()
+
+
+def content_signature(hierarchy: Hierarchy, settings: SimilaritySettings) -> dict[str, float]:
+    """Normalized visible texts -> weight; digits (clocks, counters) and long texts weigh less."""
+    out: dict[str, float] = {}
+    for e in _app_elements(hierarchy):
+        for raw in (e.text, e.content_desc):
+            text = normalize_text(raw)
+            if text and text not in out:
+                volatile = _DIGIT.search(text) is not None or len(text) > settings.long_text_chars
+                out[text] = settings.volatile_text_weight if volatile else 1.0
+    return out
+
+
+def multiset_jaccard(a: Counter[str], b: Counter[str]) -> float:
+    if not a and not b:
+        return 1.0
+    inter = sum(min(n, b[k]) for k, n in a.items() if k in b)
+    return inter / (a.total() + b.total() - inter)
+
+
+def weighted_jaccard(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    if not a and not b:
+        return 1.0
+    inter = sum(w for k, w in a.items() if k in b)
+    union = sum(a.values()) + sum(w for k, w in b.items() if k not in a)
+    return inter / union if union else 1.0
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """The decision with every component, so an editor can show why."""
+
+    same: bool
+    score: float
+    visual: float
+    structure: float | None
+    content: float | None
+    activity: str  # "same" | "different" | "unknown"
+    reason: str
+
+    def describe(self) -> str:
+        parts = [f"visual {self.visual:.2f}"]
+        if self.structure is not None:
+            parts.append(f"structure {self.structure:.2f}")
+        if self.content is not None:
+            parts.append(f"content {self.content:.2f}")
+        parts.append(f"activity {self.activity}")
+        return f"{'SAME' if self.same else 'DIFFERENT'} ({self.reason}; {', '.join(parts)})"
+
+
+def compare(a: ScreenState, b: ScreenState, *, settings: SimilaritySettings) -> Verdict:
+    """Decide whether two screens are the same UI state."""
+    return compare_features(a.features(settings), b.features(settings), settings)
+
+
+def visual_similarity(a: Features, b: Features) -> float:
+    return 1.0 - (a.hash ^ b.hash).bit_count() / a.bits
+
+
+def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> Verdict:
+    visual = visual_similarity(a, b)
+    if a.activity is None or b.activity is None:
+        activity = "unknown"
+    else:
+        activity = "same" if a.activity == b.activity else "different"
+    if a.structure is None or b.structure is None or a.content is None or b.content is None:
+        same = visual >= settings.visual_only_threshold
+        reason = (
+            f"no hierarchy: visual {visual:.2f} "
+            f"{'>=' if same else '<'} {settings.visual_only_threshold:.2f}"
+        )
+        structure = content = None
+        score = visual
+    else:
+        structure = multiset_jaccard(a.structure, b.structure)
+        content = weighted_jaccard(a.content, b.content)
+        total = settings.weight_visual + settings.weight_structure + settings.weight_content
+        score = (
+            settings.weight_visual * visual
+            + settings.weight_structure * structure
+            + settings.weight_content * content
+        ) / total
+        floors = (
+            ("visual", visual, settings.visual_floor),
+            ("structure", structure, settings.structure_floor),
+            ("content", content, settings.content_floor),
+        )
+        low = next(((name, v, f) for name, v, f in floors if v < f), None)
+        if low is not None:
+            same, reason = False, f"{low[0]} {low[1]:.2f} < floor {low[2]:.2f}"
+        else:
+            same = score >= settings.same_threshold
+            reason = f"score {score:.2f} {'>=' if same else '<'} {settings.same_threshold:.2f}"
+    if activity == "different" and settings.activity_must_match:
+        same, reason = False, f"different activities ({a.activity} vs {b.activity})"
+    return Verdict(
+        same=same,
+        score=score,
+        visual=visual,
+        structure=structure,
+        content=content,
+        activity=activity,
+        reason=reason,
+    )
