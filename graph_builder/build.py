@@ -1,0 +1,273 @@
+"""Build task graphs from recorded demonstrations into a suite folder, safely.
+
+For each task, the ``complete`` demonstrations under ``<demos>/<task>/`` are merged
+(incomplete, discarded and unreadable ones are skipped with a note). The task folder is
+written to a temporary folder beside it and swapped in at the end, so a crash leaves the
+old task folder or the new one. A graph with errors is not written over a valid graph
+unless ``force`` is given. Pins of the previous graph are reapplied.
+
+The task.json is the suite's own when the task already exists there; otherwise the one
+an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline task made
+from the demonstrations' instruction and app.
+
+>>> reports = build_workspace(Path("demos"), Path("suite"), settings=SimilaritySettings())
+...                                                                     # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+
+from graph_builder.errors import FormatError, GraphBuilderError
+from graph_builder.io import (
+    GRAPH_FILE,
+    NODES_DIR,
+    TASK_FILE,
+    atomic_write_bytes,
+    load_demo,
+    load_graph,
+    load_suite,
+    load_task,
+    save_graph,
+    save_suite,
+    save_task,
+)
+from graph_builder.merge import BuildResult, DemoInput, MergeDecision, merge_demonstrations
+from graph_builder.model import Demonstration, DemoStatus, Suite, Task, TaskGraph
+from graph_builder.similarity import ScreenState, SimilaritySettings
+from graph_builder.validate import Problem, has_errors, validate_graph
+
+Progress = Callable[[int, int, str], None]
+"""progress(done, total, what): called before each task and once at the end."""
+
+
+@dataclass(frozen=True, slots=True)
+class TaskBuildReport:
+    task_id: str
+    output: Path
+    written: bool
+    note: str = ""
+    demos_used: int = 0
+    skipped: tuple[str, ...] = ()
+    nodes: int = 0
+    edges: int = 0
+    merges: int = 0
+    warnings: tuple[str, ...] = ()
+    problems: tuple[Problem, ...] = ()
+    decisions: tuple[MergeDecision, ...] = ()
+
+    def summary(self) -> str:
+        skipped = f" ({len(self.skipped)} skipped)" if self.skipped else ""
+        state = "written" if self.written else f"NOT written: {self.note}"
+        return (
+            f"{self.task_id}: {self.demos_used} demos{skipped}, {self.nodes} nodes, "
+            f"{self.edges} edges, {self.merges} merges, {len(self.warnings)} warnings, "
+            f"{sum(p.severity == 'error' for p in self.problems)} errors -> {state}"
+        )
+
+
+def task_ids(demos_root: Path) -> list[str]:
+    """Tasks that have at least one demonstration folder, sorted."""
+    return sorted({p.parent.parent.name for p in Path(demos_root).glob("*/*/demo.json")})
+
+
+def load_demo_inputs(demos_root: Path, task_id: str) -> tuple[list[DemoInput], list[str]]:
+    """The complete demonstrations of a task, and a note for each one left out."""
+    inputs: list[DemoInput] = []
+    notes: list[str] = []
+    for folder in sorted(p.parent for p in (Path(demos_root) / task_id).glob("*/demo.json")):
+        try:
+            demo = load_demo(folder)
+        except GraphBuilderError as exc:
+            notes.append(f"{folder.name}: unreadable demo.json ({exc})")
+            continue
+        if demo.status is not DemoStatus.COMPLETE:
+            notes.append(f"{demo.id}: {demo.status.value}")
+            continue
+        inputs.append(DemoInput.from_folder(folder, demo))
+    return inputs, notes
+
+
+def build_task(
+    demos_root: Path,
+    task_id: str,
+    suite_dir: Path,
+    *,
+    settings: SimilaritySettings,
+    force: bool = False,
+) -> TaskBuildReport:
+    """Merge one task's demonstrations and write ``<suite>/<task>/`` atomically."""
+    suite_dir = Path(suite_dir)
+    out = suite_dir / task_id
+    inputs, notes = load_demo_inputs(demos_root, task_id)
+    old_graph, old_valid = _previous_graph(out)
+    if not inputs:
+        return TaskBuildReport(
+            task_id, out, False, "no complete demonstration", skipped=tuple(notes)
+        )
+    try:
+        result = merge_demonstrations(
+            inputs, settings=settings, task_id=task_id, pins=old_graph.pins if old_graph else ()
+        )
+    except GraphBuilderError as exc:
+        return TaskBuildReport(task_id, out, False, str(exc), skipped=tuple(notes))
+    used = [i.demo for i in inputs if i.demo.id in set(result.graph.meta.get("demos", ()))]
+    problems = validate_graph(result.graph, used)
+    report = TaskBuildReport(
+        task_id,
+        out,
+        True,
+        demos_used=len(used),
+        skipped=(*notes, *(f"{s.demo_id}: {s.reason}" for s in result.skipped)),
+        nodes=len(result.graph.nodes),
+        edges=len(result.graph.edges),
+        merges=result.merges,
+        warnings=result.warnings,
+        problems=tuple(problems),
+        decisions=result.decisions,
+    )
+    if has_errors(problems) and old_valid and not force:
+        return replace(
+            report,
+            written=False,
+            note="the new graph has errors and the existing graph is valid "
+            "(use --force to replace it)",
+        )
+    try:
+        task = _task_for(out, Path(demos_root) / task_id, used)
+        _write_task_folder(out, task, result)
+    except (OSError, GraphBuilderError) as exc:
+        return replace(report, written=False, note=f"writing failed: {exc}")
+    if not (suite_dir / "suite.json").exists():
+        save_suite(Suite(name=suite_dir.resolve().name), suite_dir)
+    else:
+        load_suite(suite_dir)  # a broken suite.json is reported, never overwritten
+    return report
+
+
+def build_workspace(
+    demos_root: Path,
+    suite_dir: Path,
+    *,
+    settings: SimilaritySettings,
+    tasks: Sequence[str] | None = None,
+    force: bool = False,
+    progress: Progress | None = None,
+) -> list[TaskBuildReport]:
+    """Build every task with demonstrations (or the given ones), one after the other."""
+    ids = list(tasks) if tasks else task_ids(demos_root)
+    reports = []
+    for i, task_id in enumerate(ids):
+        if progress:
+            progress(i, len(ids), task_id)
+        reports.append(build_task(demos_root, task_id, suite_dir, settings=settings, force=force))
+    if progress:
+        progress(len(ids), len(ids), "done")
+    return reports
+
+
+def _previous_graph(task_dir: Path) -> tuple[TaskGraph | None, bool]:
+    """The existing graph (None if absent or unreadable) and whether it is valid."""
+    if not (task_dir / GRAPH_FILE).exists():
+        return None, False
+    try:
+        graph = load_graph(task_dir)
+    except GraphBuilderError:
+        return None, False
+    return graph, not has_errors(validate_graph(graph))
+
+
+def _task_for(out: Path, demo_task_dir: Path, demos: Sequence[Demonstration]) -> Task:
+    for candidate in (out / TASK_FILE, demo_task_dir / TASK_FILE):
+        if candidate.exists():
+            return load_task(candidate)
+    first = demos[0]
+    return Task(id=first.task_id, instruction=first.instruction, app=first.app)
+
+
+def _write_task_folder(out: Path, task: Task, result: BuildResult) -> None:
+    parent = out.parent
+    parent.mkdir(parents=True, exist_ok=True)
+    for stale in parent.glob(f".{out.name}.building-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=parent))
+    try:
+        if out.is_dir():  # keep whatever else the task folder holds
+            for item in out.iterdir():
+                if item.name not in (GRAPH_FILE, NODES_DIR):
+                    copy = shutil.copytree if item.is_dir() else shutil.copy2
+                    copy(item, tmp / item.name)
+        if not (tmp / TASK_FILE).exists():
+            save_task(task, tmp)
+        nodes_dir = tmp / NODES_DIR
+        nodes_dir.mkdir()
+        for node in result.graph.nodes:
+            _write_node(tmp, node.screenshot, node.hierarchy, result.representatives[node.id])
+        save_graph(result.graph, tmp)
+        _swap_in(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _write_node(task_dir: Path, screenshot: str, hierarchy: str | None, state: ScreenState) -> None:
+    (task_dir / screenshot).write_bytes(state.png_bytes())
+    if hierarchy is not None:
+        xml = state.hierarchy_xml()
+        if xml is not None:
+            (task_dir / hierarchy).write_bytes(xml)
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    """Replace ``out`` by ``tmp`` with two renames (the old folder is kept until then)."""
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    old.rmdir()
+    os.replace(out, old)
+    try:
+        os.replace(tmp, out)
+    except OSError:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def write_node_files(
+    task_dir: Path, graph: TaskGraph, demos_root: Path, node_ids: Iterable[str] | None = None
+) -> TaskGraph:
+    """(Re)write node images from each node's first member, e.g. after a split in the editor.
+
+    Returns the graph with those nodes' activity, screen and hash taken from the new
+    representative.
+    """
+    wanted = set(node_ids) if node_ids is not None else {n.id for n in graph.nodes}
+    demos: dict[str, Demonstration] = {}
+    nodes = []
+    for node in graph.nodes:
+        if node.id not in wanted or not node.members:
+            nodes.append(node)
+            continue
+        rep = node.members[0]
+        folder = Path(demos_root) / graph.task_id / rep.demo_id
+        if rep.demo_id not in demos:
+            demos[rep.demo_id] = load_demo(folder)
+        steps = demos[rep.demo_id].steps
+        if not 0 <= rep.step < len(steps):
+            raise FormatError(f"{rep} is not a step of demonstration {rep.demo_id}", source=folder)
+        obs = steps[rep.step].observation
+        state = ScreenState.from_observation(obs, folder, rep)
+        atomic_write_bytes(Path(task_dir) / node.screenshot, state.png_bytes())
+        xml = state.hierarchy_xml()
+        if node.hierarchy is not None and xml is not None:
+            atomic_write_bytes(Path(task_dir) / node.hierarchy, xml)
+        nodes.append(
+            replace(node, activity=obs.activity, screen=obs.screen, phash=obs.phash or node.phash)
+        )
+    return graph.with_changes(nodes=tuple(nodes))

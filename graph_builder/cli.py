@@ -1,0 +1,123 @@
+"""The ``build`` and ``import`` subcommands.
+
+elderbench build DEMOS_DIR -o SUITE_DIR [--task ID ...] [--settings FILE] [--explain] [--force]
+elderbench import llamatouch TRACE_DIR --task ID -o DEMOS_DIR [--demo-id ID]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Any, TextIO
+
+
+def register(subparsers: Any) -> None:
+    build = subparsers.add_parser(
+        "build",
+        help="merge recorded demonstrations into task graphs",
+        description="Merge the complete demonstrations under DEMOS_DIR/<task>/ into task "
+        "graphs written to SUITE_DIR/<task>/ (graph.json, nodes/, task.json).",
+    )
+    build.add_argument("demos", type=Path, metavar="DEMOS_DIR")
+    build.add_argument("-o", "--output", type=Path, required=True, metavar="SUITE_DIR")
+    build.add_argument(
+        "--task",
+        action="append",
+        dest="tasks",
+        metavar="ID",
+        help="build only this task (repeatable); default: every task",
+    )
+    build.add_argument(
+        "--settings",
+        type=Path,
+        metavar="FILE",
+        help="JSON file overriding similarity settings (docs/graph_builder.md)",
+    )
+    build.add_argument(
+        "--explain", action="store_true", help="print every merge decision with its scores"
+    )
+    build.add_argument(
+        "--force",
+        action="store_true",
+        help="write a graph with errors even over a valid existing graph",
+    )
+    build.set_defaults(func=_run_build)
+
+    from graph_builder.importers import IMPORTERS
+
+    imp = subparsers.add_parser(
+        "import",
+        help="import foreign trajectories as demonstrations",
+        description="Convert a trajectory folder of another dataset into a demonstration "
+        "under DEMOS_DIR/<task>/, with DEMOS_DIR/<task>/task.json made from its instruction "
+        "when the task has none yet.",
+    )
+    formats = imp.add_subparsers(title="formats", metavar="FORMAT", required=True)
+    for name in IMPORTERS:
+        fmt = formats.add_parser(name, help=f"import a {name} trajectory folder")
+        fmt.add_argument("source", type=Path, metavar="TRACE_DIR")
+        fmt.add_argument("--task", required=True, metavar="ID", help="task id for the demo")
+        fmt.add_argument("-o", "--output", type=Path, required=True, metavar="DEMOS_DIR")
+        fmt.add_argument("--demo-id", metavar="ID", help="default: the folder's name")
+        fmt.set_defaults(func=_run_import, importer=name)
+
+
+class _ProgressBar:
+    """A one-line text bar on stderr."""
+
+    def __init__(self, stream: TextIO, width: int = 30) -> None:
+        self.stream, self.width = stream, width
+
+    def __call__(self, done: int, total: int, what: str) -> None:
+        filled = self.width * done // max(total, 1)
+        bar = "#" * filled + "." * (self.width - filled)
+        end = "\n" if done >= total else ""
+        self.stream.write(f"\r[{bar}] {done}/{total} {what[:40]:<40}{end}")
+        self.stream.flush()
+
+
+def _run_build(args: argparse.Namespace) -> int:
+    from graph_builder.build import build_workspace
+    from graph_builder.similarity import SimilaritySettings, load_settings
+
+    settings = load_settings(args.settings) if args.settings else SimilaritySettings()
+    if not args.demos.is_dir():
+        print(f"elderbench build: {args.demos} is not a folder of demonstrations", file=sys.stderr)
+        return 2
+    reports = build_workspace(
+        args.demos,
+        args.output,
+        settings=settings,
+        tasks=args.tasks,
+        force=args.force,
+        progress=_ProgressBar(sys.stderr),
+    )
+    if not reports:
+        print(f"no demonstrations found under {args.demos} (expected <task>/<demo>/demo.json)")
+        return 1
+    for report in reports:
+        print(report.summary())
+        for note in report.skipped:
+            print(f"  skipped {note}")
+        for warning in report.warnings:
+            print(f"  warning: {warning}")
+        for problem in report.problems:
+            print(f"  {problem}")
+        if args.explain:
+            for decision in report.decisions:
+                print(f"  {decision.describe()}")
+    return 0 if all(r.written for r in reports) else 1
+
+
+def _run_import(args: argparse.Namespace) -> int:
+    from graph_builder.importers import IMPORTERS
+
+    result = IMPORTERS[args.importer](
+        args.source, task_id=args.task, demos_root=args.output, demo_id=args.demo_id
+    )
+    print(f"imported {len(result.demo.steps)} steps into {result.folder}")
+    print(f"task: {result.task_file}")
+    for note in result.notes:
+        print(f"  note: {note}")
+    return 0

@@ -1,0 +1,43 @@
+"""Importers of foreign trajectories into our demonstration format.
+
+An importer reads one trajectory folder and writes one demonstration with DemoWriter
+(computing the perceptual hash on the way), plus the task's task.json beside the demos
+at ``<demos>/<task>/task.json`` when there is none yet. Register new importers (AitW,
+AndroidControl, ...) in ``IMPORTERS``.
+
+>>> result = IMPORTERS["llamatouch"](Path("trace_18"), task_id="duolingo_fr",
+...                                  demos_root=Path("demos"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+from graph_builder.model import Demonstration
+
+
+@dataclass(frozen=True, slots=True)
+class ImportResult:
+    demo: Demonstration
+    folder: Path
+    task_file: Path
+    notes: tuple[str, ...] = ()
+
+
+class Importer(Protocol):
+    """Turns one foreign trajectory folder into a demonstration under ``demos_root``."""
+
+    def __call__(
+        self, source: Path, *, task_id: str, demos_root: Path, demo_id: str | None = None
+    ) -> ImportResult: ...
+
+
+def _registry() -> dict[str, Importer]:
+    from graph_builder.importers.llamatouch import import_llamatouch
+
+    return {"llamatouch": import_llamatouch}
+
+
+IMPORTERS: dict[str, Importer] = _registry()
