@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import numpy as np
 from PySide6.QtCore import QObject, QPointF, QRectF, Qt, QTimer, Signal, Slot
@@ -29,6 +30,9 @@ from recorder_app.gestures import (
     widget_to_device,
 )
 from recorder_app.workers import run_in_background
+
+if TYPE_CHECKING:
+    from devices.mirror import FrameSource
 
 log = logging.getLogger(__name__)
 
@@ -238,7 +242,7 @@ class MirrorFeed(QObject):
     def __init__(self, view: MirrorView, parent: QObject | None = None, *, interval_ms: int = 16):
         super().__init__(parent)
         self._view = view
-        self._source: object | None = None
+        self._source: FrameSource | None = None
         self._last_index = -1
         self._generation = 0  # ignores sources that finish starting after a newer request
         self._timer = QTimer(self)
@@ -250,22 +254,16 @@ class MirrorFeed(QObject):
         self._latency_ms = 0.0
 
     @property
-    def source(self) -> object | None:
+    def source(self) -> FrameSource | None:
         return self._source
 
-    def start(self, open_source: Callable[[], object]) -> None:
-        """Open and start a frame source in the background (scrcpy start-up can take seconds)."""
+    def start(self, open_source: Callable[[], FrameSource]) -> None:
+        """Open a started frame source in the background (scrcpy start-up takes a while)."""
         self.stop()
         self._generation += 1
         generation = self._generation
-
-        def open_and_start() -> object:
-            source = open_source()
-            source.start()  # type: ignore[attr-defined]
-            return source
-
         run_in_background(
-            open_and_start,
+            open_source,
             on_done=lambda source: self._on_source_started(generation, source),
             on_error=lambda exc: self._on_source_failed(generation, exc),
         )
@@ -277,7 +275,7 @@ class MirrorFeed(QObject):
         source, self._source = self._source, None
         self._last_index = -1
         if source is not None:
-            run_in_background(source.stop)  # type: ignore[attr-defined]
+            run_in_background(source.stop)
             self.stopped.emit()
 
     def stop_now(self) -> None:
@@ -288,19 +286,19 @@ class MirrorFeed(QObject):
         source, self._source = self._source, None
         if source is not None:
             try:
-                source.stop()  # type: ignore[attr-defined]
+                source.stop()
             except Exception:
                 log.debug("stopping the frame source failed", exc_info=True)
 
-    def _on_source_started(self, generation: int, source: object) -> None:
+    def _on_source_started(self, generation: int, source: FrameSource) -> None:
         if generation != self._generation:
-            run_in_background(source.stop)  # type: ignore[attr-defined]
+            run_in_background(source.stop)
             return
         self._source = source
         self._timer.start()
         self._stats_timer.start()
-        reason = getattr(source, "fallback_reason", None) or ""
-        self.started.emit(getattr(source, "name", "?"), reason)
+        reason = source.fallback_reason or ""
+        self.started.emit(source.name, reason)
 
     def _on_source_failed(self, generation: int, exc: Exception) -> None:
         if generation == self._generation:
@@ -311,14 +309,14 @@ class MirrorFeed(QObject):
         source = self._source
         if source is None:
             return
-        frame = source.latest()  # type: ignore[attr-defined]
+        frame = source.latest()
         if frame is None or frame.index == self._last_index:
-            error = getattr(source, "error", None)
+            error = source.error
             if error:
                 self._timer.stop()
                 self._stats_timer.stop()
                 self._source = None
-                run_in_background(source.stop)  # type: ignore[attr-defined]
+                run_in_background(source.stop)
                 self.failed.emit(f"The live mirror stopped: {error}")
             return
         self._last_index = frame.index
@@ -330,7 +328,7 @@ class MirrorFeed(QObject):
         source = self._source
         if source is not None:
             self.stats_updated.emit(
-                getattr(source, "name", "?"),
-                float(source.fps()),  # type: ignore[attr-defined]
+                source.name,
+                float(source.fps()),
                 self._latency_ms,
             )

@@ -100,7 +100,11 @@ class ScreenCapture:
 def _phash(png: bytes, hierarchy: Hierarchy | None) -> str | None:
     from graph_builder.phash import compute_phash
 
-    return compute_phash(png, hierarchy)
+    try:
+        return compute_phash(png, hierarchy)
+    except GraphBuilderError as exc:  # an undecodable screenshot is still worth keeping
+        log.warning("no perceptual hash for this screen: %s", exc)
+        return None
 
 
 class RecordingSession:

@@ -8,8 +8,8 @@ from graph_builder.model import ActionType
 from recorder_app.gestures import (
     GestureKind,
     Rect,
-    classify_gesture,
     clamp_to_device,
+    classify_gesture,
     device_to_widget,
     fit_rect,
     gesture_action,

@@ -1,0 +1,99 @@
+"""Starting the studio: QApplication, style, error dialog hook, optional virtual phone."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+import os
+import sys
+import traceback
+from collections.abc import Iterator
+from pathlib import Path
+from types import TracebackType
+
+from PySide6.QtCore import QSettings
+from PySide6.QtGui import QIcon
+from PySide6.QtWidgets import QApplication, QWidget
+
+from recorder_app.connection import DeviceConnection
+from recorder_app.dialogs import show_problem
+
+log = logging.getLogger(__name__)
+
+ORGANIZATION = "ElderBench"
+APPLICATION = "ElderBench Studio"
+RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+
+
+def create_application(argv: list[str] | None = None) -> QApplication:
+    """The QApplication (reused when one exists, as under pytest-qt), styled."""
+    app = QApplication.instance()
+    if not isinstance(app, QApplication):
+        app = QApplication(argv if argv is not None else sys.argv[:1])
+    app.setOrganizationName(ORGANIZATION)
+    app.setApplicationName(APPLICATION)
+    app.setStyle("Fusion")
+    style = RESOURCES / "style.qss"
+    if style.is_file():
+        app.setStyleSheet(style.read_text(encoding="utf-8"))
+    icon = RESOURCES / "icons" / "studio.svg"
+    if icon.is_file():
+        app.setWindowIcon(QIcon(str(icon)))
+    return app
+
+
+def studio_settings() -> QSettings:
+    """The user's settings (window layout, last workspace) in an INI file."""
+    return QSettings(QSettings.Format.IniFormat, QSettings.Scope.UserScope, ORGANIZATION, "studio")
+
+
+def install_excepthook(parent: QWidget | None) -> None:
+    """Show unexpected errors in a dialog instead of killing the studio.
+
+    Saved work is never at risk here: every step is on disk before the next input.
+    """
+
+    def hook(kind: type[BaseException], exc: BaseException, tb: TracebackType | None) -> None:
+        if issubclass(kind, KeyboardInterrupt):
+            sys.__excepthook__(kind, exc, tb)
+            return
+        details = "".join(traceback.format_exception(kind, exc, tb))
+        log.error("unexpected error\n%s", details)
+        if QApplication.instance() is not None:
+            show_problem(
+                parent,  # type: ignore[arg-type]
+                "Unexpected error",
+                f"{kind.__name__}: {exc}\n\nThe studio keeps running and recorded steps are "
+                "saved. Please report this with the details below.",
+                details,
+            )
+
+    sys.excepthook = hook
+
+
+@contextlib.contextmanager
+def virtual_phone() -> Iterator[DeviceConnection]:
+    """Run the virtual phone's adb server in this process for the studio's lifetime."""
+    from devices.virtual.testing import running_server
+
+    with running_server(realtime=True) as server:
+        # Child processes (and anything reading the environment) use the same server.
+        os.environ["ANDROID_ADB_SERVER_PORT"] = str(server.port)
+        yield DeviceConnection(port=server.port, label="virtual phone")
+
+
+def run_studio(*, workspace: Path | None = None, virtual_phone_enabled: bool = False) -> int:
+    from recorder_app.main_window import StudioMainWindow, initial_workspace_path
+
+    app = create_application()
+    settings = studio_settings()
+    with contextlib.ExitStack() as stack:
+        connection = (
+            stack.enter_context(virtual_phone()) if virtual_phone_enabled else DeviceConnection()
+        )
+        window = StudioMainWindow(settings, connection)
+        install_excepthook(window)
+        window.show()
+        window.open_workspace(initial_workspace_path(settings, workspace))
+        window.record_page.start()
+        return app.exec()

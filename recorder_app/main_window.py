@@ -1,0 +1,337 @@
+"""The studio's main window: a tab per job ("Record", "Demos"; later "Graphs", "Evaluate").
+
+Pages are added with ``add_page(key, title, widget)``; a page may offer ``set_workspace``
+(called whenever the workspace changes) and ``shutdown`` (called on close). Menus get
+their entries from the pages, so a new tab does not need to touch this module beyond one
+``add_page`` call.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, QTimer, Slot
+from PySide6.QtGui import QAction, QCloseEvent, QKeySequence
+from PySide6.QtWidgets import (
+    QFileDialog,
+    QLabel,
+    QMainWindow,
+    QMenu,
+    QMessageBox,
+    QTabWidget,
+    QWidget,
+)
+
+from graph_builder import io
+from graph_builder.errors import GraphBuilderError
+from graph_builder.model import DemoStatus
+from recorder_app.connection import DeviceConnection
+from recorder_app.demo_browser import DemoBrowser
+from recorder_app.dialogs import IncompleteDemosDialog, show_problem
+from recorder_app.errors import StudioError
+from recorder_app.record_page import RecordPage
+from recorder_app.workspace import Workspace, default_workspace_path, push_recent
+
+log = logging.getLogger(__name__)
+
+APP_TITLE = "ElderBench Studio"
+
+
+def initial_workspace_path(settings: QSettings, requested: Path | None) -> Path:
+    """The workspace to open: the one asked for, else the last used, else ~/ElderBench."""
+    if requested is not None:
+        return Path(requested)
+    last = settings.value("workspace/last")
+    if last and Path(str(last)).is_dir():
+        return Path(str(last))
+    return default_workspace_path()
+
+
+class StudioMainWindow(QMainWindow):
+    def __init__(
+        self,
+        settings: QSettings,
+        connection: DeviceConnection,
+        *,
+        poll_ms: int = 2000,
+    ) -> None:
+        super().__init__()
+        self.setObjectName("studioMainWindow")
+        self.settings = settings
+        self.connection = connection
+        self.workspace: Workspace | None = None
+        self.pages: dict[str, QWidget] = {}
+        self.last_problem: tuple[str, str] | None = None
+        self._incomplete_dialog: IncompleteDemosDialog | None = None
+
+        self.tabs = QTabWidget()
+        self.tabs.setObjectName("mainTabs")
+        self.tabs.setDocumentMode(True)
+        self.setCentralWidget(self.tabs)
+        self.record_page = RecordPage(connection, settings, poll_ms=poll_ms)
+        self.demo_browser = DemoBrowser()
+        self._build_status_bar()
+        self._build_menus()
+        self.add_page("record", "Record", self.record_page)
+        self.add_page("demos", "Demos", self.demo_browser)
+        self._connect()
+        self.resize(1280, 860)
+        self._restore_layout()
+
+    # -- pages
+
+    def add_page(self, key: str, title: str, widget: QWidget) -> int:
+        """Add a tab; Ctrl+<n> switches to it. Returns its index."""
+        if key in self.pages:
+            raise ValueError(f"a page named {key!r} already exists")
+        self.pages[key] = widget
+        index = self.tabs.addTab(widget, title)
+        action = QAction(title, self)
+        if index < 9:
+            action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
+        action.triggered.connect(lambda: self.tabs.setCurrentWidget(widget))
+        self.view_menu.addAction(action)
+        if self.workspace is not None and hasattr(widget, "set_workspace"):
+            widget.set_workspace(self.workspace)
+        return index
+
+    def show_page(self, key: str) -> None:
+        self.tabs.setCurrentWidget(self.pages[key])
+
+    # -- workspace
+
+    def open_workspace(self, path: str | Path) -> bool:
+        try:
+            workspace = Workspace.open(path)
+        except (StudioError, GraphBuilderError) as exc:
+            self.report_problem("Cannot open the workspace", str(exc))
+            return False
+        if self.record_page.recorder.recording:
+            self.report_problem(
+                "Recording in progress", "Stop the demonstration before switching workspaces."
+            )
+            return False
+        self.workspace = workspace
+        for page in self.pages.values():
+            if hasattr(page, "set_workspace"):
+                page.set_workspace(workspace)
+        recent = push_recent(self._recent(), workspace.root)
+        self.settings.setValue("workspace/last", str(workspace.root))
+        self.settings.setValue("workspace/recent", recent)
+        self._fill_recent_menu()
+        self._update_title()
+        self.workspace_label.setText(f"workspace: {workspace.root}")
+        problem = workspace.write_problem()
+        if problem:
+            self.report_problem(
+                "The workspace is read-only",
+                f"{problem}\n\nYou can browse it, but new demonstrations cannot be saved here.",
+            )
+        QTimer.singleShot(0, self.offer_incomplete_demos)
+        return True
+
+    @Slot()
+    def offer_incomplete_demos(self) -> None:
+        if self.workspace is None or self.record_page.recorder.recording:
+            return
+        demos = self.workspace.incomplete_demos()
+        if not demos:
+            return
+        dialog = IncompleteDemosDialog(demos, self)
+        dialog.resume_requested.connect(self._on_resume_requested)
+        dialog.discard_requested.connect(self._on_discard_requested)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        self._incomplete_dialog = dialog
+        dialog.finished.connect(lambda _: setattr(self, "_incomplete_dialog", None))
+        dialog.open()
+
+    # -- messages
+
+    def report_problem(self, title: str, message: str) -> None:
+        """Status bar + a non-blocking dialog, for problems that need attention."""
+        self.last_problem = (title, message)
+        log.warning("%s: %s", title, message)
+        self.statusBar().showMessage(f"{title}: {message.splitlines()[0]}", 15000)
+        show_problem(self, title, message)
+
+    # -- construction
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.workspace_label = QLabel()
+        self.workspace_label.setObjectName("workspaceLabel")
+        self.mirror_label = QLabel("mirror: off")
+        self.mirror_label.setObjectName("mirrorLabel")
+        self.state_label = QLabel("")
+        self.state_label.setObjectName("stateLabel")
+        for label in (self.state_label, self.mirror_label, self.workspace_label):
+            bar.addPermanentWidget(label)
+
+    def _build_menus(self) -> None:
+        file_menu = self.menuBar().addMenu("&File")
+        open_action = file_menu.addAction("Open workspace…")
+        open_action.setShortcut(QKeySequence.StandardKey.Open)
+        open_action.triggered.connect(self._on_open_workspace_triggered)
+        self.recent_menu = QMenu("Recent workspaces", self)
+        file_menu.addMenu(self.recent_menu)
+        file_menu.addSeparator()
+        incomplete = file_menu.addAction("Incomplete demonstrations…")
+        incomplete.triggered.connect(self._on_incomplete_triggered)
+        file_menu.addSeparator()
+        quit_action = file_menu.addAction("Quit")
+        quit_action.setShortcut(QKeySequence("Ctrl+Q"))
+        quit_action.triggered.connect(self.close)
+        record_menu = self.menuBar().addMenu("&Record")
+        for action in self.record_page.actions_in_menu:
+            if action is None:
+                record_menu.addSeparator()
+            else:
+                record_menu.addAction(action)
+        self.view_menu = self.menuBar().addMenu("&View")
+        help_menu = self.menuBar().addMenu("&Help")
+        help_menu.addAction("Recording how-to").triggered.connect(self._on_help_triggered)
+        self._fill_recent_menu()
+
+    def _connect(self) -> None:
+        page = self.record_page
+        page.message_posted.connect(self._on_message_posted)
+        page.problem_occurred.connect(self.report_problem)
+        page.mirror_status_changed.connect(self.mirror_label.setText)
+        page.recorder_state_changed.connect(self._on_recorder_state_changed)
+        page.demo_saved.connect(self._on_demo_saved)
+        page.recorder.demo_started.connect(
+            lambda folder, _: self.demo_browser.set_recording_folder(folder)
+        )
+        page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
+        self.demo_browser.resume_requested.connect(self._on_resume_requested)
+        self.demo_browser.problem_occurred.connect(
+            lambda text: self.report_problem("Demonstration", text)
+        )
+
+    # -- layout persistence
+
+    def _restore_layout(self) -> None:
+        geometry = self.settings.value("window/geometry")
+        if geometry is not None:
+            self.restoreGeometry(geometry)
+        state = self.settings.value("window/state")
+        if state is not None:
+            self.restoreState(state)
+        for key, splitter in (
+            ("record/splitter", self.record_page.splitter),
+            ("demos/splitter", self.demo_browser.splitter),
+        ):
+            value = self.settings.value(key)
+            if value is not None:
+                splitter.restoreState(value)
+        tab = self.settings.value("window/tab")
+        if tab in self.pages:
+            self.show_page(str(tab))
+
+    def save_layout(self) -> None:
+        self.settings.setValue("window/geometry", self.saveGeometry())
+        self.settings.setValue("window/state", self.saveState())
+        self.settings.setValue("record/splitter", self.record_page.splitter.saveState())
+        self.settings.setValue("demos/splitter", self.demo_browser.splitter.saveState())
+        current = next((k for k, w in self.pages.items() if w is self.tabs.currentWidget()), None)
+        if current:
+            self.settings.setValue("window/tab", current)
+        self.settings.sync()
+
+    def closeEvent(self, event: QCloseEvent) -> None:
+        recorder = self.record_page.recorder
+        if recorder.recording:
+            answer = QMessageBox.question(
+                self,
+                "Recording in progress",
+                "A demonstration is being recorded. Quit anyway? Its steps are saved and it "
+                "is kept as incomplete, so you can resume it next time.",
+            )
+            if answer != QMessageBox.StandardButton.Yes:
+                event.ignore()
+                return
+        self.save_layout()
+        for page in self.pages.values():
+            if hasattr(page, "shutdown"):
+                page.shutdown()
+        event.accept()
+
+    # -- helpers
+
+    def _recent(self) -> list[str]:
+        value = self.settings.value("workspace/recent") or []
+        return [str(v) for v in (value if isinstance(value, list) else [value])]
+
+    def _fill_recent_menu(self) -> None:
+        self.recent_menu.clear()
+        for path in self._recent():
+            action = self.recent_menu.addAction(path)
+            action.triggered.connect(lambda _=False, p=path: self.open_workspace(p))
+        self.recent_menu.setEnabled(not self.recent_menu.isEmpty())
+
+    def _update_title(self) -> None:
+        parts = [APP_TITLE]
+        if self.workspace is not None:
+            parts.append(self.workspace.root.name)
+        if self.connection.label:
+            parts.append(self.connection.label)
+        self.setWindowTitle(" — ".join(parts))
+
+    # -- slots
+
+    @Slot(str, int)
+    def _on_message_posted(self, text: str, timeout_ms: int) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
+
+    @Slot(str)
+    def _on_recorder_state_changed(self, state: str) -> None:
+        self.state_label.setText(f"recorder: {state}")
+
+    @Slot(str)
+    def _on_demo_saved(self, folder: str) -> None:
+        self.demo_browser.refresh()
+
+    @Slot(str)
+    def _on_resume_requested(self, folder: str) -> None:
+        self.show_page("record")
+        self.record_page.resume_demo(folder)
+
+    @Slot(str)
+    def _on_discard_requested(self, folder: str) -> None:
+        try:
+            io.set_demo_status(Path(folder), DemoStatus.DISCARDED)
+        except (GraphBuilderError, OSError) as exc:
+            self.report_problem("Cannot discard the demonstration", str(exc))
+            return
+        self.demo_browser.refresh()
+
+    @Slot()
+    def _on_open_workspace_triggered(self) -> None:
+        start = str(self.workspace.root) if self.workspace else str(Path.home())
+        path = QFileDialog.getExistingDirectory(self, "Open or create a workspace", start)
+        if path:
+            self.open_workspace(path)
+
+    @Slot()
+    def _on_incomplete_triggered(self) -> None:
+        if self.workspace is not None and not self.workspace.incomplete_demos():
+            self.statusBar().showMessage("No incomplete demonstrations in this workspace.", 5000)
+            return
+        self.offer_incomplete_demos()
+
+    @Slot()
+    def _on_help_triggered(self) -> None:
+        QMessageBox.information(
+            self,
+            "Recording how-to",
+            "1. Pick the phone in the bar at the top (the virtual phone connects by itself).\n"
+            "2. Choose or write the task on the right, then Start demo (Ctrl+R).\n"
+            "3. Do the task on the mirror: click = tap, hold ½ s = long press, "
+            "drag = swipe. Type text in the box and press Enter. Back: Alt+Left or Esc "
+            "on the mirror; Home: Ctrl+H; Wait: Alt+W.\n"
+            "4. Wait for 'Ready for input' before each action: input while the screen is "
+            "being captured is refused, so every step pairs the action with the screen "
+            "you saw.\n"
+            "5. End with Task complete (Ctrl+Return). Every step is saved as you go.",
+        )

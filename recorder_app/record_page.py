@@ -1,0 +1,536 @@
+"""The Record tab: device bar, live mirror, task panel and recording controls.
+
+The page wires three parts that know nothing of each other: the ``DeviceBar`` (which
+phone), the ``MirrorFeed``/``MirrorView`` (what it shows, and gestures on it) and the
+``RecorderController`` (the recording protocol in its worker thread). Every input --
+mouse gesture, text box, button, shortcut -- goes through ``RecorderController.submit``,
+which refuses it unless a settled observation is pending.
+"""
+
+from __future__ import annotations
+
+import logging
+from pathlib import Path
+
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtGui import QAction, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QGridLayout,
+    QGroupBox,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QPushButton,
+    QScrollArea,
+    QSizePolicy,
+    QSplitter,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from graph_builder.model import Action
+from recorder_app.connection import DeviceConnection
+from recorder_app.device_bar import DeviceBar
+from recorder_app.mirror_view import MirrorFeed, MirrorView
+from recorder_app.recorder import IDLE, RecorderController, ResumeRequest, StartRequest
+from recorder_app.session import ScreenCapture, SessionState
+from recorder_app.task_panel import TaskPanel
+from recorder_app.workspace import Workspace
+
+log = logging.getLogger(__name__)
+
+BUSY_MESSAGES = {
+    SessionState.PREPARING.value: "Preparing the app…",
+    SessionState.CAPTURING.value: "Capturing the screen…\nwait before the next input",
+    SessionState.PERFORMING.value: "Performing…",
+    SessionState.INTERRUPTED.value: "Recording interrupted\nRetry capture (F5) or Stop",
+}
+STATE_TEXT = {
+    IDLE: "Not recording",
+    SessionState.PREPARING.value: "Preparing…",
+    SessionState.CAPTURING.value: "Capturing…",
+    SessionState.READY.value: "Ready for input",
+    SessionState.PERFORMING.value: "Performing…",
+    SessionState.FINISHED.value: "Demo saved",
+    SessionState.INTERRUPTED.value: "Interrupted",
+}
+
+
+def _with_shortcut(text: str, action: QAction) -> str:
+    keys = ", ".join(s.toString(QKeySequence.SequenceFormat.NativeText) for s in action.shortcuts())
+    return f"{text} ({keys})" if keys else text
+
+
+class RecordPage(QWidget):
+    """Signals carry serials and demo folders; the window shows messages and dialogs."""
+
+    message_posted = Signal(str, int)  # text, timeout in ms (0: until replaced)
+    problem_occurred = Signal(str, str)  # title, message: needs the user's attention
+    mirror_status_changed = Signal(str)
+    recorder_state_changed = Signal(str)
+    demo_saved = Signal(str)  # demo folder whose steps changed
+
+    def __init__(
+        self,
+        connection: DeviceConnection,
+        settings: QSettings,
+        parent: QWidget | None = None,
+        *,
+        poll_ms: int = 2000,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("recordPage")
+        self._connection = connection
+        self._settings = settings
+        self._workspace: Workspace | None = None
+        self._serial: str | None = None
+        self._mirror_live = False
+
+        self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
+        self.mirror = MirrorView()
+        self.feed = MirrorFeed(self.mirror, self)
+        self.recorder = RecorderController(
+            connection.open_device, settle_timeout=connection.settle_timeout, parent=self
+        )
+        self.task_panel = TaskPanel()
+        self.task_panel.annotator_edit.setText(str(settings.value("task/annotator", "")))
+        self._build_actions()
+        self._build_layout()
+        self._connect()
+        self._on_recorder_state_changed(IDLE)
+
+    # -- construction
+
+    def _build_actions(self) -> None:
+        def make(text: str, keys: list[str], slot: object, tip: str) -> QAction:
+            action = QAction(text, self)
+            action.setShortcuts([QKeySequence(k) for k in keys])
+            action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+            action.setToolTip(_with_shortcut(tip, action))
+            action.setStatusTip(tip)
+            action.triggered.connect(slot)
+            return action
+
+        self.start_action = make(
+            "Start demo",
+            ["Ctrl+R"],
+            self._on_start_triggered,
+            "Start a new demonstration of the task",
+        )
+        self.back_action = make(
+            "Back", ["Alt+Left"], self._on_back_triggered, "Press the phone's Back button"
+        )
+        self.home_action = make(
+            "Home", ["Ctrl+H", "Alt+Home"], self._on_home_triggered, "Press the phone's Home button"
+        )
+        self.wait_action = make(
+            "Wait",
+            ["Alt+W"],
+            self._on_wait_triggered,
+            "Record a pause of one second (for loading screens)",
+        )
+        self.type_action = make(
+            "Type text",
+            ["Ctrl+T"],
+            self._on_type_focus_triggered,
+            "Type into the focused field on the phone (Enter sends)",
+        )
+        self.complete_action = make(
+            "Task complete",
+            ["Ctrl+Return", "Ctrl+Enter"],
+            self._on_complete_triggered,
+            "End the demonstration here with a 'done' step",
+        )
+        self.retry_action = make(
+            "Retry capture",
+            ["F5"],
+            self._on_retry_triggered,
+            "Capture the screen again after a problem",
+        )
+        self.stop_action = make(
+            "Stop demo",
+            ["Ctrl+."],
+            self._on_stop_triggered,
+            "Stop recording; the demonstration stays incomplete and can be resumed",
+        )
+        self.actions_in_menu = [
+            self.start_action,
+            None,
+            self.back_action,
+            self.home_action,
+            self.wait_action,
+            self.type_action,
+            self.complete_action,
+            None,
+            self.retry_action,
+            self.stop_action,
+        ]
+        for action in self.actions_in_menu:
+            if action is not None:
+                self.addAction(action)
+        # Esc is Back only while the mirror has focus, so it never cancels by surprise.
+        esc = QShortcut(QKeySequence("Esc"), self.mirror)
+        esc.setContext(Qt.ShortcutContext.WidgetShortcut)
+        esc.activated.connect(self._on_back_triggered)
+        self.mirror.setFocusPolicy(Qt.FocusPolicy.ClickFocus)
+        self.mirror.setToolTip("Click: tap · hold ½ s: long press · drag: swipe · Esc: back")
+
+    def _tool_button(self, action: QAction) -> QToolButton:
+        button = QToolButton()
+        button.setDefaultAction(action)
+        button.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        button.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Fixed)
+        return button
+
+    def _build_layout(self) -> None:
+        self.text_edit = QLineEdit()
+        self.text_edit.setObjectName("typeText")
+        self.text_edit.setPlaceholderText("Text to type on the phone, then Enter")
+        self.text_edit.setToolTip(
+            _with_shortcut("Text to type on the phone; Enter sends it", self.type_action)
+        )
+        self.reset_check = QCheckBox("Reset the app before each demo")
+        self.reset_check.setToolTip(
+            "Force-stop the app (and clear its data if the task says so), then launch it, "
+            "so every demonstration starts from the same state"
+        )
+        self.reset_check.setChecked(str(self._settings.value("record/reset_app", "true")) == "true")
+        self.start_button = QPushButton(self.start_action.text())
+        self.start_button.setObjectName("startButton")
+        self.start_button.setToolTip(self.start_action.toolTip())
+        self.start_button.clicked.connect(self.start_action.trigger)
+        self.steps_list = QListWidget()
+        self.steps_list.setObjectName("stepsList")
+        self.state_label = QLabel()
+        self.state_label.setObjectName("recorderState")
+
+        controls = QGroupBox("Recording")
+        grid = QGridLayout(controls)
+        grid.addWidget(self.reset_check, 0, 0, 1, 3)
+        grid.addWidget(self.start_button, 1, 0, 1, 3)
+        grid.addWidget(self.state_label, 2, 0, 1, 3)
+        grid.addWidget(self._tool_button(self.back_action), 3, 0)
+        grid.addWidget(self._tool_button(self.home_action), 3, 1)
+        grid.addWidget(self._tool_button(self.wait_action), 3, 2)
+        grid.addWidget(self.text_edit, 4, 0, 1, 3)
+        self.complete_button = self._tool_button(self.complete_action)
+        self.complete_button.setObjectName("completeButton")
+        grid.addWidget(self.complete_button, 5, 0, 1, 3)
+        grid.addWidget(self._tool_button(self.retry_action), 6, 0, 1, 2)
+        grid.addWidget(self._tool_button(self.stop_action), 6, 2)
+
+        task_box = QGroupBox("Task")
+        QVBoxLayout(task_box).addWidget(self.task_panel)
+        steps_box = QGroupBox("Steps of this demo")
+        QVBoxLayout(steps_box).addWidget(self.steps_list)
+
+        side = QWidget()
+        side.setObjectName("recordSide")
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(controls)
+        side_layout.addWidget(task_box)
+        side_layout.addWidget(steps_box, 1)
+        scroll = QScrollArea()
+        scroll.setWidget(side)
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setMinimumWidth(360)
+
+        self.splitter = QSplitter()
+        self.splitter.setObjectName("recordSplitter")
+        self.splitter.addWidget(self.mirror)
+        self.splitter.addWidget(scroll)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setSizes([640, 380])
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.device_bar)
+        layout.addWidget(self.splitter, 1)
+
+    def _connect(self) -> None:
+        bar, rec = self.device_bar, self.recorder
+        bar.device_connected.connect(self._on_device_connected)
+        bar.device_disconnected.connect(self._on_device_disconnected)
+        bar.device_lost.connect(self._on_device_lost)
+        bar.status_changed.connect(lambda text: self.message_posted.emit(text, 0))
+        self.feed.started.connect(self._on_mirror_started)
+        self.feed.stats_updated.connect(self._on_mirror_stats_updated)
+        self.feed.failed.connect(self._on_mirror_failed)
+        self.mirror.gesture_made.connect(self.submit)
+        self.text_edit.returnPressed.connect(self._on_text_entered)
+        rec.state_changed.connect(self._on_recorder_state_changed)
+        rec.demo_started.connect(self._on_demo_started)
+        rec.screen_captured.connect(self._on_screen_captured)
+        rec.step_saved.connect(self._on_step_saved)
+        rec.action_failed.connect(self._on_action_failed)
+        rec.demo_finished.connect(self._on_demo_finished)
+        rec.demo_interrupted.connect(self._on_demo_interrupted)
+        rec.demo_closed.connect(self._on_demo_closed)
+        rec.input_refused.connect(self._on_input_refused)
+        self.task_panel.problem_occurred.connect(
+            lambda text: self.problem_occurred.emit("Task", text)
+        )
+        self.task_panel.annotator_edit.editingFinished.connect(
+            lambda: self._settings.setValue("task/annotator", self.task_panel.annotator)
+        )
+        self.reset_check.toggled.connect(
+            lambda on: self._settings.setValue("record/reset_app", "true" if on else "false")
+        )
+
+    # -- public API
+
+    def set_workspace(self, workspace: Workspace) -> None:
+        self._workspace = workspace
+        self.task_panel.set_workspace(workspace)
+
+    def start(self) -> None:
+        """Begin watching for phones."""
+        self.device_bar.start()
+
+    def shutdown(self) -> None:
+        self.device_bar.stop()
+        self.feed.stop_now()
+        self.recorder.shutdown()
+
+    @property
+    def serial(self) -> str | None:
+        return self._serial
+
+    @Slot(object)
+    def submit(self, action: Action) -> bool:
+        """Hand an input to the recorder (which refuses it unless ready)."""
+        accepted = self.recorder.submit(action)
+        if accepted:
+            self.mirror.set_hierarchy(None)
+            self.message_posted.emit(f"Recording: {action.describe()}", 3000)
+        return accepted
+
+    def start_demo(self) -> bool:
+        if self._workspace is None:
+            return False
+        if self._serial is None:
+            self.problem_occurred.emit(
+                "No phone",
+                "Connect a phone in the bar at the top first (or start the "
+                "studio with --virtual-phone).",
+            )
+            return False
+        problem = self._workspace.write_problem()
+        if problem:
+            self.problem_occurred.emit("The workspace is not writable", problem)
+            return False
+        task = self.task_panel.commit()
+        if task is None:
+            return False
+        reset = task.reset if self.reset_check.isChecked() else None
+        if self.reset_check.isChecked() and reset is None:
+            self.message_posted.emit(
+                "The task has no app package, so the app is not reset before this demo.", 8000
+            )
+        self.steps_list.clear()
+        return self.recorder.start_demo(
+            StartRequest(
+                serial=self._serial,
+                demos_root=self._workspace.demos_dir,
+                task=task,
+                annotator=self.task_panel.annotator,
+                reset=reset,
+            )
+        )
+
+    def resume_demo(self, folder: str) -> bool:
+        if self._serial is None:
+            self.problem_occurred.emit(
+                "No phone",
+                "Connect the phone first; the demonstration continues from the "
+                "screen it shows now.",
+            )
+            return False
+        self.steps_list.clear()
+        return self.recorder.resume_demo(ResumeRequest(self._serial, Path(folder)))
+
+    # -- device and mirror
+
+    @Slot(str)
+    def _on_device_connected(self, serial: str) -> None:
+        self._serial = serial
+        self._mirror_live = False
+        self.mirror.clear("Starting the mirror…")
+        self.mirror_status_changed.emit("mirror: starting…")
+        self.feed.start(lambda: self._connection.open_frame_source(serial))
+
+    @Slot(str)
+    def _on_device_disconnected(self, serial: str) -> None:
+        if serial != self._serial:
+            return
+        self._serial = None
+        self._mirror_live = False
+        self.feed.stop()
+        self.mirror.clear("No phone connected")
+        self.mirror_status_changed.emit("mirror: off")
+
+    @Slot(str)
+    def _on_device_lost(self, serial: str) -> None:
+        if self.recorder.recording:
+            saved = self.steps_list.count()
+            self.recorder.stop()
+            self.problem_occurred.emit(
+                "The phone disconnected",
+                f"The phone {serial} disconnected during the demonstration. The {saved} "
+                "steps recorded so far are saved, and the demonstration is kept as "
+                "incomplete. Reconnect the phone, then resume it from the Demos tab.",
+            )
+
+    @Slot(str, str)
+    def _on_mirror_started(self, name: str, fallback_reason: str) -> None:
+        self._mirror_live = True
+        text = f"mirror: {name}"
+        if fallback_reason:
+            text += f" (scrcpy unavailable: {fallback_reason})"
+            self.message_posted.emit(
+                f"The mirror uses screenshots because scrcpy could not start: {fallback_reason}",
+                0,
+            )
+        self.mirror_status_changed.emit(text)
+
+    @Slot(str, float, float)
+    def _on_mirror_stats_updated(self, name: str, fps: float, latency_ms: float) -> None:
+        self.mirror_status_changed.emit(f"mirror: {name} · {fps:.1f} fps · {latency_ms:.0f} ms")
+
+    @Slot(str)
+    def _on_mirror_failed(self, message: str) -> None:
+        self._mirror_live = False
+        self.mirror_status_changed.emit("mirror: failed")
+        self.message_posted.emit(f"{message} Recording still works on captured screenshots.", 0)
+        screen = self.recorder.screen
+        if screen is not None:
+            self.mirror.show_still(screen.screenshot_png, screen.screen)
+        else:
+            self.mirror.clear(message)
+
+    # -- recorder
+
+    @Slot(str)
+    def _on_recorder_state_changed(self, state: str) -> None:
+        self.mirror.set_busy(BUSY_MESSAGES.get(state))
+        if state != SessionState.READY.value:
+            self.mirror.set_hierarchy(None)
+        self.state_label.setText(STATE_TEXT.get(state, state))
+        self.state_label.setProperty("state", state)
+        self.state_label.style().polish(self.state_label)
+        ready = state == SessionState.READY.value
+        recording = self.recorder.recording or state not in (IDLE, SessionState.FINISHED.value)
+        for action in (self.back_action, self.home_action, self.wait_action, self.complete_action):
+            action.setEnabled(ready)
+        self.text_edit.setEnabled(recording)  # text may be prepared while capturing
+        self.type_action.setEnabled(recording)
+        self.retry_action.setEnabled(state == SessionState.INTERRUPTED.value)
+        self.stop_action.setEnabled(recording)
+        self.start_action.setEnabled(not recording)
+        self.start_button.setEnabled(not recording)
+        self.task_panel.setEnabled(not recording)
+        self.recorder_state_changed.emit(state)
+
+    @Slot(str, int)
+    def _on_demo_started(self, folder: str, saved_steps: int) -> None:
+        self.demo_saved.emit(folder)
+        if saved_steps:
+            self.message_posted.emit(f"Resuming {Path(folder).name} after step {saved_steps}", 5000)
+        else:
+            self.message_posted.emit(
+                f"Recording {Path(folder).parent.name}/{Path(folder).name}", 5000
+            )
+
+    @Slot(object)
+    def _on_screen_captured(self, screen: ScreenCapture) -> None:
+        if not self._mirror_live:
+            self.mirror.show_still(screen.screenshot_png, screen.screen)
+        self.mirror.set_hierarchy(screen.hierarchy)
+        notes = []
+        if not screen.settled:
+            notes.append("the screen was still changing; captured anyway")
+        if screen.hierarchy_problem:
+            notes.append(f"no usable hierarchy ({screen.hierarchy_problem})")
+        extra = f" — {'; '.join(notes)}" if notes else ""
+        self.message_posted.emit(
+            f"Step {screen.step_index + 1}: ready ({screen.capture_ms:.0f} ms capture){extra}",
+            0 if notes else 4000,
+        )
+
+    @Slot(str, int, str)
+    def _on_step_saved(self, folder: str, index: int, description: str) -> None:
+        while self.steps_list.count() > index:
+            self.steps_list.takeItem(self.steps_list.count() - 1)
+        self.steps_list.addItem(f"{index + 1}. {description}")
+        self.steps_list.scrollToBottom()
+        self.demo_saved.emit(folder)
+
+    @Slot(str)
+    def _on_action_failed(self, message: str) -> None:
+        self.problem_occurred.emit("The action was not recorded", message)
+
+    @Slot(str)
+    def _on_demo_finished(self, folder: str) -> None:
+        self.message_posted.emit(
+            f"Demonstration saved: {folder} ({self.steps_list.count()} steps)", 0
+        )
+        self.demo_saved.emit(folder)
+
+    @Slot(str, str)
+    def _on_demo_interrupted(self, title: str, message: str) -> None:
+        self.problem_occurred.emit(title, message)
+
+    @Slot(str)
+    def _on_demo_closed(self, folder: str) -> None:
+        self.demo_saved.emit(folder)
+        if self.recorder.state == IDLE:
+            self.message_posted.emit(
+                f"Stopped; {Path(folder).name} is kept as incomplete and can be resumed.", 0
+            )
+
+    @Slot(str)
+    def _on_input_refused(self, message: str) -> None:
+        self.message_posted.emit(message, 5000)
+
+    # -- actions
+
+    @Slot()
+    def _on_start_triggered(self) -> None:
+        self.start_demo()
+
+    @Slot()
+    def _on_back_triggered(self) -> None:
+        self.submit(Action.back())
+
+    @Slot()
+    def _on_home_triggered(self) -> None:
+        self.submit(Action.home())
+
+    @Slot()
+    def _on_wait_triggered(self) -> None:
+        self.submit(Action.wait(1000))
+
+    @Slot()
+    def _on_type_focus_triggered(self) -> None:
+        self.text_edit.setFocus()
+        self.text_edit.selectAll()
+
+    @Slot()
+    def _on_text_entered(self) -> None:
+        text = self.text_edit.text()
+        if text and self.submit(Action.type_text(text)):
+            self.text_edit.clear()
+
+    @Slot()
+    def _on_complete_triggered(self) -> None:
+        self.recorder.complete()
+
+    @Slot()
+    def _on_retry_triggered(self) -> None:
+        self.recorder.retry()
+
+    @Slot()
+    def _on_stop_triggered(self) -> None:
+        self.recorder.stop()
