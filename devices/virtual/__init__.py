@@ -1,0 +1,1 @@
+"""The simulated Android phone behind the virtual ADB server."""

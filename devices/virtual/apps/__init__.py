@@ -1,0 +1,1 @@
+"""Simulated apps of the virtual phone."""
