@@ -30,7 +30,7 @@ from PIL import Image
 
 from graph_builder.errors import FormatError
 from graph_builder.hierarchy import Hierarchy, UIElement, load_hierarchy
-from graph_builder.io import read_png
+from graph_builder.io import PNG_MAGIC, read_png
 from graph_builder.model import MemberRef, Observation
 from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
 from graph_builder.settings import SimilaritySettings, load_settings
@@ -160,9 +160,19 @@ class ScreenState:
             ) from exc
 
     def check_screenshot(self) -> None:
-        """Raise FormatError when the screenshot is missing or not a PNG (cheap: no decode)."""
-        if self._image is None:
-            self.png_bytes()
+        """Raise FormatError when the screenshot file is missing or not a PNG (no decode)."""
+        if self._image is not None or self._png is not None or self.folder is None:
+            return
+        path = self._path(self.observation.screenshot)
+        try:
+            with path.open("rb") as fh:
+                head = fh.read(len(PNG_MAGIC))
+        except FileNotFoundError:
+            raise FormatError("screenshot not found", source=path) from None
+        except OSError as exc:
+            raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
+        if head != PNG_MAGIC:
+            raise FormatError("not a PNG file (bad signature)", source=path)
 
     def features(self, settings: SimilaritySettings) -> Features:
         """The comparison features; raises FormatError when a needed file is bad."""

@@ -1,0 +1,219 @@
+"""Screen similarity: masked perceptual hash, hierarchy components, and the explained verdict."""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageDraw
+
+from graph_builder.errors import FormatError
+from graph_builder.hierarchy import load_hierarchy, parse_hierarchy
+from graph_builder.model import Observation
+from graph_builder.phash import compute_phash, hash_bits, masked_bands
+from graph_builder.similarity import (
+    ScreenState,
+    SimilaritySettings,
+    compare,
+    content_signature,
+    load_settings,
+)
+from tests.graph_builder.gb_synthetic import Screen, render, state
+from tests.shared_fixtures import require_llamatouch_trace
+
+S = SimilaritySettings()
+HOME = Screen("Home", ("Settings", "Contacts", "Clock"))
+SETTINGS = Screen("Settings", ("Display", "Sound", "Battery"))
+DISPLAY = Screen("Display", ("Brightness", "Dark theme", "Font size"))
+
+
+def test_same_screen_with_another_clock_is_the_same() -> None:
+    verdict = compare(state(HOME), state(HOME.with_clock("23:59")), settings=S)
+    assert verdict.same
+    assert verdict.visual == 1.0  # the status bar is masked out of the hash
+    assert verdict.content == 1.0  # and its clock is left out of the texts
+
+
+def test_other_screen_is_different_and_the_reason_names_the_component() -> None:
+    verdict = compare(state(HOME), state(SETTINGS), settings=S)
+    assert not verdict.same
+    assert "content" in verdict.reason
+    assert verdict.structure == 1.0  # same layout, other texts: content decides
+    text = verdict.describe()
+    assert text.startswith("DIFFERENT") and "visual" in text and "structure" in text
+
+
+def test_dialog_over_a_screen_is_a_different_state() -> None:
+    dialog = Screen(DISPLAY.name, DISPLAY.rows, dialog="Turn on dark theme?")
+    verdict = compare(state(DISPLAY), state(dialog), settings=S)
+    assert not verdict.same
+
+
+def test_changing_counter_text_is_down_weighted() -> None:
+    a = Screen("Inbox", ("Alice", "Bob"), extra={"counter": "3 unread"})
+    b = Screen("Inbox", ("Alice", "Bob"), extra={"counter": "4 unread"})
+    verdict = compare(state(a), state(b), settings=S)
+    assert verdict.same
+    strict = dataclasses.replace(S, volatile_text_weight=1.0)
+    assert compare(state(a), state(b), settings=strict).content < verdict.content  # type: ignore[operator]
+
+
+def test_volatile_texts_weigh_less() -> None:
+    image, xml = render(Screen("Clock", extra={"time": "10:42", "desc": "x" * 60}))
+    weights = content_signature(parse_hierarchy(xml), S)
+    assert weights["clock"] == 1.0
+    assert weights["10:42"] == S.volatile_text_weight
+    assert weights["x" * 60] == S.volatile_text_weight
+
+
+def test_different_activities_are_different_even_when_identical() -> None:
+    a = Screen("Home", HOME.rows, activity="com.example.app/.A")
+    b = Screen("Home", HOME.rows, activity="com.example.app/.B")
+    verdict = compare(state(a), state(b), settings=S)
+    assert not verdict.same and verdict.activity == "different"
+    loose = dataclasses.replace(S, activity_must_match=False)
+    assert compare(state(a), state(b), settings=loose).same
+
+
+def test_without_hierarchy_the_visual_threshold_decides() -> None:
+    a = Screen("Home", HOME.rows, with_hierarchy=False)
+    verdict = compare(state(a), state(a.with_clock("01:00")), settings=S)
+    assert verdict.same and verdict.structure is None and "no hierarchy" in verdict.reason
+    other = Screen("Settings", SETTINGS.rows, with_hierarchy=False)
+    assert not compare(state(a), state(other), settings=S).same
+
+
+def _image_with_top(color: tuple[int, int, int], body: tuple[int, int, int]) -> Image.Image:
+    image = Image.new("RGB", (200, 400), body)
+    ImageDraw.Draw(image).rectangle((0, 0, 200, 10), fill=color)
+    ImageDraw.Draw(image).rectangle((20, 100, 120, 200), fill=(0, 0, 0))
+    return image
+
+
+def test_phash_ignores_the_status_bar_band_but_sees_the_content() -> None:
+    a = compute_phash(_image_with_top((255, 0, 0), (200, 200, 200)))
+    b = compute_phash(_image_with_top((0, 0, 255), (200, 200, 200)))
+    assert a == b
+    c = Image.new("RGB", (200, 400), (200, 200, 200))
+    ImageDraw.Draw(c).rectangle((80, 250, 180, 380), fill=(0, 0, 0))
+    assert compute_phash(c) != a
+    assert a.startswith("phash16:") and hash_bits(a, S) is not None
+    assert hash_bits(a, dataclasses.replace(S, hash_size=8)) is None  # other settings
+
+
+def test_phash_takes_the_status_bar_from_the_hierarchy_when_present() -> None:
+    image, xml = render(HOME)
+    hierarchy = parse_hierarchy(xml)
+    top, bottom = masked_bands(270, 600, hierarchy, S)
+    assert top == 18  # the status_bar element's bottom, not the 3.5% band (21)
+    assert bottom == round(600 * (1 - S.nav_bar_band))
+    assert masked_bands(270, 600, None, S)[0] == round(600 * S.status_bar_band)
+    assert compute_phash(image, hierarchy) == compute_phash(_png(image), hierarchy)
+
+
+def test_volatile_regions_are_masked() -> None:
+    def screen(counter: str) -> Image.Image:
+        image = _image_with_top((0, 0, 0), (230, 230, 230))
+        ImageDraw.Draw(image).rectangle(
+            (100, 300, 190, 390), fill=(0, 0, 0) if counter else "white"
+        )
+        return image
+
+    masked = dataclasses.replace(S, volatile_regions=((450, 700, 1000, 1000),))
+    assert compute_phash(screen("x"), settings=masked) == compute_phash(screen(""), settings=masked)
+    assert compute_phash(screen("x"), settings=S) != compute_phash(screen(""), settings=S)
+
+
+def test_corrupt_png_bytes_are_a_format_error() -> None:
+    with pytest.raises(FormatError, match="cannot decode"):
+        compute_phash(b"\x89PNG\r\n\x1a\nbroken")
+
+
+def _png(image: Image.Image) -> bytes:
+    import io
+
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG")
+    return buffer.getvalue()
+
+
+def test_stored_hash_is_reused_without_reading_the_screenshot(tmp_path: Path) -> None:
+    image, _ = render(HOME)
+    stored = compute_phash(image)
+    obs = Observation(screenshot="missing.png", screen=(270, 600), phash=stored)
+    features = ScreenState.from_observation(obs, tmp_path).features(S)  # no file exists
+    assert features.hash == hash_bits(stored, S)
+
+
+def test_hash_made_with_other_settings_is_recomputed(tmp_path: Path) -> None:
+    image, _ = render(HOME)
+    (tmp_path / "s.png").write_bytes(_png(image))
+    old = compute_phash(image, settings=dataclasses.replace(S, hash_size=8))
+    obs = Observation(screenshot="s.png", screen=(270, 600), phash=old)
+    features = ScreenState.from_observation(obs, tmp_path).features(S)
+    assert features.hash == hash_bits(compute_phash(image), S)
+
+
+def test_missing_screenshot_without_hash_is_a_format_error(tmp_path: Path) -> None:
+    obs = Observation(screenshot="nope.png", screen=(270, 600))
+    with pytest.raises(FormatError, match="not found"):
+        ScreenState.from_observation(obs, tmp_path).features(S)
+
+
+def test_settings_round_trip_and_load(tmp_path: Path) -> None:
+    custom = dataclasses.replace(S, same_threshold=0.9, volatile_regions=((0, 0, 100, 50),))
+    assert SimilaritySettings.from_json(json.loads(json.dumps(custom.to_json()))) == custom
+    path = tmp_path / "settings.json"
+    path.write_text('{"same_threshold": 0.95, "hash_size": 8}')
+    loaded = load_settings(path)
+    assert loaded.same_threshold == 0.95 and loaded.hash_size == 8
+    assert loaded.visual_floor == S.visual_floor  # missing fields keep defaults
+
+
+@pytest.mark.parametrize(
+    ("data", "match"),
+    [
+        ({"same_treshold": 0.9}, "unknown settings: same_treshold"),
+        ({"same_threshold": "high"}, "wrong type"),
+        ({"same_threshold": 1.5}, "between 0 and 1"),
+        ({"hash_method": "md5"}, "unknown"),
+        ({"hash_size": 8.5}, "wrong type"),
+        ([], "JSON object"),
+    ],
+)
+def test_bad_settings_are_reported(data: object, match: str) -> None:
+    with pytest.raises(FormatError, match=match):
+        SimilaritySettings.from_json(data)
+
+
+def _fixture_states(folder: Path) -> list[ScreenState]:
+    states = []
+    for i in range(5):
+        activity = (folder / f"{i}.activity").read_text().strip() or None
+        obs = Observation(
+            screenshot=f"{i}.png", hierarchy=f"{i}.xml", activity=activity, screen=(1080, 2400)
+        )
+        states.append(ScreenState.from_observation(obs, folder))
+    return states
+
+
+def test_real_screens_are_all_different() -> None:
+    folder = require_llamatouch_trace()
+    states = _fixture_states(folder)
+    for settings in (S, dataclasses.replace(S, activity_must_match=False)):
+        for i in range(5):
+            for j in range(i + 1, 5):
+                verdict = compare(states[i], states[j], settings=settings)
+                assert not verdict.same, (i, j, verdict.describe())
+        assert compare(states[2], states[2], settings=settings).same
+
+
+def test_real_screen_same_as_itself_after_a_clock_tick() -> None:
+    folder = require_llamatouch_trace()
+    image = Image.open(folder / "2.png").convert("RGB")
+    ticked = image.copy()
+    ImageDraw.Draw(ticked).rectangle((0, 0, 200, 70), fill=(0, 0, 0))  # the clock area
+    hierarchy = load_hierarchy(folder / "2.xml")
+    assert compute_phash(image, hierarchy) == compute_phash(ticked, hierarchy)
