@@ -1,0 +1,233 @@
+"""A small client for OpenAI-compatible chat-completions endpoints (standard library only).
+
+Used by the VLM agents and the VLM judge. The API key is read from an environment variable
+whose *name* is configured, at request time; it is never stored on the client's config,
+never put into error messages, and never written anywhere.
+
+>>> client = ChatClient(EndpointConfig("http://127.0.0.1:8000/v1", "m"))  # doctest: +SKIP
+>>> client.complete([{"role": "user", "content": "hi"}]).text  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import base64
+import contextlib
+import io
+import json
+import os
+import time
+import urllib.error
+import urllib.request
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from evaluator.errors import ConfigError, EndpointError
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+_RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+
+
+@dataclass(frozen=True, slots=True)
+class EndpointConfig:
+    """Where and how to call a model. ``api_key_env`` names the variable holding the key."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    timeout: float = 60.0
+    retries: int = 3
+    backoff: float = 1.0
+    max_backoff: float = 30.0
+    temperature: float | None = 0.0
+    max_tokens: int | None = 1024
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if not self.base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"base_url {self.base_url!r} must start with http:// or https://")
+        if not self.model:
+            raise ConfigError("an endpoint needs a model name ('model' in the agent config)")
+        if self.timeout <= 0 or self.retries < 0 or self.backoff < 0:
+            raise ConfigError("timeout must be positive; retries and backoff must not be negative")
+
+    @classmethod
+    def from_config(cls, config: Mapping[str, Any]) -> EndpointConfig:
+        """Build from an agent/judge config dict; a literal key in it is refused."""
+        if "api_key" in config:
+            raise ConfigError(
+                "do not put the API key in the config; set 'api_key_env' to the name of an "
+                "environment variable that holds it"
+            )
+        if "base_url" not in config or "model" not in config:
+            raise ConfigError("an OpenAI-compatible endpoint needs 'base_url' and 'model'")
+        names = {f for f in cls.__dataclass_fields__}
+        try:
+            return cls(**{k: v for k, v in config.items() if k in names})
+        except TypeError as exc:
+            raise ConfigError(f"bad endpoint config: {exc}") from exc
+
+    @property
+    def url(self) -> str:
+        base = self.base_url.rstrip("/")
+        return base if base.endswith("/chat/completions") else f"{base}/chat/completions"
+
+    def describe(self) -> dict[str, Any]:
+        """What run.json records: everything but the key (only its variable's name)."""
+        return {
+            "base_url": self.base_url,
+            "model": self.model,
+            "api_key_env": self.api_key_env,
+            "timeout": self.timeout,
+            "retries": self.retries,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class ChatReply:
+    text: str
+    input_tokens: int
+    output_tokens: int
+    seconds: float
+    attempts: int
+
+
+class ChatClient:
+    """Posts chat-completions requests with retries (exponential backoff) and timeouts."""
+
+    def __init__(
+        self,
+        config: EndpointConfig,
+        *,
+        sleep: Callable[[float], None] = time.sleep,
+        clock: Callable[[], float] = time.perf_counter,
+    ) -> None:
+        self.config = config
+        self._sleep = sleep
+        self._clock = clock
+
+    def _key(self) -> str | None:
+        name = self.config.api_key_env
+        if not name:
+            return None
+        key = os.environ.get(name)
+        if not key:
+            raise EndpointError(f"environment variable {name} is not set; export the API key there")
+        return key
+
+    def complete(self, messages: list[dict[str, Any]]) -> ChatReply:
+        """One chat completion. Raises EndpointError when every attempt failed."""
+        cfg = self.config
+        key = self._key()
+        body: dict[str, Any] = {"model": cfg.model, "messages": messages, **cfg.extra_body}
+        if cfg.temperature is not None:
+            body["temperature"] = cfg.temperature
+        if cfg.max_tokens is not None:
+            body["max_tokens"] = cfg.max_tokens
+        data = json.dumps(body).encode("utf-8")
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        problem = "no attempt made"
+        started = self._clock()
+        for attempt in range(1, cfg.retries + 2):
+            if attempt > 1:
+                self._sleep(min(cfg.backoff * 2 ** (attempt - 2), cfg.max_backoff))
+            try:
+                reply = self._post(data, headers)
+            except _Retryable as exc:
+                problem = _redact(str(exc), key)
+                continue
+            except _Fatal as exc:
+                raise EndpointError(
+                    f"{cfg.url} refused the request: {_redact(str(exc), key)}"
+                ) from None
+            text, tokens_in, tokens_out = reply
+            return ChatReply(text, tokens_in, tokens_out, self._clock() - started, attempt)
+        raise EndpointError(
+            f"{cfg.url} failed {cfg.retries + 1} time(s); last problem: {problem}. "
+            "Check that the server is up and the model name is right."
+        )
+
+    def _post(self, data: bytes, headers: dict[str, str]) -> tuple[str, int, int]:
+        request = urllib.request.Request(self.config.url, data=data, headers=headers, method="POST")
+        try:
+            with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
+                raw = response.read()
+        except urllib.error.HTTPError as exc:
+            detail = exc.read()[:300].decode("utf-8", "replace")
+            message = f"HTTP {exc.code}: {detail}"
+            if exc.code in _RETRY_STATUS:
+                raise _Retryable(message) from None
+            raise _Fatal(message) from None
+        except TimeoutError:
+            raise _Retryable(f"no answer within {self.config.timeout} s") from None
+        except urllib.error.URLError as exc:
+            raise _Retryable(f"cannot connect: {exc.reason}") from None
+        except (ConnectionError, OSError) as exc:
+            raise _Retryable(f"connection failed: {exc}") from None
+        return _read_completion(raw)
+
+
+class _Retryable(Exception):
+    pass
+
+
+class _Fatal(Exception):
+    pass
+
+
+def _redact(message: str, key: str | None) -> str:
+    return message.replace(key, "***") if key else message
+
+
+def _read_completion(raw: bytes) -> tuple[str, int, int]:
+    """(text, prompt tokens, completion tokens) from a chat-completions response body."""
+    try:
+        payload = json.loads(raw)
+        message = payload["choices"][0]["message"]
+    except (ValueError, KeyError, IndexError, TypeError):
+        raise _Retryable(f"the answer is not a chat completion: {raw[:200]!r}") from None
+    if not isinstance(message, dict):
+        raise _Retryable("the answer's message is not an object")
+    content = message.get("content")
+    if isinstance(content, list):  # some servers answer with content parts
+        content = "".join(p.get("text", "") for p in content if isinstance(p, dict))
+    text = content if isinstance(content, str) else ""
+    for call in message.get("tool_calls") or []:
+        function = call.get("function", {}) if isinstance(call, dict) else {}
+        args = function.get("arguments", "{}")
+        with contextlib.suppress(ValueError):
+            args = json.loads(args) if isinstance(args, str) else args
+        text += (
+            "<tool_call>"
+            + json.dumps({"name": function.get("name"), "arguments": args})
+            + "</tool_call>"
+        )
+    usage = payload.get("usage") or {}
+    return text, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+
+
+def _int(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+
+
+def image_part(
+    image: Image.Image, *, max_side: int | None = 1024, fmt: str = "PNG"
+) -> tuple[dict[str, Any], tuple[int, int]]:
+    """An ``image_url`` content part holding ``image`` (shrunk so its longer side fits
+    ``max_side``), and the size actually sent (pixel-space models answer in it)."""
+    img = image
+    if max_side and max(img.size) > max_side:
+        scale = max_side / max(img.size)
+        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))))
+    buffer = io.BytesIO()
+    fmt = fmt.upper()
+    (img.convert("RGB") if fmt == "JPEG" else img).save(buffer, format=fmt)
+    mime = "image/jpeg" if fmt == "JPEG" else "image/png"
+    url = f"data:{mime};base64,{base64.b64encode(buffer.getvalue()).decode('ascii')}"
+    return {"type": "image_url", "image_url": {"url": url}}, (img.width, img.height)

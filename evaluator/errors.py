@@ -1,0 +1,47 @@
+"""The evaluator package's exceptions: one root, and specific kinds below it.
+
+A task that raises one of these while it runs is recorded with status ``error`` (not as an
+agent failure) and the run goes on with the next task.
+"""
+
+from __future__ import annotations
+
+
+class EvaluatorError(Exception):
+    """Root of every error raised by the evaluator."""
+
+
+class ConfigError(EvaluatorError):
+    """A run, agent or judge configuration that cannot work (fix the config and rerun)."""
+
+
+class AgentError(EvaluatorError):
+    """An agent could not produce a step: its program died, its endpoint is down, ..."""
+
+
+class EndpointError(AgentError):
+    """A model endpoint failed after all retries, or answered something that is not a reply."""
+
+
+class JudgeError(EvaluatorError):
+    """A judge could not reach a verdict (its endpoint failed, its evidence is missing)."""
+
+
+class TaskSetupError(EvaluatorError):
+    """A task cannot be run under the chosen protocol (no graph, invalid graph, no device)."""
+
+
+class DeviceLostError(EvaluatorError):
+    """The device disconnected; its worker stops and the other devices take the tasks."""
+
+
+class DeviceActionError(EvaluatorError):
+    """The device refused one observation or action (the task errors, the device stays)."""
+
+
+class RunStoreError(EvaluatorError):
+    """A run folder is missing, damaged, or would be overwritten."""
+
+
+class RunStopped(EvaluatorError):  # noqa: N818 - a signal, not a failure
+    """The stop event was set; the unfinished task is left for ``--resume``."""

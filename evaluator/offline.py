@@ -1,0 +1,286 @@
+"""The offline protocol (ElderBench H.2): walk a task graph with an agent.
+
+The agent starts at START and sees the node's representative screenshot (and hierarchy).
+Each action is matched against the node's outgoing edges (``evaluator.matching``). A match
+moves to the edge's target. An unmatched action fails the task in strict mode, and leaves
+the agent on the same node in tolerant mode. Success means saying ``done`` on a DONE node.
+
+Scoring per step: a decision is correct when its action follows an edge, or says done on a
+DONE node. A reflection on the previous step is correct when it says ``correct`` after a
+matched action, or ``wrong`` / ``no_change`` after an unmatched one (offline the agent is
+shown the same screen again, so either reading is right).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import deque
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import Any
+
+from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, Screen
+from evaluator.control import Control
+from evaluator.errors import TaskSetupError
+from evaluator.matching import match_edges
+from evaluator.records import StepRecord, TaskResult, TaskStatus
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import GRAPH_FILE, load_graph
+from graph_builder.model import ActionType, Edge, InstructionVariant, NodeKind, Task, TaskGraph
+from graph_builder.validate import Severity, validate_graph
+
+
+class Mode(StrEnum):
+    STRICT = "strict"
+    TOLERANT = "tolerant"
+
+
+@dataclass(frozen=True, slots=True)
+class OfflineSettings:
+    mode: Mode = Mode.STRICT
+    max_steps: int | None = None  # None: the task's own max_steps
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "mode", Mode(self.mode))
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ValueError("max_steps must be at least 1")
+
+
+def shortest_path_length(graph: TaskGraph, source: str) -> int | None:
+    """Edges on a shortest path from ``source`` to any DONE node (None if none is reachable)."""
+    done = {n.id for n in graph.done_nodes}
+    out: dict[str, list[str]] = {}
+    for e in graph.edges:
+        out.setdefault(e.source, []).append(e.target)
+    seen, queue = {source}, deque([(source, 0)])
+    while queue:
+        node, depth = queue.popleft()
+        if node in done:
+            return depth
+        for nxt in out.get(node, ()):
+            if nxt not in seen:
+                seen.add(nxt)
+                queue.append((nxt, depth + 1))
+    return None
+
+
+def graph_problems(graph: TaskGraph) -> list[str]:
+    """Why the offline protocol cannot use ``graph`` (empty when it can): the validator's
+    errors, and a START from which no DONE node can be reached."""
+    problems = [str(p) for p in validate_graph(graph) if p.severity is Severity.ERROR]
+    start = graph.start
+    if not problems and start is not None and shortest_path_length(graph, start.id) is None:
+        problems.append("no DONE node can be reached from START")
+    return problems
+
+
+class GraphContext:
+    """A task graph prepared for walking: edges by source, one lazily loaded Screen per node,
+    and the ground-truth step count (shortest START->DONE path plus the final ``done``)."""
+
+    __slots__ = ("graph", "task_dir", "_out", "_screens", "gt_steps")
+
+    def __init__(self, graph: TaskGraph, task_dir: Path) -> None:
+        problems = graph_problems(graph)
+        if problems:
+            raise TaskSetupError(
+                f"the graph of {graph.task_id} is not usable: {'; '.join(problems)}. "
+                "Fix it in the graph editor or rebuild it."
+            )
+        self.graph = graph
+        self.task_dir = Path(task_dir)
+        self._out: dict[str, tuple[Edge, ...]] = {n.id: () for n in graph.nodes}
+        for e in graph.edges:
+            self._out[e.source] = (*self._out[e.source], e)
+        self._screens: dict[str, Screen] = {}
+        start = graph.start
+        assert start is not None
+        length = shortest_path_length(graph, start.id)
+        assert length is not None
+        self.gt_steps = length + 1
+
+    @classmethod
+    def load(cls, task_dir: Path) -> GraphContext:
+        """Load ``<task_dir>/graph.json``; a missing or invalid graph is a TaskSetupError."""
+        task_dir = Path(task_dir)
+        if not (task_dir / GRAPH_FILE).is_file():
+            raise TaskSetupError(
+                f"task {task_dir.name} has no {GRAPH_FILE}: build its graph from demonstrations "
+                "(elderbench build) or run it online"
+            )
+        try:
+            graph = load_graph(task_dir)
+        except GraphBuilderError as exc:
+            raise TaskSetupError(f"cannot load the graph of {task_dir.name}: {exc}") from exc
+        return cls(graph, task_dir)
+
+    def out_edges(self, node_id: str) -> tuple[Edge, ...]:
+        return self._out.get(node_id, ())
+
+    def screen(self, node_id: str) -> Screen:
+        screen = self._screens.get(node_id)
+        if screen is None:
+            node = self.graph.node(node_id)
+            screen = Screen(
+                size=node.screen,
+                screenshot_path=self.task_dir / node.screenshot,
+                hierarchy_path=self.task_dir / node.hierarchy if node.hierarchy else None,
+                activity=node.activity,
+            )
+            self._screens[node_id] = screen
+        return screen
+
+
+def reflection_truth(previous: StepRecord | None) -> frozenset[ReflectionVerdict] | None:
+    """The verdicts that are right about ``previous`` (None: nothing to judge)."""
+    if previous is None or previous.action is None or previous.matched is None:
+        return None
+    if previous.matched:
+        return frozenset({ReflectionVerdict.CORRECT})
+    if previous.screen_changed:
+        return frozenset({ReflectionVerdict.WRONG})
+    if previous.screen_changed is False:
+        return frozenset({ReflectionVerdict.NO_CHANGE, ReflectionVerdict.WRONG})
+    return None
+
+
+def score_reflection(step: AgentStep, previous: StepRecord | None) -> bool | None:
+    truth = reflection_truth(previous)
+    if step.reflection is None or truth is None:
+        return None
+    return step.reflection in truth
+
+
+StepCallback = Callable[[StepRecord], None]
+
+
+def run_offline(
+    task: Task,
+    context: GraphContext,
+    agent: Agent,
+    *,
+    variant: InstructionVariant = InstructionVariant.ORIGINAL,
+    settings: OfflineSettings | None = None,
+    control: Control | None = None,
+    on_step: StepCallback | None = None,
+    clock: Callable[[], float] | None = None,
+) -> TaskResult:
+    """Run one task offline. Agent and setup errors propagate (the runner records them)."""
+    now = clock or time.time
+    settings = settings or OfflineSettings()
+    control = control or Control()
+    graph = context.graph
+    start = graph.start
+    assert start is not None
+    max_steps = settings.max_steps or task.max_steps
+    instruction = task.instruction_for(variant)
+    started = now()
+    agent.reset(task, variant)
+
+    node = start.id
+    records: list[StepRecord] = []
+    terminated = False
+    reason: str | None = None
+    for index in range(max_steps):
+        control.checkpoint()
+        screen = context.screen(node)
+        observation = AgentObservation(
+            task.id, instruction, index, screen, node_id=node, graph=graph
+        )
+        step = agent.step(observation)
+        previous = records[-1] if records else None
+        common: dict[str, Any] = dict(
+            index=index,
+            node=node,
+            screenshot=f"{task.id}/{graph.node(node).screenshot}",
+            activity=screen.activity,
+            raw_output=step.raw_output,
+            reasoning=step.reasoning,
+            parse_error=step.parse_error,
+            reflection=step.reflection.value if step.reflection else None,
+            reflection_correct=score_reflection(step, previous),
+            input_tokens=step.input_tokens,
+            output_tokens=step.output_tokens,
+            inference_seconds=step.inference_seconds,
+            parsing_seconds=step.parsing_seconds,
+            extra=step.extra,
+        )
+        action = step.action
+        if action is None:
+            record = StepRecord(
+                **common, decision_correct=False, next_node=node, rule="parse failure"
+            )
+            stop_reason = f"parse failure at step {index}: {step.parse_error}"
+        elif action.type is ActionType.DONE:
+            at_done = graph.node(node).kind is NodeKind.DONE
+            record = StepRecord(
+                **common,
+                action=action.to_json(),
+                action_text="done",
+                decision_correct=at_done,
+                next_node=node,
+                rule="done on DONE node" if at_done else "done on non-DONE node",
+            )
+            stop_reason = None
+        else:
+            match = match_edges(context.out_edges(node), action)
+            target = match.edge.target if match.edge else node
+            record = StepRecord(
+                **common,
+                action=action.to_json(),
+                action_text=action.describe(),
+                matched=match.matched,
+                edge=match.edge.id if match.edge else None,
+                rule=match.reason,
+                next_node=target,
+                decision_correct=match.matched,
+                screen_changed=target != node,
+            )
+            stop_reason = (
+                None if match.matched else f"unmatched action at step {index}: {match.reason}"
+            )
+        records.append(record)
+        if on_step is not None:
+            on_step(record)
+        if action is not None and action.type is ActionType.DONE:
+            terminated = True
+            if record.decision_correct is not True:
+                reason = f"said done on {node}, which is not a DONE node"
+            break
+        if stop_reason is not None and settings.mode is Mode.STRICT:
+            reason = stop_reason
+            break
+        node = record.next_node or node
+    else:
+        reason = f"reached max_steps ({max_steps}) at node {node} without saying done"
+
+    success = terminated and graph.node(node).kind is NodeKind.DONE
+    matched = sum(1 for r in records if r.decision_correct)
+    return TaskResult(
+        task_id=task.id,
+        status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
+        protocol="offline",
+        instruction=instruction,
+        variant=InstructionVariant(variant).value,
+        app=task.app,
+        labels=task.labels,
+        terminated=terminated,
+        steps=len(records),
+        reason=None if success else reason,
+        final_node=node,
+        matched_steps=matched,
+        gt_steps=context.gt_steps,
+        decisions=len(records),
+        correct_decisions=matched,
+        reflections=sum(1 for r in records if r.reflection_correct is not None),
+        correct_reflections=sum(1 for r in records if r.reflection_correct),
+        parse_failures=sum(1 for r in records if r.parse_error is not None),
+        inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
+        input_tokens=sum(r.input_tokens for r in records),
+        output_tokens=sum(r.output_tokens for r in records),
+        model=getattr(agent, "model", None),
+        started=started,
+        finished=now(),
+    )

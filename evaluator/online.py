@@ -1,0 +1,398 @@
+"""The online protocol (ElderBench section 4): run an agent on a live device.
+
+Reset the app with the task's ResetRecipe, then loop observe -> agent -> perform -> settle
+until the agent says done or ``max_steps`` is reached. Every screen is stored in the
+trace. Success means the agent terminated AND the judges verified the final state.
+
+When the task also has a graph, every observed screen is mapped onto a graph node with
+``graph_builder.similarity.compare`` (the node whose representative is the *same* state
+with the highest score), so decisions are scored against the node's edges and CR and DA
+are reported online too. Screens that map to no node are off-graph: their decisions are
+not scored. A reflection is scored against what happened: ``correct`` after an action
+that followed an edge, ``no_change`` when the screen stayed the same, ``wrong`` when it
+changed without following an edge (unscored when the state is off-graph).
+"""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from PIL import Image
+
+from devices.errors import DeviceDisconnectedError, DeviceError
+from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, Screen
+from evaluator.control import Control
+from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
+from evaluator.judges import Judge, JudgeEvidence, combine
+from evaluator.matching import match_edges
+from evaluator.offline import GraphContext
+from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict
+from evaluator.run_store import TraceWriter
+from graph_builder.errors import FormatError
+from graph_builder.hierarchy import Hierarchy, parse_hierarchy
+from graph_builder.model import (
+    Action,
+    ActionType,
+    InstructionVariant,
+    NodeKind,
+    Observation,
+    ResetRecipe,
+    Size,
+    Task,
+)
+from graph_builder.similarity import ScreenState, SimilaritySettings, compare
+
+
+class CaptureLike(Protocol):
+    screenshot_png: bytes
+    hierarchy_xml: str
+    activity: str | None
+    screen: Size
+    time: float
+
+
+class Device(Protocol):
+    """What the online protocol needs from a phone (devices.android.AndroidDevice)."""
+
+    serial: str
+
+    def observe(self) -> CaptureLike: ...
+
+    def perform(self, action: Action) -> None: ...
+
+    def wait_until_settled(self, timeout: float = 3.0) -> bool: ...
+
+    def reset_app(self, recipe: ResetRecipe) -> None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class OnlineSettings:
+    max_steps: int | None = None  # None: the task's own max_steps
+    settle_timeout: float = 3.0
+    judge_frames: int = 3
+
+
+def _device_call[T](device: Device, what: str, call: Callable[[], T]) -> T:
+    try:
+        return call()
+    except DeviceDisconnectedError as exc:
+        raise DeviceLostError(
+            f"device {device.serial} was lost while trying to {what}: {exc}"
+        ) from exc
+    except DeviceError as exc:
+        raise DeviceActionError(f"device {device.serial} could not {what}: {exc}") from exc
+
+
+@dataclass(slots=True)
+class _Seen:
+    """One observed screen: its files in the trace, its state for comparisons, its node."""
+
+    index: int
+    capture: CaptureLike
+    screen: Screen
+    state: ScreenState
+    png_path: str
+    xml_path: str | None
+    node: str | None = None
+
+
+def screen_state(capture: CaptureLike, hierarchy: Hierarchy | None) -> ScreenState:
+    """A similarity state held in memory (nothing read from disk)."""
+    observation = Observation(
+        screenshot="capture.png",
+        screen=capture.screen,
+        hierarchy="capture.xml" if hierarchy is not None else None,
+        activity=capture.activity,
+    )
+    image = Image.open(io.BytesIO(capture.screenshot_png))
+    return ScreenState(observation, image=image, hierarchy=hierarchy)
+
+
+class StateMapper:
+    """Maps observed screens onto a task graph's nodes."""
+
+    def __init__(self, context: GraphContext, settings: SimilaritySettings) -> None:
+        self.context = context
+        self.settings = settings
+        self._nodes = [
+            (
+                node.id,
+                ScreenState(
+                    Observation(
+                        screenshot=node.screenshot,
+                        screen=node.screen,
+                        hierarchy=node.hierarchy,
+                        activity=node.activity,
+                        phash=node.phash,
+                    ),
+                    folder=context.task_dir,
+                ),
+            )
+            for node in context.graph.nodes
+        ]
+
+    def node_for(self, state: ScreenState) -> tuple[str | None, str]:
+        """The best node that is the same state as ``state`` (None: off-graph), and why."""
+        best: tuple[float, str] | None = None
+        for node_id, reference in self._nodes:
+            try:
+                verdict = compare(state, reference, settings=self.settings)
+            except FormatError:
+                continue
+            if verdict.same and (best is None or verdict.score > best[0]):
+                best = (verdict.score, node_id)
+        if best is None:
+            return None, "off-graph: no node is the same state"
+        return best[1], f"node {best[1]} (score {best[0]:.2f})"
+
+
+def similarity_settings(context: GraphContext | None) -> SimilaritySettings:
+    """The settings the graph was built with (stored in its meta), or the defaults."""
+    stored = context.graph.meta.get("settings") if context is not None else None
+    if isinstance(stored, dict):
+        try:
+            return SimilaritySettings.from_json(stored)
+        except FormatError:
+            pass
+    return SimilaritySettings()
+
+
+def online_reflection_truth(previous: StepRecord | None) -> frozenset[ReflectionVerdict] | None:
+    if previous is None or previous.action is None or previous.screen_changed is None:
+        return None
+    if previous.matched:
+        return frozenset({ReflectionVerdict.CORRECT})
+    if previous.screen_changed is False:
+        return frozenset({ReflectionVerdict.NO_CHANGE})
+    if previous.matched is False:
+        return frozenset({ReflectionVerdict.WRONG})
+    return None
+
+
+def run_online(
+    task: Task,
+    agent: Agent,
+    device: Device,
+    trace: TraceWriter,
+    *,
+    variant: InstructionVariant = InstructionVariant.ORIGINAL,
+    settings: OnlineSettings | None = None,
+    judges: Sequence[Judge] = (),
+    graph: GraphContext | None = None,
+    control: Control | None = None,
+    on_step: Callable[[StepRecord], None] | None = None,
+) -> TaskResult:
+    """Run one task on ``device``; device, agent and judge errors propagate."""
+    settings = settings or OnlineSettings()
+    control = control or Control()
+    max_steps = settings.max_steps or task.max_steps
+    instruction = task.instruction_for(variant)
+    recipe = task.reset or (ResetRecipe(task.app) if task.app else None)
+    if recipe is None:
+        raise TaskSetupError(f"task {task.id} has no reset recipe and no app; add one to task.json")
+    sim = similarity_settings(graph)
+    mapper = StateMapper(graph, sim) if graph is not None else None
+    started = time.time()
+
+    agent.reset(task, variant)
+    _device_call(device, "reset the app", lambda: device.reset_app(recipe))
+    _device_call(device, "settle", lambda: device.wait_until_settled(settings.settle_timeout))
+
+    def observe(index: int) -> _Seen:
+        capture = _device_call(device, "observe the screen", device.observe)
+        png_path = trace.save_file(f"{index:04d}.png", capture.screenshot_png)
+        xml_path = (
+            trace.save_file(f"{index:04d}.xml", capture.hierarchy_xml)
+            if capture.hierarchy_xml
+            else None
+        )
+        try:
+            hierarchy = parse_hierarchy(capture.hierarchy_xml) if capture.hierarchy_xml else None
+        except FormatError:
+            hierarchy = None
+        screen = Screen(
+            size=capture.screen,
+            screenshot_path=trace.folder / f"{index:04d}.png",
+            hierarchy_path=trace.folder / f"{index:04d}.xml" if xml_path else None,
+            png=capture.screenshot_png,
+            hierarchy_xml=capture.hierarchy_xml or None,
+            activity=capture.activity,
+        )
+        seen = _Seen(index, capture, screen, screen_state(capture, hierarchy), png_path, xml_path)
+        if mapper is not None:
+            seen.node, _ = mapper.node_for(seen.state)
+        return seen
+
+    records: list[StepRecord] = []
+    seen = observe(0)
+    frames: list[bytes] = []
+    terminated = False
+    for index in range(max_steps):
+        control.checkpoint()
+        observation = AgentObservation(
+            task.id,
+            instruction,
+            index,
+            seen.screen,
+            node_id=seen.node,
+            graph=graph.graph if graph else None,
+        )
+        step = agent.step(observation)
+        action = step.action
+        after = seen
+        matched: bool | None = None
+        edge_id: str | None = None
+        rule = ""
+        decision: bool | None = None
+        on_graph = graph is not None and seen.node is not None
+        if action is None:
+            rule = "parse failure"
+            decision = False if on_graph else None
+        elif action.type is ActionType.DONE:
+            terminated = True
+            if graph is not None and seen.node is not None:
+                decision = graph.graph.node(seen.node).kind is NodeKind.DONE
+                rule = "done on DONE node" if decision else "done on non-DONE node"
+        else:
+            if graph is not None and seen.node is not None:
+                match = match_edges(graph.out_edges(seen.node), action)
+                matched, decision, rule = match.matched, match.matched, match.reason
+                edge_id = match.edge.id if match.edge else None
+            elif graph is not None:
+                rule = "off-graph state"
+            _device_call(device, f"perform {action.describe()}", lambda a=action: device.perform(a))
+            _device_call(
+                device, "settle", lambda: device.wait_until_settled(settings.settle_timeout)
+            )
+            frames.append(seen.capture.screenshot_png)
+            after = observe(index + 1)
+        changed: bool | None = None
+        if after is not seen:
+            try:
+                changed = not compare(seen.state, after.state, settings=sim).same
+            except FormatError:
+                changed = None
+        record = _record(
+            index,
+            seen,
+            step,
+            records[-1] if records else None,
+            matched=matched,
+            edge=edge_id,
+            rule=rule,
+            decision=decision,
+            next_node=after.node,
+            changed=changed,
+        )
+        records.append(record)
+        if on_step is not None:
+            on_step(record)
+        seen = after
+        if terminated:
+            break
+
+    verdicts: tuple[Verdict, ...] = ()
+    if terminated and judges:
+        evidence = JudgeEvidence(
+            task=task,
+            instruction=instruction,
+            final_png=seen.capture.screenshot_png,
+            final_hierarchy_xml=seen.capture.hierarchy_xml or None,
+            final_activity=seen.capture.activity,
+            frames=tuple(frames),
+            actions=tuple(r.action_text for r in records if r.action_text),
+        )
+        verdicts = tuple(judge.judge(evidence) for judge in judges)
+        trace.write_json("verdicts.json", [v.to_json() for v in verdicts])
+    verified = combine(verdicts)
+    success = terminated and verified is True
+    if success:
+        reason = None
+    elif not terminated:
+        reason = f"did not say done within max_steps ({max_steps})"
+    elif verified is None:
+        reason = (
+            "unverified: no judge applies; add success criteria or a rubric, or a human verdict"
+        )
+    else:
+        reason = "verification failed: " + "; ".join(
+            f"{v.judge}: {v.reason}" for v in verdicts if v.passed is False
+        )
+    scored = [r for r in records if r.decision_correct is not None]
+    return TaskResult(
+        task_id=task.id,
+        status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
+        protocol="online",
+        instruction=instruction,
+        variant=InstructionVariant(variant).value,
+        app=task.app,
+        labels=task.labels,
+        terminated=terminated,
+        steps=len(records),
+        reason=reason,
+        final_node=seen.node,
+        matched_steps=sum(1 for r in records if r.decision_correct) if graph else None,
+        gt_steps=graph.gt_steps if graph else None,
+        decisions=len(scored),
+        correct_decisions=sum(1 for r in scored if r.decision_correct),
+        reflections=sum(1 for r in records if r.reflection_correct is not None),
+        correct_reflections=sum(1 for r in records if r.reflection_correct),
+        parse_failures=sum(1 for r in records if r.parse_error is not None),
+        inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
+        input_tokens=sum(r.input_tokens for r in records),
+        output_tokens=sum(r.output_tokens for r in records),
+        model=getattr(agent, "model", None),
+        verification=verdicts,
+        device=device.serial,
+        started=started,
+        finished=time.time(),
+    )
+
+
+def _record(
+    index: int,
+    seen: _Seen,
+    step: AgentStep,
+    previous: StepRecord | None,
+    *,
+    matched: bool | None,
+    edge: str | None,
+    rule: str,
+    decision: bool | None,
+    next_node: str | None,
+    changed: bool | None,
+) -> StepRecord:
+    truth = online_reflection_truth(previous)
+    reflection_correct = (
+        None if step.reflection is None or truth is None else step.reflection in truth
+    )
+    extra: dict[str, Any] = dict(step.extra)
+    return StepRecord(
+        index=index,
+        node=seen.node,
+        screenshot=seen.png_path,
+        hierarchy=seen.xml_path,
+        activity=seen.capture.activity,
+        action=step.action.to_json() if step.action else None,
+        action_text=step.action.describe() if step.action else "",
+        raw_output=step.raw_output,
+        reasoning=step.reasoning,
+        parse_error=step.parse_error,
+        reflection=step.reflection.value if step.reflection else None,
+        reflection_correct=reflection_correct,
+        matched=matched,
+        edge=edge,
+        rule=rule,
+        next_node=next_node,
+        decision_correct=decision,
+        screen_changed=changed,
+        input_tokens=step.input_tokens,
+        output_tokens=step.output_tokens,
+        inference_seconds=step.inference_seconds,
+        parsing_seconds=step.parsing_seconds,
+        extra=extra,
+    )

@@ -1,0 +1,67 @@
+"""Token prices (resources/prices.json, user-editable) and the cost of a run.
+
+The file maps a model name to its price in ``currency`` per million input and output
+tokens. Models are looked up by exact name, then case-insensitively.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from evaluator.errors import ConfigError
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import read_json
+
+DEFAULT_PRICES = Path(__file__).resolve().parents[1] / "resources" / "prices.json"
+
+
+@dataclass(frozen=True, slots=True)
+class Price:
+    input: float  # per million tokens
+    output: float
+
+
+@dataclass(frozen=True, slots=True)
+class PriceTable:
+    currency: str
+    models: Mapping[str, Price]
+
+    def price(self, model: str | None) -> Price | None:
+        if not model:
+            return None
+        found = self.models.get(model)
+        if found is None:
+            folded = model.casefold()
+            found = next((p for m, p in self.models.items() if m.casefold() == folded), None)
+        return found
+
+    def cost(self, model: str | None, input_tokens: int, output_tokens: int) -> float | None:
+        """The cost of these tokens; 0 when no tokens were used, None when unpriced."""
+        if input_tokens == 0 and output_tokens == 0:
+            return 0.0
+        price = self.price(model)
+        if price is None:
+            return None
+        return (input_tokens * price.input + output_tokens * price.output) / 1_000_000
+
+
+def load_prices(path: Path | None = None) -> PriceTable:
+    path = Path(path) if path is not None else DEFAULT_PRICES
+    try:
+        data = read_json(path)
+    except GraphBuilderError as exc:
+        raise ConfigError(f"cannot read the price table: {exc}") from exc
+    models = data.get("models") if isinstance(data, dict) else None
+    if not isinstance(models, dict):
+        raise ConfigError(f"{path}: expected an object with 'models': {{name: {{input, output}}}}")
+    table: dict[str, Price] = {}
+    for name, entry in models.items():
+        try:
+            table[name] = Price(float(entry["input"]), float(entry["output"]))
+        except (KeyError, TypeError, ValueError):
+            raise ConfigError(
+                f"{path}: model {name!r} needs numeric 'input' and 'output' prices"
+            ) from None
+    return PriceTable(str(data.get("currency", "USD")), table)

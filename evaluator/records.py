@@ -1,0 +1,160 @@
+"""What a run records: one TaskResult per finished task (a line of results.jsonl) and one
+StepRecord per agent step (a line of traces/<task_id>/steps.jsonl)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field, fields
+from enum import StrEnum
+from typing import Any
+
+from graph_builder.model import Labels
+
+
+class TaskStatus(StrEnum):
+    SUCCESS = "success"
+    FAILURE = "failure"  # the agent ran and did not succeed
+    ERROR = "error"  # the task could not be evaluated (no graph, endpoint down, device lost)
+
+
+@dataclass(frozen=True, slots=True)
+class Verdict:
+    """One judge's opinion of an online episode; ``passed`` is None when it did not apply."""
+
+    judge: str
+    passed: bool | None
+    reason: str
+    raw: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"judge": self.judge, "passed": self.passed, "reason": self.reason, "raw": self.raw}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Verdict:
+        return cls(
+            str(data.get("judge", "?")),
+            data.get("passed"),
+            str(data.get("reason", "")),
+            data.get("raw"),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class StepRecord:
+    """One step of an episode, as stored in steps.jsonl and sent to live views.
+
+    ``screenshot`` is a path: relative to the run folder online (``traces/<task>/0003.png``),
+    relative to the suite folder offline (the node's representative screenshot).
+    """
+
+    index: int
+    node: str | None = None
+    screenshot: str | None = None
+    hierarchy: str | None = None
+    activity: str | None = None
+    action: dict[str, Any] | None = None
+    action_text: str = ""
+    raw_output: str = ""
+    reasoning: str | None = None
+    parse_error: str | None = None
+    reflection: str | None = None
+    reflection_correct: bool | None = None
+    matched: bool | None = None
+    edge: str | None = None
+    rule: str = ""
+    next_node: str | None = None
+    decision_correct: bool | None = None
+    screen_changed: bool | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
+    inference_seconds: float = 0.0
+    parsing_seconds: float = 0.0
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> StepRecord:
+        names = {f.name for f in fields(cls)}
+        return cls(**{k: v for k, v in data.items() if k in names})
+
+
+@dataclass(frozen=True, slots=True)
+class TaskResult:
+    """The outcome of one task. ``reason`` says why a task failed or errored."""
+
+    task_id: str
+    status: TaskStatus
+    protocol: str
+    instruction: str = ""
+    variant: str = "original"
+    app: str = ""
+    labels: Labels = field(default_factory=Labels)
+    terminated: bool = False
+    steps: int = 0
+    reason: str | None = None
+    final_node: str | None = None
+    matched_steps: int | None = None
+    gt_steps: int | None = None
+    decisions: int = 0
+    correct_decisions: int = 0
+    reflections: int = 0
+    correct_reflections: int = 0
+    parse_failures: int = 0
+    inference_seconds: float = 0.0
+    input_tokens: int = 0
+    output_tokens: int = 0
+    model: str | None = None
+    verification: tuple[Verdict, ...] = ()
+    device: str | None = None
+    started: float = 0.0
+    finished: float = 0.0
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "status", TaskStatus(self.status))
+        object.__setattr__(self, "verification", tuple(self.verification))
+
+    @property
+    def success(self) -> bool:
+        return self.status is TaskStatus.SUCCESS
+
+    @property
+    def is_error(self) -> bool:
+        return self.status is TaskStatus.ERROR
+
+    @property
+    def completion_rate(self) -> float | None:
+        """Matched steps over ground-truth steps, capped at 1 (Mobile-Agent-v2's CR)."""
+        if not self.gt_steps or self.matched_steps is None:
+            return None
+        return min(1.0, self.matched_steps / self.gt_steps)
+
+    @property
+    def instruction_words(self) -> int:
+        return len(self.instruction.split())
+
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {}
+        for f in fields(self):
+            value = getattr(self, f.name)
+            if f.name == "labels":
+                value = value.to_json()
+            elif f.name == "verification":
+                value = [v.to_json() for v in value]
+            elif f.name == "status":
+                value = value.value
+            out[f.name] = value
+        return out
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TaskResult:
+        names = {f.name for f in fields(cls)}
+        values = {k: v for k, v in data.items() if k in names}
+        raw_labels = data.get("labels") or {}
+        values["labels"] = Labels(
+            scenario=raw_labels.get("scenario"),
+            syntax=tuple(raw_labels.get("syntax") or ()),
+            semantics=tuple(raw_labels.get("semantics") or ()),
+        )
+        values["verification"] = tuple(Verdict.from_json(v) for v in data.get("verification") or ())
+        return cls(**values)

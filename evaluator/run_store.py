@@ -1,0 +1,383 @@
+"""Run folders: the durable record of an evaluation.
+
+    <run>/run.json              config, agent, model, suite, versions, start time (never keys)
+    <run>/results.jsonl         one TaskResult per line, appended with flush + fsync
+    <run>/traces/<task>/        steps.jsonl, and online the screenshots and hierarchies
+    <run>/overrides.json        human verdicts that override the judges
+    <run>/tags.json             failure categories per task (with the step they refer to)
+    <run>/report.md, report.html
+
+A crash can at worst leave a torn last line in results.jsonl; loading skips it and the next
+append cuts it off (it belongs to a task that had not finished, which reruns on resume).
+The studio's evaluation panel writes overrides and tags through ``RunStore``.
+
+>>> store = RunStore.create(tmp / "run", {"agent": {"name": "random"}})  # doctest: +SKIP
+>>> store.append_result(result)  # doctest: +SKIP
+>>> store.set_override("t1", HumanVerdict(True, note="the judge missed it"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import threading
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import IO, Any
+
+from evaluator.errors import RunStoreError
+from evaluator.records import StepRecord, TaskResult, TaskStatus
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import atomic_write_bytes, atomic_write_json, read_json
+from graph_builder.model import validate_id
+
+RUN_FILE = "run.json"
+RESULTS_FILE = "results.jsonl"
+TRACES_DIR = "traces"
+STEPS_FILE = "steps.jsonl"
+OVERRIDES_FILE = "overrides.json"
+TAGS_FILE = "tags.json"
+RUN_SCHEMA_VERSION = 1
+
+_SECRET_KEY = re.compile(r"(api[_-]?key|secret|token|password|authorization|bearer)", re.I)
+
+
+def redact(config: Any) -> Any:
+    """A copy of ``config`` with values of secret-looking keys replaced by ``"***"``.
+
+    ``api_key_env`` (the *name* of a variable) and token counts are kept.
+    """
+    if isinstance(config, Mapping):
+        out = {}
+        for k, v in config.items():
+            keep = str(k).endswith("_env") or str(k).endswith("tokens")
+            out[k] = "***" if _SECRET_KEY.search(str(k)) and not keep and v else redact(v)
+        return out
+    if isinstance(config, list | tuple):
+        return [redact(v) for v in config]
+    return config
+
+
+class FailureCategory(StrEnum):
+    """ElderBench's failure taxonomy (section 5); ``custom`` carries its own label."""
+
+    INTENT = "intent_understanding"
+    PLANNING = "long_horizon_planning"
+    ENVIRONMENT = "device_environment_awareness"
+    GROUNDING = "visual_grounding"
+    CUSTOM = "custom"
+
+
+CATEGORY_TITLES: dict[FailureCategory, str] = {
+    FailureCategory.INTENT: "Intent understanding / capability boundary",
+    FailureCategory.PLANNING: "Long-horizon planning / state tracking",
+    FailureCategory.ENVIRONMENT: "Device-environment awareness",
+    FailureCategory.GROUNDING: "Visual grounding / action execution",
+    FailureCategory.CUSTOM: "Custom",
+}
+
+
+@dataclass(frozen=True, slots=True)
+class HumanVerdict:
+    """A person's success verdict for a task; it overrides every judge."""
+
+    success: bool
+    note: str = ""
+    annotator: str = ""
+    time: float = 0.0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "success": self.success,
+            "note": self.note,
+            "annotator": self.annotator,
+            "time": self.time,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> HumanVerdict:
+        return cls(
+            bool(data["success"]),
+            str(data.get("note", "")),
+            str(data.get("annotator", "")),
+            float(data.get("time", 0.0)),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class FailureTag:
+    """Why a task failed; ``step`` is the step index the failure shows at (None: overall)."""
+
+    category: FailureCategory
+    step: int | None = None
+    note: str = ""
+    label: str = ""  # the name of a custom category
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "category", FailureCategory(self.category))
+        if self.category is FailureCategory.CUSTOM and not self.label.strip():
+            raise ValueError("a custom failure tag needs a label")
+
+    @property
+    def title(self) -> str:
+        return (
+            self.label
+            if self.category is FailureCategory.CUSTOM
+            else CATEGORY_TITLES[self.category]
+        )
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "category": self.category.value,
+            "step": self.step,
+            "note": self.note,
+            "label": self.label,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> FailureTag:
+        step = data.get("step")
+        return cls(
+            FailureCategory(data["category"]),
+            step if isinstance(step, int) else None,
+            str(data.get("note", "")),
+            str(data.get("label", "")),
+        )
+
+
+class TraceWriter:
+    """Writes one task's trace: files beside ``steps.jsonl``, one line per step."""
+
+    def __init__(self, run_dir: Path, task_id: str) -> None:
+        self.run_dir = run_dir
+        self.folder = run_dir / TRACES_DIR / task_id
+        if self.folder.exists():
+            shutil.rmtree(self.folder)  # a task that did not finish before: start it afresh
+        self.folder.mkdir(parents=True)
+        self._steps: IO[str] | None = open(self.folder / STEPS_FILE, "a", encoding="utf-8")  # noqa: SIM115
+
+    def save_file(self, name: str, data: bytes | str) -> str:
+        """Store a screenshot or hierarchy; returns its path relative to the run folder."""
+        payload = data.encode("utf-8") if isinstance(data, str) else data
+        (self.folder / name).write_bytes(payload)
+        return (self.folder / name).relative_to(self.run_dir).as_posix()
+
+    def add(self, record: StepRecord) -> None:
+        if self._steps is None:
+            raise RunStoreError(f"the trace of {self.folder.name} is already closed")
+        self._steps.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        self._steps.flush()
+
+    def write_json(self, name: str, data: Any) -> None:
+        atomic_write_json(self.folder / name, data)
+
+    def close(self) -> None:
+        if self._steps is not None:
+            self._steps.close()
+            self._steps = None
+
+
+class RunStore:
+    """One run folder. Thread-safe: workers append results while the GUI writes verdicts."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = Path(run_dir)
+        self._lock = threading.RLock()
+        self._tail_checked = False
+        self.skipped_lines = 0
+
+    # -- creation
+
+    @classmethod
+    def create(cls, run_dir: Path, info: Mapping[str, Any], *, resume: bool = False) -> RunStore:
+        """Start a run folder, or continue one with ``resume``. Never overwrites a run."""
+        run_dir = Path(run_dir)
+        store = cls(run_dir)
+        path = run_dir / RUN_FILE
+        if path.exists():
+            if not resume:
+                raise RunStoreError(
+                    f"{run_dir} already holds a run; pass --resume to continue it or choose "
+                    "another --out folder"
+                )
+            previous = store.info()
+            if previous.get("agent", {}).get("name") != info.get("agent", {}).get("name"):
+                raise RunStoreError(
+                    f"{run_dir} holds a run of agent {previous.get('agent', {}).get('name')!r}; "
+                    "resume it with the same agent or choose another --out folder"
+                )
+            resumed = [*previous.get("resumed", []), time.time()]
+            atomic_write_json(path, {**previous, "resumed": resumed})
+            return store
+        if run_dir.exists() and any(run_dir.iterdir()):
+            raise RunStoreError(f"{run_dir} exists and is not empty; choose another --out folder")
+        run_dir.mkdir(parents=True, exist_ok=True)
+        atomic_write_json(
+            path,
+            {"schema_version": RUN_SCHEMA_VERSION, "created": time.time(), **redact(dict(info))},
+        )
+        return store
+
+    @classmethod
+    def open(cls, run_dir: Path) -> RunStore:
+        run_dir = Path(run_dir)
+        if not (run_dir / RUN_FILE).is_file():
+            raise RunStoreError(f"{run_dir} is not a run folder (no {RUN_FILE})")
+        return cls(run_dir)
+
+    def info(self) -> dict[str, Any]:
+        try:
+            data = read_json(self.run_dir / RUN_FILE)
+        except GraphBuilderError as exc:
+            raise RunStoreError(str(exc)) from exc
+        if not isinstance(data, dict):
+            raise RunStoreError(f"{self.run_dir / RUN_FILE} is not a JSON object")
+        return data
+
+    # -- results
+
+    def results(self) -> list[TaskResult]:
+        """The latest result of every task, in the order tasks first finished.
+
+        A torn last line (a crash mid-write) and damaged lines are skipped and counted in
+        ``skipped_lines``.
+        """
+        path = self.run_dir / RESULTS_FILE
+        if not path.exists():
+            return []
+        latest: dict[str, TaskResult] = {}
+        skipped = 0
+        for line in path.read_bytes().split(b"\n"):
+            if not line.strip():
+                continue
+            try:
+                result = TaskResult.from_json(json.loads(line))
+            except (ValueError, TypeError, KeyError):
+                skipped += 1
+                continue
+            latest[result.task_id] = result
+        self.skipped_lines = skipped
+        return list(latest.values())
+
+    def finished_ids(self, *, include_errors: bool = False) -> set[str]:
+        """Tasks resume skips: every recorded task, except errored ones unless asked."""
+        return {
+            r.task_id for r in self.results() if include_errors or r.status is not TaskStatus.ERROR
+        }
+
+    def append_result(self, result: TaskResult) -> None:
+        """Append one line atomically enough: write, flush, fsync (a torn tail is cut first)."""
+        line = (json.dumps(result.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        path = self.run_dir / RESULTS_FILE
+        with self._lock:
+            if not self._tail_checked:
+                self._cut_torn_tail(path)
+                self._tail_checked = True
+            with open(path, "ab") as fh:
+                fh.write(line)
+                fh.flush()
+                os.fsync(fh.fileno())
+
+    @staticmethod
+    def _cut_torn_tail(path: Path) -> None:
+        if not path.exists() or path.stat().st_size == 0:
+            return
+        with open(path, "rb+") as fh:
+            data = fh.read()
+            if data.endswith(b"\n"):
+                return
+            keep = data.rfind(b"\n") + 1
+            with open(path.with_name(RESULTS_FILE + ".torn"), "ab") as torn:
+                torn.write(data[keep:] + b"\n")
+            fh.truncate(keep)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    # -- traces
+
+    def start_trace(self, task_id: str) -> TraceWriter:
+        return TraceWriter(self.run_dir, validate_id(task_id, "task id"))
+
+    def trace_dir(self, task_id: str) -> Path:
+        return self.run_dir / TRACES_DIR / validate_id(task_id, "task id")
+
+    def read_steps(self, task_id: str) -> list[StepRecord]:
+        """A task's steps (a torn last line is skipped)."""
+        path = self.trace_dir(task_id) / STEPS_FILE
+        if not path.exists():
+            return []
+        steps = []
+        for line in path.read_text(encoding="utf-8").splitlines():
+            try:
+                steps.append(StepRecord.from_json(json.loads(line)))
+            except (ValueError, TypeError):
+                continue
+        return steps
+
+    # -- human verdicts and failure tags
+
+    def _read_map(self, name: str) -> dict[str, Any]:
+        path = self.run_dir / name
+        if not path.exists():
+            return {}
+        try:
+            data = read_json(path)
+        except GraphBuilderError as exc:
+            raise RunStoreError(str(exc)) from exc
+        return data.get("tasks", {}) if isinstance(data, dict) else {}
+
+    def _write_map(self, name: str, tasks: Mapping[str, Any]) -> None:
+        atomic_write_json(
+            self.run_dir / name,
+            {"schema_version": RUN_SCHEMA_VERSION, "tasks": dict(sorted(tasks.items()))},
+        )
+
+    def overrides(self) -> dict[str, HumanVerdict]:
+        return {k: HumanVerdict.from_json(v) for k, v in self._read_map(OVERRIDES_FILE).items()}
+
+    def set_override(self, task_id: str, verdict: HumanVerdict | None) -> None:
+        """Record (or with None, remove) a human verdict for ``task_id``."""
+        validate_id(task_id, "task id")
+        with self._lock:
+            tasks = self._read_map(OVERRIDES_FILE)
+            if verdict is None:
+                tasks.pop(task_id, None)
+            else:
+                stamped = (
+                    verdict
+                    if verdict.time
+                    else HumanVerdict(verdict.success, verdict.note, verdict.annotator, time.time())
+                )
+                tasks[task_id] = stamped.to_json()
+            self._write_map(OVERRIDES_FILE, tasks)
+
+    def tags(self) -> dict[str, tuple[FailureTag, ...]]:
+        return {
+            k: tuple(FailureTag.from_json(t) for t in v)
+            for k, v in self._read_map(TAGS_FILE).items()
+        }
+
+    def set_tags(self, task_id: str, tags: tuple[FailureTag, ...] | list[FailureTag]) -> None:
+        """Replace the failure tags of ``task_id`` (an empty list removes them)."""
+        validate_id(task_id, "task id")
+        with self._lock:
+            tasks = self._read_map(TAGS_FILE)
+            if tags:
+                tasks[task_id] = [t.to_json() for t in tags]
+            else:
+                tasks.pop(task_id, None)
+            self._write_map(TAGS_FILE, tasks)
+
+    def add_tag(self, task_id: str, tag: FailureTag) -> None:
+        with self._lock:
+            self.set_tags(task_id, [*self.tags().get(task_id, ()), tag])
+
+    def write_text(self, name: str, text: str) -> Path:
+        path = self.run_dir / name
+        atomic_write_bytes(path, text.encode("utf-8"))
+        return path

@@ -1,0 +1,511 @@
+"""Run an agent over a suite, into a run folder, from the CLI or a GUI worker thread.
+
+``iter_run(config)`` is a generator of events (RunStarted, TaskStarted, StepDone,
+TaskFinished, WorkerStopped, RunFinished); ``run_suite(config, progress=cb)`` drives it and
+calls ``cb`` with each event. Both honour a stop event (the current task is left
+unfinished and reruns on ``resume``) and a pause event (checked between steps).
+
+Tasks run on workers, one thread each: one per device online, ``workers`` offline. Every
+worker has its own agent. A task that cannot be evaluated (no graph, invalid graph,
+endpoint down, device lost) is recorded with status ``error`` and the run goes on; a
+worker whose device is lost stops and the others take its remaining tasks.
+
+>>> for event in iter_run(RunConfig(suite=suite, out=out, agent="replay")):  # doctest: +SKIP
+...     print(event)
+"""
+
+from __future__ import annotations
+
+import logging
+import platform
+import queue
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from elderbench import __version__
+from evaluator.agents import Agent, create_agent
+from evaluator.control import Control
+from evaluator.errors import (
+    ConfigError,
+    DeviceLostError,
+    EvaluatorError,
+    RunStopped,
+    TaskSetupError,
+)
+from evaluator.judges import Judge, create_judge
+from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
+from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.run_store import RunStore, TraceWriter
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import GRAPH_FILE, load_suite, load_task, suite_task_dirs
+from graph_builder.model import InstructionVariant, Labels, Protocol, Task
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class RunConfig:
+    """Everything a run needs. ``protocol`` None runs each task under its own protocol;
+    a protocol selects the tasks declared with it (or, with ``tasks``, forces it)."""
+
+    suite: Path
+    out: Path
+    agent: str
+    agent_config: Mapping[str, Any] = field(default_factory=dict)
+    protocol: Protocol | None = None
+    tasks: tuple[str, ...] = ()
+    variant: InstructionVariant = InstructionVariant.ORIGINAL
+    demos: Path | None = None
+    mode: Mode = Mode.STRICT
+    max_steps: int | None = None
+    devices: tuple[str, ...] = ()
+    workers: int = 1
+    judges: tuple[str, ...] = ("rule",)
+    judge_config: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
+    resume: bool = False
+    settle_timeout: float = 3.0
+    judge_frames: int = 3
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "suite", Path(self.suite))
+        object.__setattr__(self, "out", Path(self.out))
+        object.__setattr__(self, "variant", InstructionVariant(self.variant))
+        object.__setattr__(self, "mode", Mode(self.mode))
+        if self.protocol is not None:
+            object.__setattr__(self, "protocol", Protocol(self.protocol))
+        object.__setattr__(self, "tasks", tuple(self.tasks))
+        object.__setattr__(self, "devices", tuple(self.devices))
+        object.__setattr__(self, "judges", tuple(self.judges))
+        if self.workers < 1:
+            raise ConfigError("workers must be at least 1")
+
+    def agent_settings(self) -> dict[str, Any]:
+        settings = dict(self.agent_config)
+        if self.demos is not None:
+            settings.setdefault("demos", str(self.demos))
+        return settings
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "suite": str(self.suite.resolve()),
+            "out": str(self.out.resolve()),
+            "agent": self.agent,
+            "agent_config": self.agent_settings(),
+            "protocol": self.protocol.value if self.protocol else None,
+            "tasks": list(self.tasks),
+            "variant": self.variant.value,
+            "demos": str(self.demos) if self.demos else None,
+            "mode": self.mode.value,
+            "max_steps": self.max_steps,
+            "devices": list(self.devices),
+            "workers": self.workers,
+            "judges": list(self.judges),
+            "judge_config": {k: dict(v) for k, v in self.judge_config.items()},
+            "settle_timeout": self.settle_timeout,
+            "judge_frames": self.judge_frames,
+        }
+
+
+# --------------------------------------------------------------------------- events
+
+
+@dataclass(frozen=True, slots=True)
+class RunStarted:
+    run_dir: Path
+    total: int  # tasks selected
+    pending: int  # tasks this session will run
+    skipped: tuple[str, ...]  # finished before (resume)
+
+
+@dataclass(frozen=True, slots=True)
+class TaskStarted:
+    task_id: str
+    worker: str
+    instruction: str
+
+
+@dataclass(frozen=True, slots=True)
+class StepDone:
+    """One step, with what a live view shows: the screenshot file, action, raw output."""
+
+    task_id: str
+    worker: str
+    record: StepRecord
+    screenshot_path: Path | None
+
+
+@dataclass(frozen=True, slots=True)
+class TaskFinished:
+    task_id: str
+    worker: str
+    result: TaskResult
+    done: int  # tasks finished so far, including those skipped on resume
+    total: int
+
+
+@dataclass(frozen=True, slots=True)
+class WorkerStopped:
+    worker: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class RunFinished:
+    run_dir: Path
+    stopped: bool
+    finished: int
+    not_run: tuple[str, ...]
+
+
+RunEvent = RunStarted | TaskStarted | StepDone | TaskFinished | WorkerStopped | RunFinished
+
+
+@dataclass(frozen=True, slots=True)
+class _Job:
+    task_id: str
+    task_dir: Path
+    protocol: Protocol
+    task: Task | None
+    problem: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _WorkerExit:
+    worker: str
+
+
+DeviceFactory = Callable[[str], Any]
+
+
+def default_device_factory(serial: str) -> Any:
+    """A real AndroidDevice through the adb server named by ANDROID_ADB_SERVER_PORT."""
+    from devices.android import AndroidDevice, adb_client
+
+    return AndroidDevice(serial, client=adb_client())
+
+
+# --------------------------------------------------------------------------- selection
+
+
+def load_jobs(config: RunConfig) -> list[_Job]:
+    """The selected tasks in id order; a task.json that does not load becomes an error job."""
+    if not config.suite.is_dir():
+        raise ConfigError(f"suite folder {config.suite} does not exist")
+    jobs: list[_Job] = []
+    for task_dir in suite_task_dirs(config.suite):
+        try:
+            task = load_task(task_dir)
+        except GraphBuilderError as exc:
+            jobs.append(
+                _Job(
+                    task_dir.name,
+                    task_dir,
+                    config.protocol or Protocol.OFFLINE,
+                    None,
+                    f"cannot load task.json: {exc}",
+                )
+            )
+            continue
+        jobs.append(_Job(task.id, task_dir, config.protocol or task.protocol, task))
+    if config.tasks:
+        known = {j.task_id for j in jobs}
+        unknown = [t for t in config.tasks if t not in known]
+        if unknown:
+            raise ConfigError(f"no such task(s) in {config.suite}: {', '.join(unknown)}")
+        wanted = set(config.tasks)
+        return [j for j in jobs if j.task_id in wanted]
+    if config.protocol is not None:
+        jobs = [j for j in jobs if j.task is None or j.task.protocol is config.protocol]
+    if not jobs:
+        raise ConfigError(f"no tasks selected in {config.suite}")
+    return jobs
+
+
+def run_info(config: RunConfig, agent: Agent) -> dict[str, Any]:
+    try:
+        suite_name = load_suite(config.suite).name
+    except GraphBuilderError:
+        suite_name = config.suite.name
+    describe = agent.describe()
+    return {
+        "config": config.to_json(),
+        "agent": describe,
+        "model": describe.get("model"),
+        "suite": {"path": str(config.suite.resolve()), "name": suite_name},
+        "versions": {"elderbench": __version__, "python": platform.python_version()},
+        "started": time.time(),
+    }
+
+
+# --------------------------------------------------------------------------- running
+
+
+class _Session:
+    """Shared state of one run session (the workers and the event queue)."""
+
+    def __init__(
+        self,
+        config: RunConfig,
+        store: RunStore,
+        jobs: list[_Job],
+        control: Control,
+        device_factory: DeviceFactory,
+        done_before: int,
+        total: int,
+    ) -> None:
+        self.config = config
+        self.store = store
+        self.control = control
+        self.device_factory = device_factory
+        self.jobs: queue.Queue[_Job] = queue.Queue()
+        for job in jobs:
+            self.jobs.put(job)
+        self.events: queue.Queue[RunEvent | _WorkerExit] = queue.Queue()
+        self.done = done_before
+        self.total = total
+        self.lock = threading.Lock()
+        self.offline_settings = OfflineSettings(config.mode, config.max_steps)
+
+    def worker(self, name: str, agent: Agent, serial: str | None) -> None:
+        try:
+            self._work(name, agent, serial)
+        finally:
+            agent.close()
+            self.events.put(_WorkerExit(name))
+
+    def _work(self, name: str, agent: Agent, serial: str | None) -> None:
+        device = None
+        judges: list[Judge] = []
+        if serial is not None:
+            try:
+                device = self.device_factory(serial)
+                judges = [
+                    create_judge(n, self.config.judge_config.get(n)) for n in self.config.judges
+                ]
+            except Exception as exc:  # noqa: BLE001 - any failure to open a device retires it
+                self.events.put(WorkerStopped(name, f"cannot use device {serial}: {exc}"))
+                return
+        try:
+            while True:
+                try:
+                    self.control.checkpoint()
+                    job = self.jobs.get_nowait()
+                except (RunStopped, queue.Empty):
+                    return
+                try:
+                    result, lost = self._run_job(name, job, agent, device, judges)
+                except RunStopped:
+                    return
+                self.store.append_result(result)
+                with self.lock:
+                    self.done += 1
+                    done = self.done
+                self.events.put(TaskFinished(job.task_id, name, result, done, self.total))
+                if lost:
+                    self.events.put(WorkerStopped(name, result.reason or "device lost"))
+                    return
+        finally:
+            close = getattr(device, "close", None)
+            if close is not None:
+                close()
+
+    def _run_job(
+        self, name: str, job: _Job, agent: Agent, device: Any, judges: list[Judge]
+    ) -> tuple[TaskResult, bool]:
+        """The task's result, and whether the device was lost while running it."""
+        started = time.time()
+        task = job.task
+        self.events.put(
+            TaskStarted(
+                job.task_id, name, task.instruction_for(self.config.variant) if task else ""
+            )
+        )
+        trace = self.store.start_trace(job.task_id)
+        try:
+            if task is None:
+                raise TaskSetupError(job.problem or "the task could not be loaded")
+            return self._execute(name, job, task, agent, device, judges, trace), False
+        except RunStopped:
+            raise
+        except DeviceLostError as exc:
+            return _error_result(job, str(exc), started, device), True
+        except (EvaluatorError, GraphBuilderError, OSError) as exc:
+            return _error_result(job, str(exc), started, device), False
+        except Exception as exc:  # noqa: BLE001 - a bug in one agent must not end a paid run
+            log.exception("unexpected error in task %s", job.task_id)
+            reason = f"unexpected {type(exc).__name__}: {exc}"
+            return _error_result(job, reason, started, device), False
+        finally:
+            trace.close()
+
+    def _execute(
+        self,
+        name: str,
+        job: _Job,
+        task: Task,
+        agent: Agent,
+        device: Any,
+        judges: list[Judge],
+        trace: TraceWriter,
+    ) -> TaskResult:
+        if job.protocol is Protocol.OFFLINE:
+            context = GraphContext.load(job.task_dir)
+            suite = self.config.suite
+
+            def offline_step(record: StepRecord) -> None:
+                trace.add(record)
+                shot = suite / record.screenshot if record.screenshot else None
+                self.events.put(StepDone(job.task_id, name, record, shot))
+
+            return run_offline(
+                task,
+                context,
+                agent,
+                variant=self.config.variant,
+                settings=self.offline_settings,
+                control=self.control,
+                on_step=offline_step,
+            )
+        from evaluator.online import OnlineSettings, run_online
+
+        if device is None:
+            raise TaskSetupError(f"task {task.id} is online and no device was given (--device)")
+        graph = None
+        if (job.task_dir / GRAPH_FILE).is_file():
+            try:
+                graph = GraphContext.load(job.task_dir)
+            except TaskSetupError as exc:
+                log.warning("%s: running online without state mapping: %s", task.id, exc)
+        run_dir = self.store.run_dir
+
+        def online_step(record: StepRecord) -> None:
+            trace.add(record)
+            shot = run_dir / record.screenshot if record.screenshot else None
+            self.events.put(StepDone(job.task_id, name, record, shot))
+
+        settings = OnlineSettings(
+            self.config.max_steps, self.config.settle_timeout, self.config.judge_frames
+        )
+        return run_online(
+            task,
+            agent,
+            device,
+            trace,
+            variant=self.config.variant,
+            settings=settings,
+            judges=judges,
+            graph=graph,
+            control=self.control,
+            on_step=online_step,
+        )
+
+
+def _error_result(job: _Job, reason: str, started: float, device: Any) -> TaskResult:
+    task = job.task
+    return TaskResult(
+        task_id=job.task_id,
+        status=TaskStatus.ERROR,
+        protocol=job.protocol.value,
+        instruction=task.instruction if task else "",
+        app=task.app if task else "",
+        labels=task.labels if task else Labels(),
+        reason=reason,
+        device=getattr(device, "serial", None),
+        started=started,
+        finished=time.time(),
+    )
+
+
+def iter_run(
+    config: RunConfig,
+    *,
+    control: Control | None = None,
+    device_factory: DeviceFactory | None = None,
+) -> Iterator[RunEvent]:
+    """Run (or resume) an evaluation, yielding events as they happen. Configuration
+    problems raise ConfigError before anything is written."""
+    control = control or Control()
+    jobs = load_jobs(config)
+    online = [j for j in jobs if j.protocol is Protocol.ONLINE]
+    if online and not config.devices:
+        raise ConfigError(
+            f"{len(online)} selected task(s) run online ({online[0].task_id}, ...); pass "
+            "--device SERIAL, or --protocol offline"
+        )
+    for name in config.judges if online else ():
+        create_judge(name, config.judge_config.get(name))  # fail early on a bad judge config
+    first_agent = create_agent(config.agent, config.agent_settings())
+    try:
+        store = RunStore.create(config.out, run_info(config, first_agent), resume=config.resume)
+        finished = store.finished_ids() if config.resume else set()
+    except BaseException:
+        first_agent.close()
+        raise
+    pending = [j for j in jobs if j.task_id not in finished]
+    skipped = tuple(j.task_id for j in jobs if j.task_id in finished)
+    yield RunStarted(store.run_dir, len(jobs), len(pending), skipped)
+
+    session = _Session(
+        config,
+        store,
+        pending,
+        control,
+        device_factory or default_device_factory,
+        len(skipped),
+        len(jobs),
+    )
+    slots: list[str | None] = (
+        list(config.devices)
+        if config.devices
+        else [None] * min(config.workers, max(1, len(pending)))
+    )
+    threads = []
+    for i, serial in enumerate(slots):
+        agent = first_agent if i == 0 else create_agent(config.agent, config.agent_settings())
+        name = serial or f"worker-{i}"
+        thread = threading.Thread(
+            target=session.worker, args=(name, agent, serial), name=f"eval-{name}", daemon=True
+        )
+        threads.append(thread)
+        thread.start()
+    running = len(threads)
+    try:
+        while running:
+            event = session.events.get()
+            if isinstance(event, _WorkerExit):
+                running -= 1
+                continue
+            yield event
+    finally:
+        if running:  # the consumer went away (Ctrl-C, GUI closed): stop the workers
+            control.stop.set()
+            for thread in threads:
+                thread.join()
+    done_ids = {r.task_id for r in store.results()}
+    not_run = tuple(j.task_id for j in jobs if j.task_id not in done_ids)
+    yield RunFinished(store.run_dir, control.stop.is_set(), len(jobs) - len(not_run), not_run)
+
+
+def run_suite(
+    config: RunConfig,
+    *,
+    progress: Callable[[RunEvent], None] | None = None,
+    stop_event: threading.Event | None = None,
+    pause_event: threading.Event | None = None,
+    device_factory: DeviceFactory | None = None,
+) -> RunFinished:
+    """Run to the end (or until ``stop_event``), calling ``progress`` with every event
+    in the calling thread. Use it from a GUI worker thread; set the events from the GUI."""
+    control = Control(stop=stop_event or threading.Event(), pause=pause_event or threading.Event())
+    last: RunFinished | None = None
+    for event in iter_run(config, control=control, device_factory=device_factory):
+        if progress is not None:
+            progress(event)
+        if isinstance(event, RunFinished):
+            last = event
+    assert last is not None
+    return last

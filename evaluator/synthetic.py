@@ -1,0 +1,379 @@
+"""Synthetic suites for tests, benchmarks and demos of the evaluator.
+
+Each task is a chain of screens drawn with Pillow, whose uiautomator XML agrees with the
+pixels: on every screen one button leads on, the others are distractors. Some tasks end
+by typing a quoted text into a field. Every task has a hand-built graph (node images, tap
+edges with element bounds and demonstrated points, a type edge) and, on request, the
+matching demonstration, so graphs can also be rebuilt from demonstrations.
+
+Instructions come in two variants: the normalized one names the buttons ("Open Display,
+then tap Font size."), the original one says what an older adult might say instead.
+
+>>> tasks = write_suite(tmp / "suite", count=3, demos=tmp / "demos")  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import io
+import random
+from dataclasses import dataclass
+from pathlib import Path
+from xml.sax.saxutils import quoteattr
+
+from PIL import Image, ImageDraw
+
+from graph_builder.io import DemoWriter, atomic_write_bytes, save_graph, save_suite, save_task
+from graph_builder.model import (
+    SCENARIOS,
+    SEMANTICS,
+    SYNTAX,
+    Action,
+    Bounds,
+    DemoStatus,
+    DeviceInfo,
+    Edge,
+    EdgeSupport,
+    ElementRef,
+    Labels,
+    MatchRule,
+    MemberRef,
+    Node,
+    NodeKind,
+    Protocol,
+    ResetRecipe,
+    Size,
+    SuccessCriteria,
+    Suite,
+    Task,
+    TaskGraph,
+)
+
+SCREEN: Size = (540, 1200)
+DEMO_ID = "demo1"
+_LABELS = (
+    "Settings",
+    "Display",
+    "Font size",
+    "Contacts",
+    "Messages",
+    "Camera",
+    "Clock",
+    "Alarm",
+    "Wi-Fi",
+    "Bluetooth",
+    "Battery",
+    "Sound",
+    "Volume",
+    "Calendar",
+    "Gallery",
+    "Weather",
+    "Maps",
+    "Phone",
+    "Notes",
+    "Calculator",
+    "Flashlight",
+    "Accessibility",
+    "Language",
+    "Wallpaper",
+)
+_ORIGINAL = (
+    "Oh dear, my grandson set this up and now I can't find that thing again, could you help?",
+    "The phone is being difficult today, I just want it to do what it did yesterday.",
+    "Um, I wanted to, no wait, the other one, you know, the one I always use.",
+    "My eyes are tired and the phone is confusing, please sort it out for me.",
+)
+_TEXTS = ("hello dear", "call me back", "see you on Sunday", "buy milk")
+_BUTTON_H = 110
+_TOP = 260
+
+
+@dataclass(frozen=True, slots=True)
+class Screen:
+    """One synthetic screen: its picture, its hierarchy and where its buttons are."""
+
+    png: bytes
+    xml: str
+    buttons: dict[str, Bounds]
+    field: Bounds | None
+    activity: str
+
+
+def _button_bounds(i: int, size: Size) -> Bounds:
+    w, _ = size
+    top = _TOP * size[1] // 1200 + i * (_BUTTON_H * size[1] // 1200 + 20)
+    return Bounds(w // 12, top, w - w // 12, top + _BUTTON_H * size[1] // 1200)
+
+
+def _node_xml(
+    bounds: Bounds,
+    *,
+    cls: str,
+    text: str = "",
+    rid: str = "",
+    clickable: bool,
+    focused: bool = False,
+    package: str,
+    inner: str = "",
+) -> str:
+    b = f"[{int(bounds.left)},{int(bounds.top)}][{int(bounds.right)},{int(bounds.bottom)}]"
+    flag = "true" if clickable else "false"
+    return (
+        f'<node index="0" text={quoteattr(text)} resource-id={quoteattr(rid)} '
+        f'class="{cls}" package="{package}" content-desc="" checkable="false" checked="false" '
+        f'clickable="{flag}" enabled="true" focusable="{flag}" '
+        f'focused="{"true" if focused else "false"}" scrollable="false" long-clickable="false" '
+        f'password="false" selected="false" visible-to-user="true" bounds="{b}">{inner}</node>'
+    )
+
+
+def render_screen(
+    title: str,
+    buttons: list[str],
+    *,
+    app: str,
+    activity: str,
+    size: Size = SCREEN,
+    field: bool = False,
+    hue: int = 0,
+) -> Screen:
+    """Draw a screen with a title, buttons (top to bottom) and optionally a focused field."""
+    w, h = size
+    image = Image.new("RGB", size, (235 - hue % 60, 240, 225 + hue % 30))
+    draw = ImageDraw.Draw(image)
+    draw.rectangle((0, 0, w, 80 * h // 1200), fill=(40 + hue % 120, 90, 160))
+    draw.text((20, 30 * h // 1200), title, fill=(255, 255, 255))
+    root = Bounds(0, 0, w, h)
+    children = [
+        _node_xml(
+            Bounds(0, 0, w, 80 * h // 1200),
+            cls="android.widget.TextView",
+            text=title,
+            rid=f"{app}:id/title",
+            clickable=False,
+            package=app,
+        )
+    ]
+    bounds: dict[str, Bounds] = {}
+    for i, label in enumerate(buttons):
+        b = _button_bounds(i, size)
+        bounds[label] = b
+        shade = (70 * (i + 1) + hue) % 200
+        draw.rectangle(
+            (b.left, b.top, b.right - 1, b.bottom - 1),
+            fill=(shade, 150, 220 - shade // 2),
+            outline=(20, 20, 20),
+        )
+        draw.text((b.left + 16, b.top + 12), label, fill=(0, 0, 0))
+        children.append(
+            _node_xml(
+                b,
+                cls="android.widget.Button",
+                text=label,
+                rid=f"{app}:id/button{i}",
+                clickable=True,
+                package=app,
+            )
+        )
+    field_bounds = None
+    if field:
+        field_bounds = _button_bounds(len(buttons) + 1, size)
+        draw.rectangle(
+            (field_bounds.left, field_bounds.top, field_bounds.right - 1, field_bounds.bottom - 1),
+            fill=(255, 255, 255),
+            outline=(0, 0, 0),
+            width=3,
+        )
+        children.append(
+            _node_xml(
+                field_bounds,
+                cls="android.widget.EditText",
+                rid=f"{app}:id/input",
+                clickable=True,
+                focused=True,
+                package=app,
+            )
+        )
+    frame = _node_xml(
+        root,
+        cls="android.widget.FrameLayout",
+        clickable=False,
+        package=app,
+        inner="".join(children),
+    )
+    xml = f"<?xml version='1.0' encoding='UTF-8' ?><hierarchy rotation=\"0\">{frame}</hierarchy>"
+    buffer = io.BytesIO()
+    image.save(buffer, format="PNG", compress_level=1)
+    return Screen(buffer.getvalue(), xml, bounds, field_bounds, activity)
+
+
+@dataclass(frozen=True, slots=True)
+class _Plan:
+    task: Task
+    screens: list[Screen]
+    actions: list[Action]  # actions[i] leads from screens[i] to screens[i + 1]
+    size: Size
+
+
+def _plan(index: int, rng: random.Random, size: Size) -> _Plan:
+    app = f"com.example.app{index % 5}"
+    taps = 1 + index % 4
+    typing = index % 5 == 4
+    labels = rng.sample(_LABELS, taps + 3 * (taps + 1))
+    path, distractors = labels[:taps], labels[taps:]
+    text = _TEXTS[index % len(_TEXTS)]
+    screens: list[Screen] = []
+    actions: list[Action] = []
+    for j in range(taps + 1):
+        buttons = distractors[3 * j : 3 * j + 3]
+        if j < taps:
+            buttons.insert(rng.randrange(len(buttons) + 1), path[j])
+        last = j == taps
+        screens.append(
+            render_screen(
+                f"{app} screen {j}",
+                buttons,
+                app=app,
+                activity=f"{app}/.Screen{j}",
+                size=size,
+                field=last and typing,
+                hue=index * 7 + j * 31,
+            )
+        )
+        if not last:
+            b = screens[-1].buttons[path[j]]
+            x, y = b.center
+            element = ElementRef(
+                bounds=b,
+                resource_id=f"{app}:id/button{buttons.index(path[j])}",
+                text=path[j],
+                class_name="android.widget.Button",
+            )
+            actions.append(Action.tap(x, y, screen=size, element=element))
+    steps_text = ", then ".join(f"tap {p}" for p in path)
+    normalized = f"Open {app.rsplit('.', 1)[1]}: {steps_text}."
+    original = _ORIGINAL[index % len(_ORIGINAL)]
+    final_title = f"{app} screen {taps}"
+    if typing:
+        actions.append(Action.type_text(text))
+        final_title = f"{app} sent"
+        screens.append(
+            render_screen(
+                final_title,
+                ["OK"],
+                app=app,
+                activity=f"{app}/.Sent",
+                size=size,
+                hue=index * 7 + 200,
+            )
+        )
+        normalized += f' Then type "{text}".'
+        original += f' Tell them "{text}".'
+    task = Task(
+        id=f"task{index:03d}",
+        instruction=original,
+        normalized_instruction=normalized,
+        app=app,
+        protocol=Protocol.OFFLINE,
+        max_steps=len(actions) + 4,
+        labels=Labels(
+            scenario=SCENARIOS[index % len(SCENARIOS)],
+            syntax=(SYNTAX[index % len(SYNTAX)],),
+            semantics=(SEMANTICS[index % len(SEMANTICS)],) if index % 3 else (),
+        ),
+        reset=ResetRecipe(app),
+        success=SuccessCriteria(activity=screens[-1].activity, must_contain=(final_title,)),
+    )
+    return _Plan(task, screens, actions, size)
+
+
+def _rule(action: Action) -> MatchRule:
+    n = action.normalized()
+    if n.type.is_pointed:
+        assert n.element is not None and n.x is not None and n.y is not None
+        return MatchRule(n.type, bounds=n.element.bounds, points=((n.x, n.y),))
+    assert n.text is not None
+    return MatchRule(n.type, texts=(n.text,))
+
+
+def _graph(plan: _Plan) -> TaskGraph:
+    last = len(plan.screens) - 1
+    nodes = []
+    for j, screen in enumerate(plan.screens):
+        node_id = "start" if j == 0 else "done" if j == last else f"n{j}"
+        kind = NodeKind.START if j == 0 else NodeKind.DONE if j == last else NodeKind.STATE
+        nodes.append(
+            Node(
+                node_id,
+                kind,
+                f"nodes/{node_id}.png",
+                plan.size,
+                members=(MemberRef(DEMO_ID, j),),
+                hierarchy=f"nodes/{node_id}.xml",
+                activity=screen.activity,
+            )
+        )
+    edges = [
+        Edge(
+            f"e{j}",
+            nodes[j].id,
+            nodes[j + 1].id,
+            _rule(a),
+            (EdgeSupport(MemberRef(DEMO_ID, j), a),),
+        )
+        for j, a in enumerate(plan.actions)
+    ]
+    return TaskGraph(plan.task.id, tuple(nodes), tuple(edges))
+
+
+def write_suite(
+    root: Path,
+    count: int = 10,
+    *,
+    seed: int = 0,
+    demos: Path | None = None,
+    graphs: bool = True,
+    size: Size = SCREEN,
+) -> list[Task]:
+    """Write ``count`` synthetic tasks into the suite folder ``root`` (and their
+    demonstrations under ``demos``); returns the tasks."""
+    root = Path(root)
+    save_suite(Suite(name=root.name, description="synthetic evaluator suite"), root)
+    rng = random.Random(seed)
+    tasks = []
+    for index in range(count):
+        plan = _plan(index, rng, size)
+        task_dir = root / plan.task.id
+        save_task(plan.task, task_dir)
+        if graphs:
+            graph = _graph(plan)
+            for node, screen in zip(graph.nodes, plan.screens, strict=True):
+                atomic_write_bytes(task_dir / node.screenshot, screen.png)
+                assert node.hierarchy is not None
+                atomic_write_bytes(task_dir / node.hierarchy, screen.xml.encode("utf-8"))
+            save_graph(graph, task_dir)
+        if demos is not None:
+            write_demo(demos, plan)
+        tasks.append(plan.task)
+    return tasks
+
+
+def write_demo(demos_root: Path, plan: _Plan) -> Path:
+    writer = DemoWriter.create(
+        demos_root,
+        plan.task,
+        device=DeviceInfo("synthetic", width=SCREEN[0], height=SCREEN[1]),
+        demo_id=DEMO_ID,
+        clock=lambda: 0.0,
+    )
+    steps = [*plan.actions, Action.done()]
+    for j, (screen, action) in enumerate(zip(plan.screens, steps, strict=True)):
+        writer.add_step(
+            screen.png,
+            screen.xml,
+            action=action,
+            activity=screen.activity,
+            screen=plan.size,
+            time=float(j),
+        )
+    writer.finish(DemoStatus.COMPLETE)
+    return writer.folder
