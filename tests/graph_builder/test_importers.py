@@ -1,0 +1,123 @@
+"""Importing foreign trajectories: LlamaTouch on the real trace, and bad trace folders."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from graph_builder.errors import FormatError, GraphBuilderError
+from graph_builder.importers import IMPORTERS
+from graph_builder.importers.llamatouch import import_llamatouch, parse_event
+from graph_builder.io import load_demo, load_task
+from graph_builder.model import ActionType, DemoStatus, SwipeDirection
+from graph_builder.phash import compute_phash
+from tests.graph_builder.gb_synthetic import Screen, render
+from tests.shared_fixtures import require_llamatouch_trace
+
+
+def test_registry_offers_llamatouch() -> None:
+    assert IMPORTERS["llamatouch"] is import_llamatouch
+
+
+def test_real_trace_becomes_a_complete_five_step_demo(tmp_path: Path) -> None:
+    trace = require_llamatouch_trace()
+    result = import_llamatouch(trace, task_id="duolingo_fr", demos_root=tmp_path)
+    demo = load_demo(result.folder)
+    assert result.folder == tmp_path / "duolingo_fr" / "llamatouch_trace_18"
+    assert demo.status is DemoStatus.COMPLETE and demo.source == "llamatouch"
+    assert demo.instruction == "Practice pronunciation in French in Duolingo."
+    actions = [s.action for s in demo.steps]
+    assert [a.type for a in actions] == [ActionType.HOME, *[ActionType.TAP] * 3, ActionType.DONE]
+    # (204, 170) in 320x720 is (688.5, 566.7) on the 1080x2400 screenshot.
+    assert actions[1].screen == (1080, 2400)
+    assert actions[1].x == pytest.approx(688.5) and actions[1].y == pytest.approx(566.67, abs=0.01)
+    labels = [a.element.label() if a.element else None for a in actions[1:4]]
+    assert labels == ["Duolingo", "oval", "START +10 XP"]
+    assert all(a.element is not None and a.element.bounds.contains(a.x, a.y) for a in actions[1:4])
+    obs = [s.observation for s in demo.steps]
+    assert obs[2].activity == "com.duolingo/com.duolingo.app.LoginActivity"
+    assert all(o.phash and o.phash.startswith("phash16:") for o in obs)
+    assert (result.folder / obs[4].screenshot).read_bytes() == (trace / "4.png").read_bytes()
+    task = load_task(result.task_file)
+    assert task.instruction == demo.instruction and task.app == "com.duolingo"
+    assert task.protocol.value == "offline"
+
+
+def test_second_import_keeps_the_task_and_refuses_the_same_demo_id(tmp_path: Path) -> None:
+    trace = require_llamatouch_trace()
+    import_llamatouch(trace, task_id="t", demos_root=tmp_path)
+    again = import_llamatouch(trace, task_id="t", demos_root=tmp_path, demo_id="second")
+    assert again.folder.name == "second" and again.notes == ()
+    with pytest.raises(GraphBuilderError, match="already exists"):
+        import_llamatouch(trace, task_id="t", demos_root=tmp_path, demo_id="second")
+
+
+def _trace(tmp_path: Path, events: str, screens: int = 2) -> Path:
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    for i in range(screens):
+        image, xml = render(Screen(f"S{i}", ("One", "Two")))
+        image.save(folder / f"{i}.png")
+        (folder / f"{i}.xml").write_text(xml)
+        (folder / f"{i}.activity").write_text("null" if i else "com.example.app/.Main\n")
+    (folder / "eventStructs.txt").write_text(events)
+    (folder / "instruction.txt").write_text("Open two\n")
+    return folder
+
+
+def test_synthetic_trace_with_swipe_and_type(tmp_path: Path) -> None:
+    events = (
+        "[Swipe] Screen Resolution (270, 600), Start Position (100, 500), "
+        "End Position (100, 100)\n[Type] hello world\n"
+    )
+    result = import_llamatouch(_trace(tmp_path, events, 3), task_id="t", demos_root=tmp_path / "d")
+    steps = result.demo.steps
+    assert steps[0].action.direction is SwipeDirection.UP
+    assert steps[1].action.text == "hello world"
+    assert steps[0].observation.activity == "com.example.app/.Main"
+    assert steps[1].observation.activity is None  # "null"
+    image, xml = render(Screen("S0", ("One", "Two")))
+    from graph_builder.hierarchy import parse_hierarchy
+
+    assert steps[0].observation.phash == compute_phash(image, parse_hierarchy(xml))
+
+
+@pytest.mark.parametrize(
+    ("events", "screens", "match"),
+    [
+        ("[Home]\n[Back]\n", 2, "need 1 events"),
+        ("[Fly] away\n", 2, "unknown event"),
+        ("[Click] Click Position (1, 2)\n", 2, "Screen Resolution"),
+        ("Home\n", 2, "expected '\\[Kind\\]"),
+    ],
+)
+def test_bad_traces_are_refused_and_leave_nothing_behind(
+    tmp_path: Path, events: str, screens: int, match: str
+) -> None:
+    with pytest.raises(FormatError, match=match):
+        import_llamatouch(_trace(tmp_path, events, screens), task_id="t", demos_root=tmp_path / "d")
+    assert not list((tmp_path / "d").glob("t/*/demo.json"))
+
+
+def test_missing_files_are_named(tmp_path: Path) -> None:
+    folder = _trace(tmp_path, "[Home]\n")
+    (folder / "1.png").unlink()
+    shutil.copy(folder / "0.png", folder / "2.png")
+    with pytest.raises(FormatError, match="without gaps"):
+        import_llamatouch(folder, task_id="t", demos_root=tmp_path / "d")
+    (folder / "2.png").rename(folder / "1.png")
+    (folder / "instruction.txt").write_text("42\n")
+    with pytest.raises(FormatError, match="instruction.txt is missing or empty"):
+        import_llamatouch(folder, task_id="t", demos_root=tmp_path / "d")
+
+
+def test_parse_event_scales_from_the_given_resolution() -> None:
+    tap = parse_event(
+        "[Click] Screen Resolution (320, 720), Click Position (160, 360)", (1080, 2400)
+    )
+    assert (tap.x, tap.y) == (540, 1200)
+    press = parse_event("[LongClick] Screen Resolution (100, 100), Position (10, 10)", (1000, 1000))
+    assert press.type is ActionType.LONG_PRESS and press.x == 100
+    assert parse_event("[Back]", (1, 1)).type is ActionType.BACK
