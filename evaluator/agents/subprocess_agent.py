@@ -123,7 +123,7 @@ class SubprocessAgent(BaseAgent):
         try:
             line = self._lines.get(timeout=self.timeout)
         except queue.Empty:
-            self.close()
+            self.close(polite=False)
             raise AgentError(
                 f"agent program gave no answer within {self.timeout} s at step {observation.step}"
             ) from None
@@ -164,19 +164,22 @@ class SubprocessAgent(BaseAgent):
             parsing_seconds=time.perf_counter() - parsing_started,
         )
 
-    def close(self) -> None:
+    def close(self, *, polite: bool = True) -> None:
+        """Ask the program to exit (``close`` message, 5 s grace), or kill it at once."""
         process, self._process = self._process, None
         if process is None:
             return
-        if process.poll() is None:
+        if polite and process.poll() is None:
             try:
                 assert process.stdin is not None
                 process.stdin.write(json.dumps({"type": "close"}) + "\n")
                 process.stdin.close()
                 process.wait(timeout=5)
             except (OSError, subprocess.TimeoutExpired):
-                process.kill()
-                process.wait(timeout=5)
+                pass
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=5)
         for stream in (process.stdin, process.stdout):
             if stream is not None and not stream.closed:
                 with contextlib.suppress(OSError):
