@@ -587,7 +587,7 @@ class VirtualPhone:
     def focus_field(self, buffer: TextBuffer | None) -> None:
         self._focus = buffer
         self._focus_owner = self._top()[1] if buffer is not None else None
-        self._keyboard = buffer is not None
+        self._keyboard = buffer is not None and buffer.soft_keyboard
         if buffer is not None:
             buffer.focused()
         self._changed()
@@ -692,6 +692,7 @@ class VirtualPhone:
 
     def show_dialog(self, dialog: Dialog | None) -> None:
         self._top()[1].dialog = dialog
+        self._clear_focus()  # the dialog's window takes (or gives back) input focus
         self._changed()
 
     # ------------------------------------------------------------------ internals: time
@@ -890,8 +891,7 @@ class VirtualPhone:
         if path is None:
             _app, screen = self._top()
             if screen.dialog is not None and screen.dialog.cancelable:
-                screen.dialog = None
-                self._changed()
+                self.show_dialog(None)
             return
         if long:
             for v in reversed(path):
@@ -977,7 +977,7 @@ class VirtualPhone:
             self._keyboard = False
         elif screen.dialog is not None:
             if screen.dialog.cancelable:
-                screen.dialog = None
+                self.show_dialog(None)
         else:
             self.pop_screen(self._front)
         self._changed()

@@ -73,7 +73,8 @@ class TextBuffer:
     """The editable text of one EditText; it lives on its screen, so it survives rebuilds.
 
     ``select_all_on_focus`` makes the first typed text replace the value, as number
-    fields of a time picker do.
+    fields of a time picker do; ``soft_keyboard=False`` keeps the keyboard hidden when the
+    field takes focus (the dialer's digits).
     """
 
     __slots__ = (
@@ -84,6 +85,7 @@ class TextBuffer:
         "max_length",
         "digits_only",
         "select_all_on_focus",
+        "soft_keyboard",
         "_selected",
     )
 
@@ -97,6 +99,7 @@ class TextBuffer:
         max_length: int = 1000,
         digits_only: bool = False,
         select_all_on_focus: bool = False,
+        soft_keyboard: bool = True,
     ) -> None:
         self.value = value
         self.hint = hint
@@ -105,6 +108,7 @@ class TextBuffer:
         self.max_length = max_length
         self.digits_only = digits_only
         self.select_all_on_focus = select_all_on_focus
+        self.soft_keyboard = soft_keyboard
         self._selected = False
 
     def focused(self) -> None:

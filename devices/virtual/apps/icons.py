@@ -89,10 +89,10 @@ def _check(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
 
 
 def _phone(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
-    d.arc(b.box(0.1, 0.1, 0.9, 0.9), start=100, end=170, fill=c, width=b.w(0.2))
-    d.rounded_rectangle(b.box(0.1, 0.14, 0.34, 0.34), radius=b.w(0.06), fill=c)
-    d.rounded_rectangle(b.box(0.66, 0.66, 0.86, 0.9), radius=b.w(0.06), fill=c)
-    d.polygon([b.p(0.14, 0.3), b.p(0.3, 0.3), b.p(0.7, 0.7), b.p(0.7, 0.86)], fill=c)
+    # a handset: earpiece (top left) and mouthpiece (bottom right) joined by a curved grip
+    d.arc(b.box(0.12, -0.3, 1.3, 0.88), start=90, end=180, fill=c, width=b.w(0.18))
+    d.rounded_rectangle(b.box(0.08, 0.1, 0.36, 0.36), radius=b.w(0.07), fill=c)
+    d.rounded_rectangle(b.box(0.64, 0.64, 0.9, 0.92), radius=b.w(0.07), fill=c)
 
 
 def _call_end(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
@@ -179,12 +179,18 @@ def _rain(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
 
 
 def _pill(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
-    w = b.w(0.24)
-    d.line([b.p(0.26, 0.74), b.p(0.74, 0.26)], fill=c, width=w)
+    # a capsule on the diagonal: one half filled, the other outlined
+    w = b.w(0.3)
     r = w / 2
-    for x, y in ((0.26, 0.74), (0.74, 0.26)):
-        px, py = b.p(x, y)
-        d.ellipse((px - r, py - r, px + r, py + r), fill=c)
+    (x1, y1), (xm, ym), (x2, y2) = b.p(0.28, 0.72), b.p(0.5, 0.5), b.p(0.72, 0.28)
+    d.line([(x1, y1), (xm, ym)], fill=c, width=w)
+    d.ellipse((x1 - r, y1 - r, x1 + r, y1 + r), fill=c)
+    line = b.w(0.06)
+    d.line([(xm, ym), (x2, y2)], fill=c, width=w)
+    d.ellipse((x2 - r, y2 - r, x2 + r, y2 + r), fill=c)
+    inner = (w - 2 * line) / 2
+    d.line([(xm + line, ym - line), (x2, y2)], fill=(255, 255, 255), width=max(1, w - 2 * line))
+    d.ellipse((x2 - inner, y2 - inner, x2 + inner, y2 + inner), fill=(255, 255, 255))
 
 
 def _cart(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:

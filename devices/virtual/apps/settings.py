@@ -502,7 +502,7 @@ PAGES: dict[str, Page] = {
         "About phone",
         (
             Item("info", "Device name", "ElderPhone Virtual"),
-            Item("info", "Phone number", "(555) 010-4477"),
+            Item("info", "Phone number", "(202) 555-0199"),
             Item("info", "Model", "ElderPhone Virtual"),
             Item("info", "Android version", "14"),
             Item("info", "Build number", "UQ1A.240205.004"),

@@ -1,0 +1,462 @@
+"""Weather (``com.elderphone.weather``): today's conditions for a city, a 7-day forecast,
+a city picker and a °C/°F setting. The forecast is fixed per city, so runs repeat.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from devices.virtual.apps.base import App, Screen, Ui
+from devices.virtual.apps.icons import paint_icon
+from devices.virtual.apps.kit import (
+    ON_SURFACE_VARIANT,
+    Column,
+    Trailing,
+    icon_button,
+    list_row,
+    scroll_list,
+    switch,
+    text,
+    toolbar,
+    toolbar_height,
+)
+from devices.virtual.widgets import Color, Rect, View
+
+PACKAGE = "com.elderphone.weather"
+ACTIVITY = "com.elderphone.weather.MainActivity"
+SKY: Color = (214, 234, 252)
+CARD: Color = (236, 245, 253)
+
+
+@dataclass(frozen=True, slots=True)
+class Day:
+    condition: str
+    icon: str
+    high: int  # °C
+    low: int
+    rain: int  # chance, %
+
+
+_PATTERN = (
+    Day("Partly cloudy", "partly", 21, 13, 10),
+    Day("Sunny", "sun", 24, 14, 0),
+    Day("Rain", "rain", 17, 11, 80),
+    Day("Cloudy", "cloud", 18, 12, 30),
+    Day("Sunny", "sun", 25, 15, 0),
+    Day("Showers", "rain", 19, 13, 60),
+    Day("Partly cloudy", "partly", 22, 14, 20),
+)
+CITIES: dict[str, int] = {
+    "Springfield": 0,
+    "Riverside": 3,
+    "Lakewood": -4,
+    "Fairview": 1,
+    "Greenville": -2,
+}
+
+
+def forecast(city: str) -> list[Day]:
+    """Seven days for ``city``: the shared pattern, rotated and shifted per city."""
+    shift = CITIES.get(city, 0)
+    start = sum(map(ord, city)) % len(_PATTERN)
+    days = _PATTERN[start:] + _PATTERN[:start]
+    return [Day(d.condition, d.icon, d.high + shift, d.low + shift, d.rain) for d in days]
+
+
+def degrees(celsius: int, unit: str) -> str:
+    return f"{round(celsius * 9 / 5 + 32) if unit == 'F' else celsius}°"
+
+
+def _settings(ui: Ui) -> dict[str, Any]:
+    return ui.host.app_data(PACKAGE)
+
+
+def _day_name(ui: Ui, index: int) -> str:
+    if index == 0:
+        return "Today"
+    if index == 1:
+        return "Tomorrow"
+    return (ui.now() + timedelta(days=index)).strftime("%A")
+
+
+class TodayScreen(Screen):
+    screen_id = "weather/today"
+    activity = ACTIVITY
+
+    def background(self) -> Color:
+        return SKY
+
+    def build(self, ui: Ui) -> View:
+        c = ui.content
+        data = _settings(ui)
+        city, unit = data["city"], data["unit"]
+        days = forecast(city)
+        today = days[0]
+        root = View(c, cls="android.widget.FrameLayout", rid=f"{PACKAGE}:id/main_layout", bg=SKY)
+        bar_h = toolbar_height(ui)
+        actions = [
+            icon_button(
+                ui,
+                Rect(
+                    c.right - ui.dp(104),
+                    c.top + (bar_h - ui.dp(48)) // 2,
+                    c.right - ui.dp(56),
+                    c.top + (bar_h + ui.dp(48)) // 2,
+                ),
+                "search",
+                "Change city",
+                lambda: ui.push(CitiesScreen()),
+                rid=f"{PACKAGE}:id/action_city",
+            ),
+            icon_button(
+                ui,
+                Rect(
+                    c.right - ui.dp(52),
+                    c.top + (bar_h - ui.dp(48)) // 2,
+                    c.right - ui.dp(4),
+                    c.top + (bar_h + ui.dp(48)) // 2,
+                ),
+                "settings",
+                "Settings",
+                lambda: ui.push(WeatherSettingsScreen()),
+                rid=f"{PACKAGE}:id/action_settings",
+            ),
+        ]
+        root.add(toolbar(ui, "Weather", rid=f"{PACKAGE}:id/toolbar", actions=actions))
+        col = Column(c.left, c.top + bar_h, c.width)
+        rows: list[View] = []
+        city_view = text(
+            ui,
+            col.place(ui.sp(28) * 3 // 2),
+            city,
+            size=28,
+            align="center",
+            rid=f"{PACKAGE}:id/city_name",
+        )
+        city_view.clickable = city_view.focusable = True
+        city_view.on_click = lambda: ui.push(CitiesScreen())
+        rows.append(city_view)
+        ir = col.place(ui.dp(120))
+        cx = ir.center[0]
+        rows.append(
+            View(
+                Rect(cx - ui.dp(60), ir.top, cx + ui.dp(60), ir.bottom),
+                cls="android.widget.ImageView",
+                rid=f"{PACKAGE}:id/condition_icon",
+                desc=today.condition,
+                paint=paint_icon,
+                icon=today.icon,
+                icon_color=(120, 144, 156),
+            )
+        )
+        rows.append(
+            text(
+                ui,
+                col.place(ui.sp(72) * 5 // 4),
+                degrees(today.high - 3, unit),
+                size=72,
+                align="center",
+                rid=f"{PACKAGE}:id/temperature",
+            )
+        )
+        rows.append(
+            text(
+                ui,
+                col.place(ui.sp(20) * 3 // 2),
+                today.condition,
+                size=20,
+                align="center",
+                rid=f"{PACKAGE}:id/condition",
+            )
+        )
+        rows.append(
+            text(
+                ui,
+                col.place(ui.sp(16) * 3 // 2),
+                f"H:{degrees(today.high, unit)}  L:{degrees(today.low, unit)}",
+                size=16,
+                align="center",
+                color=ON_SURFACE_VARIANT,
+                rid=f"{PACKAGE}:id/high_low",
+            )
+        )
+        col.skip(ui.dp(16))
+        details = (("Humidity", "62%"), ("Wind", "12 km/h"), ("Rain", f"{today.rain}%"))
+        dr = col.place(ui.sp(14) * 3 + ui.dp(32))
+        box = View(
+            Rect(dr.left + ui.dp(16), dr.top, dr.right - ui.dp(16), dr.bottom),
+            cls="android.widget.LinearLayout",
+            rid=f"{PACKAGE}:id/details",
+            bg=CARD,
+            radius=ui.dp(20),
+        )
+        slot = box.rect.width // 3
+        for i, (label, value) in enumerate(details):
+            left = box.rect.left + i * slot
+            box.add(
+                text(
+                    ui,
+                    Rect(
+                        left,
+                        dr.top + ui.dp(12),
+                        left + slot,
+                        dr.top + ui.dp(12) + ui.sp(14) * 3 // 2,
+                    ),
+                    label,
+                    size=14,
+                    align="center",
+                    color=ON_SURFACE_VARIANT,
+                )
+            )
+            box.add(
+                text(
+                    ui,
+                    Rect(
+                        left,
+                        dr.top + ui.dp(12) + ui.sp(14) * 3 // 2,
+                        left + slot,
+                        dr.bottom - ui.dp(8),
+                    ),
+                    value,
+                    size=18,
+                    align="center",
+                    bold=True,
+                )
+            )
+        rows.append(box)
+        col.skip(ui.dp(16))
+        hr = col.place(ui.sp(16) * 2)
+        rows.append(
+            text(
+                ui,
+                Rect(hr.left + ui.dp(24), hr.top, hr.right, hr.bottom),
+                "7-day forecast",
+                size=16,
+                bold=True,
+                rid=f"{PACKAGE}:id/forecast_title",
+            )
+        )
+        for i, day in enumerate(days):
+            row = list_row(
+                ui,
+                col,
+                _day_name(ui, i),
+                summary=day.condition,
+                icon_name=day.icon,
+                on_click=lambda i=i: ui.push(DayScreen(i)),
+                min_height=64,
+                title_rid=f"{PACKAGE}:id/day_name",
+                summary_rid=f"{PACKAGE}:id/day_condition",
+                icon_rid=f"{PACKAGE}:id/day_icon",
+                title_digest=False,
+                icon_color=(120, 144, 156),
+                trailing=Trailing(
+                    ui.dp(120),
+                    lambda r, d=day: text(
+                        ui,
+                        r,
+                        f"{degrees(d.high, unit)} / {degrees(d.low, unit)}",
+                        size=16,
+                        align="end",
+                        rid=f"{PACKAGE}:id/day_temps",
+                    ),
+                ),
+            )
+            rows.append(row)
+        root.add(
+            scroll_list(
+                ui,
+                self,
+                "today",
+                Rect(c.left, c.top + bar_h, c.right, c.bottom),
+                rows,
+                rid=f"{PACKAGE}:id/forecast_list",
+                bottom_pad=ui.dp(16),
+            )
+        )
+        return root
+
+
+class DayScreen(Screen):
+    activity = "com.elderphone.weather.DayActivity"
+
+    def __init__(self, index: int) -> None:
+        super().__init__()
+        self.index = index
+        self.screen_id = f"weather/day/{index}"
+
+    def background(self) -> Color:
+        return SKY
+
+    def build(self, ui: Ui) -> View:
+        c = ui.content
+        data = _settings(ui)
+        unit = data["unit"]
+        day = forecast(data["city"])[self.index]
+        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/day_layout", bg=SKY)
+        bar = toolbar(ui, _day_name(ui, self.index), up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
+        root.add(bar)
+        col = Column(c.left, bar.rect.bottom + ui.dp(16), c.width)
+        rows: list[View] = [
+            text(
+                ui,
+                col.place(ui.sp(20) * 3 // 2),
+                data["city"],
+                size=20,
+                align="center",
+                rid=f"{PACKAGE}:id/city_name",
+            ),
+        ]
+        ir = col.place(ui.dp(120))
+        cx = ir.center[0]
+        rows.append(
+            View(
+                Rect(cx - ui.dp(60), ir.top, cx + ui.dp(60), ir.bottom),
+                cls="android.widget.ImageView",
+                desc=day.condition,
+                paint=paint_icon,
+                icon=day.icon,
+                icon_color=(120, 144, 156),
+            )
+        )
+        rows.append(
+            text(
+                ui,
+                col.place(ui.sp(24) * 3 // 2),
+                day.condition,
+                size=24,
+                align="center",
+                rid=f"{PACKAGE}:id/condition",
+            )
+        )
+        col.skip(ui.dp(16))
+        for label, value in (
+            ("High", degrees(day.high, unit)),
+            ("Low", degrees(day.low, unit)),
+            ("Chance of rain", f"{day.rain}%"),
+            ("Sunrise", "6:48 AM"),
+            ("Sunset", "7:21 PM"),
+        ):
+            rows.append(
+                list_row(
+                    ui, col, label, summary=value, min_height=64, summary_rid=f"{PACKAGE}:id/value"
+                )
+            )
+        root.add(
+            scroll_list(
+                ui,
+                self,
+                "day",
+                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
+                rows,
+                rid=f"{PACKAGE}:id/day_details",
+            )
+        )
+        return root
+
+
+class CitiesScreen(Screen):
+    screen_id = "weather/cities"
+    activity = "com.elderphone.weather.CitiesActivity"
+
+    def build(self, ui: Ui) -> View:
+        c = ui.content
+        data = _settings(ui)
+        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/cities_layout")
+        bar = toolbar(ui, "Choose city", up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
+        root.add(bar)
+        col = Column(c.left, bar.rect.bottom, c.width)
+
+        def choose(city: str) -> None:
+            data["city"] = city
+            ui.pop()
+
+        rows = [
+            list_row(
+                ui,
+                col,
+                city,
+                icon_name="location",
+                summary="Current city" if city == data["city"] else "",
+                on_click=lambda city=city: choose(city),
+                title_rid=f"{PACKAGE}:id/city_name",
+            )
+            for city in CITIES
+        ]
+        root.add(
+            scroll_list(
+                ui,
+                self,
+                "cities",
+                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
+                rows,
+                rid=f"{PACKAGE}:id/cities_list",
+            )
+        )
+        return root
+
+
+class WeatherSettingsScreen(Screen):
+    screen_id = "weather/settings"
+    activity = "com.elderphone.weather.SettingsActivity"
+
+    def build(self, ui: Ui) -> View:
+        c = ui.content
+        data = _settings(ui)
+        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/settings_layout")
+        bar = toolbar(ui, "Settings", up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
+        root.add(bar)
+        col = Column(c.left, bar.rect.bottom, c.width)
+        fahrenheit = data["unit"] == "F"
+
+        def toggle() -> None:
+            data["unit"] = "C" if fahrenheit else "F"
+
+        rows = [
+            list_row(
+                ui,
+                col,
+                "Use Fahrenheit (°F)",
+                summary="Temperatures in °F" if fahrenheit else "Temperatures in °C",
+                on_click=toggle,
+                checkable=True,
+                checked=fahrenheit,
+                trailing=Trailing(
+                    ui.dp(52),
+                    lambda r: switch(
+                        ui,
+                        Rect(r.left, r.center[1] - ui.dp(16), r.right, r.center[1] + ui.dp(16)),
+                        fahrenheit,
+                        None,
+                        clickable=False,
+                    ),
+                ),
+            )
+        ]
+        root.add(
+            scroll_list(
+                ui,
+                self,
+                "settings",
+                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
+                rows,
+                rid=f"{PACKAGE}:id/settings_list",
+            )
+        )
+        return root
+
+
+class WeatherApp(App):
+    package = PACKAGE
+    label = "Weather"
+    activity = ACTIVITY
+    icon = "partly"
+    icon_bg = (3, 155, 229)
+
+    def default_data(self) -> dict[str, Any]:
+        return {"city": "Springfield", "unit": "C"}
+
+    def root(self) -> Screen:
+        return TodayScreen()
