@@ -28,14 +28,25 @@ class Answer:
     delay: float = 0.0
 
 
-def reply(content: str, prompt_tokens: int = 120, completion_tokens: int = 30,
-          *, delay: float = 0.0) -> Answer:
+def reply(
+    content: str, prompt_tokens: int = 120, completion_tokens: int = 30, *, delay: float = 0.0
+) -> Answer:
     payload = {
-        "id": "chatcmpl-test", "object": "chat.completion", "model": "fake",
-        "choices": [{"index": 0, "message": {"role": "assistant", "content": content},
-                     "finish_reason": "stop"}],
-        "usage": {"prompt_tokens": prompt_tokens, "completion_tokens": completion_tokens,
-                  "total_tokens": prompt_tokens + completion_tokens},
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "message": {"role": "assistant", "content": content},
+                "finish_reason": "stop",
+            }
+        ],
+        "usage": {
+            "prompt_tokens": prompt_tokens,
+            "completion_tokens": completion_tokens,
+            "total_tokens": prompt_tokens + completion_tokens,
+        },
     }
     return Answer(200, json.dumps(payload).encode(), delay)
 
@@ -65,8 +76,13 @@ class Received:
         return "\n".join(parts)
 
     def images(self) -> int:
-        return sum(1 for m in self.body.get("messages", []) if isinstance(m.get("content"), list)
-                   for p in m["content"] if p.get("type") == "image_url")
+        return sum(
+            1
+            for m in self.body.get("messages", [])
+            if isinstance(m.get("content"), list)
+            for p in m["content"]
+            if p.get("type") == "image_url"
+        )
 
 
 @dataclass
@@ -103,7 +119,7 @@ class FakeLLMServer:
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
         self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.02,), daemon=True)
 
     def _next(self, request: Received) -> Answer:
         with self._lock:

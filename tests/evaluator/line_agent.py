@@ -30,13 +30,22 @@ for line in sys.stdin:
         print("I think I will tap the blue button", flush=True)
         continue
     answer = {"action": {"action": "done"}, "reasoning": "nothing left", "input_tokens": 7}
-    xml = open(message["hierarchy"], encoding="utf-8").read() if message["hierarchy"] else ""
-    for text, l, t, r, b in re.findall(r'text="([^"]+)"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"', xml):
+    xml = ""
+    if message["hierarchy"]:
+        with open(message["hierarchy"], encoding="utf-8") as fh:
+            xml = fh.read()
+    for text, left, top, right, bottom in re.findall(
+        r'text="([^"]+)"[^>]*bounds="\[(\d+),(\d+)\]\[(\d+),(\d+)\]"', xml
+    ):
         if text in instruction and text not in tapped and "Button" in xml:
             tapped.add(text)
             w, h = message["screen"]
-            x, y = (int(l) + int(r)) / 2, (int(t) + int(b)) / 2
-            answer = {"action": {"type": "tap", "x": x, "y": y, "screen": [w, h]},
-                      "raw_output": f"tap {text}", "reflection": "correct", "output_tokens": 3}
+            x, y = (int(left) + int(right)) / 2, (int(top) + int(bottom)) / 2
+            answer = {
+                "action": {"type": "tap", "x": x, "y": y, "screen": [w, h]},
+                "raw_output": f"tap {text}",
+                "reflection": "correct",
+                "output_tokens": 3,
+            }
             break
     print(json.dumps(answer), flush=True)

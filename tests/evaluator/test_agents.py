@@ -29,18 +29,22 @@ def success_rate(results) -> float:
 
 
 def test_registry_and_unknown_agent():
-    assert {"replay", "random", "heuristic", "openai", "mobile_agent_v2", "subprocess"} <= set(AGENTS)
+    assert {"replay", "random", "heuristic", "openai", "mobile_agent_v2", "subprocess"} <= set(
+        AGENTS
+    )
     with pytest.raises(ConfigError, match="unknown agent 'nope'"):
         create_agent("nope")
 
 
 @pytest.mark.parametrize("with_demos", [True, False])
 def test_replay_scores_100_percent_offline_on_hand_built_graphs(synthetic, tmp_path, with_demos):
-    results = evaluate(synthetic.suite, tmp_path / "run", "replay",
-                       demos=synthetic.demos if with_demos else None)
+    results = evaluate(
+        synthetic.suite, tmp_path / "run", "replay", demos=synthetic.demos if with_demos else None
+    )
     assert success_rate(results) == 1.0
-    assert all(r.completion_rate == 1.0 and r.correct_decisions == r.decisions
-               for r in results.values())
+    assert all(
+        r.completion_rate == 1.0 and r.correct_decisions == r.decisions for r in results.values()
+    )
 
 
 def test_replay_scores_100_percent_on_graphs_built_from_its_demos(synthetic, tmp_path):
@@ -52,12 +56,13 @@ def test_replay_scores_100_percent_on_graphs_built_from_its_demos(synthetic, tmp
 
 def test_random_scores_low_and_is_reproducible(synthetic, tmp_path):
     first = evaluate(synthetic.suite, tmp_path / "a", "random", agent_config={"seed": 7})
-    again = evaluate(synthetic.suite, tmp_path / "b", "random", agent_config={"seed": 7})
+    evaluate(synthetic.suite, tmp_path / "b", "random", agent_config={"seed": 7})
     assert success_rate(first) <= 0.1
     store_a, store_b = RunStore.open(tmp_path / "a"), RunStore.open(tmp_path / "b")
     for task_id in first:
-        assert ([s.action for s in store_a.read_steps(task_id)]
-                == [s.action for s in store_b.read_steps(task_id)])
+        assert [s.action for s in store_a.read_steps(task_id)] == [
+            s.action for s in store_b.read_steps(task_id)
+        ]
 
 
 def test_heuristic_shows_the_cost_of_elderly_phrasing(synthetic, tmp_path):
@@ -70,9 +75,14 @@ def test_heuristic_shows_the_cost_of_elderly_phrasing(synthetic, tmp_path):
 
 
 def test_subprocess_agent_runs_a_program(synthetic, tmp_path):
-    results = evaluate(synthetic.suite, tmp_path / "run", "subprocess", variant="normalized",
-                       tasks=("task000", "task001", "task002"),
-                       agent_config={"command": [sys.executable, str(LINE_AGENT)]})
+    results = evaluate(
+        synthetic.suite,
+        tmp_path / "run",
+        "subprocess",
+        variant="normalized",
+        tasks=("task000", "task001", "task002"),
+        agent_config={"command": [sys.executable, str(LINE_AGENT)]},
+    )
     assert all(r.success for r in results.values())
     assert results["task002"].output_tokens == 9 and results["task002"].input_tokens == 7
     steps = RunStore.open(tmp_path / "run").read_steps("task001")
@@ -80,8 +90,13 @@ def test_subprocess_agent_runs_a_program(synthetic, tmp_path):
 
 
 def test_subprocess_garbage_is_a_parse_failure_not_a_crash(synthetic, tmp_path):
-    results = evaluate(synthetic.suite, tmp_path / "run", "subprocess", tasks=("task000",),
-                       agent_config={"command": [sys.executable, str(LINE_AGENT), "--mode", "garbage"]})
+    results = evaluate(
+        synthetic.suite,
+        tmp_path / "run",
+        "subprocess",
+        tasks=("task000",),
+        agent_config={"command": [sys.executable, str(LINE_AGENT), "--mode", "garbage"]},
+    )
     result = results["task000"]
     assert result.status.value == "failure" and result.parse_failures == 1
     step = RunStore.open(tmp_path / "run").read_steps("task000")[0]
@@ -90,8 +105,12 @@ def test_subprocess_garbage_is_a_parse_failure_not_a_crash(synthetic, tmp_path):
 
 @pytest.mark.parametrize(("mode", "reason"), [("crash", "exited"), ("slow", "no answer within")])
 def test_subprocess_death_or_silence_is_a_task_error(synthetic, tmp_path, mode, reason):
-    results = evaluate(synthetic.suite, tmp_path / "run", "subprocess", tasks=("task000", "task001"),
-                       agent_config={"command": [sys.executable, str(LINE_AGENT), "--mode", mode],
-                                     "timeout": 1})
+    results = evaluate(
+        synthetic.suite,
+        tmp_path / "run",
+        "subprocess",
+        tasks=("task000", "task001"),
+        agent_config={"command": [sys.executable, str(LINE_AGENT), "--mode", mode], "timeout": 1},
+    )
     assert [r.status.value for r in results.values()] == ["error", "error"]
     assert reason in results["task000"].reason

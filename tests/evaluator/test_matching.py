@@ -71,8 +71,13 @@ def test_tap_does_not_match_long_press_rule():
 
 @pytest.mark.parametrize(
     ("end", "direction", "matched"),
-    [((500, 200), "up", True), ((500, 800), "up", False), ((200, 500), "left", True),
-     ((800, 510), "right", True), ((510, 800), "down", True)],
+    [
+        ((500, 200), "up", True),
+        ((500, 800), "up", False),
+        ((200, 500), "left", True),
+        ((800, 510), "right", True),
+        ((510, 800), "down", True),
+    ],
 )
 def test_swipe_matches_by_direction(end, direction, matched):
     rule = MatchRule("swipe", direction="up" if direction == "up" else direction)
@@ -118,8 +123,10 @@ def test_bounds_beat_points_and_smaller_bounds_win():
 
 
 def test_nearest_point_wins_among_radius_matches():
-    edges = [edge("far", MatchRule("tap", points=((540, 500),))),
-             edge("near", MatchRule("tap", points=((510, 500),)))]
+    edges = [
+        edge("far", MatchRule("tap", points=((540, 500),))),
+        edge("near", MatchRule("tap", points=((510, 500),))),
+    ]
     m = match_edges(edges, tap(500, 500))
     assert (m.edge.id, m.reason) == ("near", "within 10.0 of point")
 

@@ -38,8 +38,12 @@ def graph() -> TaskGraph:
     """start -tap A-> form -type hello-> done, and a detour start -swipe up-> list -back-> start."""
     return TaskGraph(
         "t1",
-        (node("start", NodeKind.START), node("form", NodeKind.STATE),
-         node("list", NodeKind.STATE), node("done", NodeKind.DONE)),
+        (
+            node("start", NodeKind.START),
+            node("form", NodeKind.STATE),
+            node("list", NodeKind.STATE),
+            node("done", NodeKind.DONE),
+        ),
         (
             Edge("tap_a", "start", "form", MatchRule("tap", bounds=Bounds(100, 100, 300, 200))),
             Edge("type", "form", "done", MatchRule("type", texts=("hello",))),
@@ -52,9 +56,14 @@ def graph() -> TaskGraph:
 def run(steps, mode=Mode.STRICT, max_steps=None, control=None):
     context = GraphContext(graph(), task_dir=Path("."))
     records = []
-    result = run_offline(TASK, context, ScriptedAgent(steps),
-                         settings=OfflineSettings(mode, max_steps), control=control,
-                         on_step=records.append)
+    result = run_offline(
+        TASK,
+        context,
+        ScriptedAgent(steps),
+        settings=OfflineSettings(mode, max_steps),
+        control=control,
+        on_step=records.append,
+    )
     return result, records
 
 
@@ -80,8 +89,9 @@ def test_strict_fails_at_the_first_unmatched_action():
 
 
 def test_tolerant_stays_on_the_node_and_continues():
-    result, records = run([TAP_MISS, TAP_A, Action.type_text("hello"), Action.done()],
-                          mode=Mode.TOLERANT)
+    result, records = run(
+        [TAP_MISS, TAP_A, Action.type_text("hello"), Action.done()], mode=Mode.TOLERANT
+    )
     assert result.success
     assert [r.node for r in records] == ["start", "start", "form", "done"]
     assert records[0].matched is False and records[0].next_node == "start"
@@ -105,8 +115,9 @@ def test_done_on_a_state_node_fails():
 
 
 def test_reaching_done_without_saying_done_is_not_success():
-    result, records = run([TAP_A, Action.type_text("hello")] + [Action.back()] * 5,
-                          mode=Mode.TOLERANT, max_steps=4)
+    result, records = run(
+        [TAP_A, Action.type_text("hello")] + [Action.back()] * 5, mode=Mode.TOLERANT, max_steps=4
+    )
     assert not result.success and not result.terminated
     assert len(records) == 4
     assert result.reason == "reached max_steps (4) at node done without saying done"
@@ -117,9 +128,12 @@ def test_parse_failures_fail_strict_and_are_skipped_in_tolerant():
     strict, _ = run([bad, TAP_A])
     assert strict.reason == "parse failure at step 0: no JSON object"
     assert strict.parse_failures == 1
-    tolerant, records = run([bad, TAP_A, Action.type_text("hello"), Action.done()],
-                            mode=Mode.TOLERANT)
-    assert tolerant.success and records[0].raw_output == "???" and records[0].rule == "parse failure"
+    tolerant, records = run(
+        [bad, TAP_A, Action.type_text("hello"), Action.done()], mode=Mode.TOLERANT
+    )
+    assert (
+        tolerant.success and records[0].raw_output == "???" and records[0].rule == "parse failure"
+    )
 
 
 def test_reflections_are_scored_against_what_happened():
@@ -141,8 +155,11 @@ def test_ground_truth_steps_follow_the_shortest_path():
 def test_missing_and_invalid_graphs_are_setup_errors(tmp_path):
     with pytest.raises(TaskSetupError, match="has no graph.json"):
         GraphContext.load(tmp_path)
-    no_done = TaskGraph("t1", (node("start", NodeKind.START), node("a", NodeKind.STATE)),
-                        (Edge("e", "start", "a", MatchRule("back")),))
+    no_done = TaskGraph(
+        "t1",
+        (node("start", NodeKind.START), node("a", NodeKind.STATE)),
+        (Edge("e", "start", "a", MatchRule("back")),),
+    )
     save_graph(no_done, tmp_path)
     with pytest.raises(TaskSetupError, match="no DONE node"):
         GraphContext.load(tmp_path)

@@ -16,6 +16,10 @@ from graph_builder.model import NORMALIZED_SCREEN, ActionType
 N = NORMALIZED_SCREEN
 
 
+def tool_call(arguments: str) -> str:
+    return f'<tool_call>{{"name": "mobile_use", "arguments": {arguments}}}</tool_call>'
+
+
 def test_json_with_fences_and_prose():
     text = 'Sure.\n```json\n{"thought": "open it", "action": "tap", "x": 120, "y": 860}\n```'
     parsed = parse_json(text, N)
@@ -36,8 +40,14 @@ def test_json_accepts_on_disk_action_form_and_memory():
 
 @pytest.mark.parametrize(
     "text",
-    ["no json here", '{"action": "fly"}', '{"action": "tap", "x": 1}', '{"action": "type"}',
-     '{"thought": "x"}', '{"action": "swipe", "direction": "sideways"}'],
+    [
+        "no json here",
+        '{"action": "fly"}',
+        '{"action": "tap", "x": 1}',
+        '{"action": "type"}',
+        '{"thought": "x"}',
+        '{"action": "swipe", "direction": "sideways"}',
+    ],
 )
 def test_json_rejects_with_a_reason(text):
     with pytest.raises(ActionParseError):
@@ -45,7 +55,7 @@ def test_json_rejects_with_a_reason(text):
 
 
 def test_autoglm_styles():
-    think = "<think>Need settings</think><answer>do(action=\"Tap\", element=[500, 250])</answer>"
+    think = '<think>Need settings</think><answer>do(action="Tap", element=[500, 250])</answer>'
     parsed = parse_autoglm(think, N)
     assert parsed.action.type is ActionType.TAP and parsed.action.point == (500, 250)
     assert parsed.reasoning == "Need settings"
@@ -54,13 +64,20 @@ def test_autoglm_styles():
     assert swipe.direction.value == "up"
     assert parse_autoglm('finish(message="All set")', N).action.type is ActionType.DONE
     assert parse_autoglm('do(action="Back")', N).action.type is ActionType.BACK
-    assert parse_autoglm('do(action="Long Press", element=[1, 2])', N).action.type is ActionType.LONG_PRESS
+    assert (
+        parse_autoglm('do(action="Long Press", element=[1, 2])', N).action.type
+        is ActionType.LONG_PRESS
+    )
 
 
 @pytest.mark.parametrize(
     "text",
-    ['do(action="Launch", app="Clock")', 'do(action="Tap", element=[1])', "do(action=",
-     'do(action="Tap", element=__import__("os"))'],
+    [
+        'do(action="Launch", app="Clock")',
+        'do(action="Tap", element=[1])',
+        "do(action=",
+        'do(action="Tap", element=__import__("os"))',
+    ],
 )
 def test_autoglm_rejects(text):
     with pytest.raises(ActionParseError):
@@ -81,23 +98,27 @@ def test_uitars_styles():
 
 
 def test_qwen_tool_call_in_image_pixels():
-    text = ('I will open it.\n<tool_call>\n{"name": "mobile_use", "arguments": '
-            '{"action": "click", "coordinate": [200, 400]}}\n</tool_call>')
+    text = (
+        'I will open it.\n<tool_call>\n{"name": "mobile_use", "arguments": '
+        '{"action": "click", "coordinate": [200, 400]}}\n</tool_call>'
+    )
     parsed = parse_qwen_mobile_use(text, (400, 800))
     assert parsed.action.screen == (400, 800)
     assert parsed.action.normalized().point == (500, 500)
     assert parsed.reasoning == "I will open it."
-    key = '<tool_call>{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Back"}}</tool_call>'
+    key = tool_call('{"action": "system_button", "button": "Back"}')
     assert parse_qwen_mobile_use(key, (400, 800)).action.type is ActionType.BACK
-    end = '<tool_call>{"name": "mobile_use", "arguments": {"action": "terminate", "status": "success"}}</tool_call>'
+    end = tool_call('{"action": "terminate", "status": "success"}')
     assert parse_qwen_mobile_use(end, (400, 800)).action.type is ActionType.DONE
 
 
 @pytest.mark.parametrize(
     "text",
-    ["<tool_call>{broken</tool_call>",
-     '<tool_call>{"name": "mobile_use", "arguments": {"action": "open", "text": "x"}}</tool_call>',
-     '<tool_call>{"name": "mobile_use", "arguments": {"action": "system_button", "button": "Menu"}}</tool_call>'],
+    [
+        "<tool_call>{broken</tool_call>",
+        tool_call('{"action": "open", "text": "x"}'),
+        tool_call('{"action": "system_button", "button": "Menu"}'),
+    ],
 )
 def test_qwen_rejects(text):
     with pytest.raises(ActionParseError):

@@ -1,0 +1,225 @@
+"""``elderbench eval`` and ``elderbench report``.
+
+    elderbench eval --suite SUITE --agent replay --demos DEMOS --out runs/replay
+    elderbench eval --suite SUITE --agent openai --agent-config gpt4o.json \\
+        --instruction normalized --out runs/gpt4o-normalized
+    elderbench eval ... --protocol online --device emulator-5554 --device R58M12345 --out ...
+    elderbench eval ... --out runs/gpt4o --resume          # after Ctrl-C or a crash
+    elderbench report runs/gpt4o --compare runs/gpt4o-normalized [--json]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import tomllib
+from pathlib import Path
+from typing import Any, TextIO
+
+from evaluator.errors import ConfigError
+
+
+def register(subparsers: Any) -> None:
+    from evaluator.agents import AGENTS
+    from evaluator.judges import JUDGES
+
+    ev = subparsers.add_parser(
+        "eval",
+        help="evaluate an agent on a suite (offline on task graphs, or online)",
+        description="Run an agent over a suite's tasks into a run folder. Ctrl-C leaves a "
+        "resumable run; --resume continues it (errored tasks are retried).",
+    )
+    ev.add_argument("--suite", type=Path, required=True, help="suite folder (suite.json, tasks)")
+    ev.add_argument("--agent", required=True, choices=sorted(AGENTS), help="agent to evaluate")
+    ev.add_argument(
+        "--agent-config",
+        type=Path,
+        metavar="FILE",
+        help="agent settings, JSON or TOML (API keys only by env var name)",
+    )
+    ev.add_argument(
+        "--protocol",
+        choices=["offline", "online"],
+        help="run the tasks declared with this protocol (default: each task's own); "
+        "with --tasks, force it",
+    )
+    ev.add_argument(
+        "--device",
+        action="append",
+        default=[],
+        metavar="SERIAL",
+        help="device for online tasks; repeat to shard tasks over devices",
+    )
+    ev.add_argument("--tasks", nargs="+", default=[], metavar="ID", help="only these tasks")
+    ev.add_argument(
+        "--instruction",
+        choices=["original", "normalized"],
+        default="original",
+        help="which instruction the agent sees",
+    )
+    ev.add_argument("--demos", type=Path, help="demonstrations root (for the replay agent)")
+    ev.add_argument(
+        "--mode",
+        choices=["strict", "tolerant"],
+        default="strict",
+        help="offline: fail at the first unmatched action, or stay on the node",
+    )
+    ev.add_argument("--max-steps", type=int, help="override every task's max_steps")
+    ev.add_argument(
+        "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
+    )
+    ev.add_argument(
+        "--judge",
+        action="append",
+        choices=sorted(JUDGES),
+        dest="judges",
+        help="online verification (default: rule); repeat for several",
+    )
+    ev.add_argument(
+        "--judge-config",
+        type=Path,
+        metavar="FILE",
+        help='judge settings, e.g. {"vlm": {"base_url": ..., "model": ...}}',
+    )
+    ev.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
+    ev.add_argument("--resume", action="store_true", help="continue the run in --out")
+    ev.add_argument("--no-report", action="store_true", help="do not write report.md/html")
+    ev.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
+    ev.set_defaults(func=run_eval)
+
+    rp = subparsers.add_parser(
+        "report",
+        help="write report.md/html for a run folder",
+        description="Summarize a run; optionally compare it with "
+        "another run on the same tasks (McNemar, paired bootstrap).",
+    )
+    rp.add_argument("run", type=Path, help="run folder")
+    rp.add_argument("--compare", type=Path, metavar="OTHER_RUN", help="paired comparison")
+    rp.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
+    rp.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
+    rp.add_argument("--seed", type=int, default=0, help="bootstrap seed")
+    rp.set_defaults(func=run_report)
+
+
+def read_config(path: Path | None) -> dict[str, Any]:
+    if path is None:
+        return {}
+    try:
+        text = path.read_text(encoding="utf-8")
+        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+    except OSError as exc:
+        raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
+    except (ValueError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigError(
+            f"{path} is not valid {'TOML' if path.suffix == '.toml' else 'JSON'}: {exc}"
+        ) from exc
+    if not isinstance(data, dict):
+        raise ConfigError(f"{path} must hold an object of settings")
+    return data
+
+
+class ProgressPrinter:
+    """A one-line progress bar on a terminal; one line per task otherwise."""
+
+    def __init__(self, stream: TextIO = sys.stderr) -> None:
+        self.stream = stream
+        self.tty = stream.isatty()
+        self.counts = {"success": 0, "failure": 0, "error": 0}
+
+    def __call__(self, event: Any) -> None:
+        from evaluator.runner import RunFinished, RunStarted, TaskFinished, WorkerStopped
+
+        if isinstance(event, RunStarted):
+            skipped = f", {len(event.skipped)} already finished" if event.skipped else ""
+            self._line(f"{event.total} tasks{skipped} -> {event.run_dir}")
+        elif isinstance(event, TaskFinished):
+            self.counts[event.result.status.value] += 1
+            width = 30
+            filled = width * event.done // max(1, event.total)
+            c = self.counts
+            text = (
+                f"[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} "
+                f"ok {c['success']} fail {c['failure']} err {c['error']}  {event.task_id}"
+            )
+            if self.tty:
+                self.stream.write("\r" + text.ljust(100))
+                self.stream.flush()
+            else:
+                reason = f": {event.result.reason}" if event.result.reason else ""
+                self._line(f"{text} {event.result.status.value}{reason}")
+        elif isinstance(event, WorkerStopped):
+            self._line(f"worker {event.worker} stopped: {event.reason}")
+        elif isinstance(event, RunFinished) and self.tty:
+            self.stream.write("\n")
+
+    def _line(self, text: str) -> None:
+        if self.tty:
+            self.stream.write("\r")
+        self.stream.write(text + "\n")
+        self.stream.flush()
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from evaluator.prices import load_prices
+    from evaluator.report import write_report
+    from evaluator.runner import RunConfig, RunFinished, iter_run
+
+    prices = load_prices(args.prices) if args.prices else None
+    config = RunConfig(
+        suite=args.suite,
+        out=args.out,
+        agent=args.agent,
+        agent_config=read_config(args.agent_config),
+        protocol=args.protocol,
+        tasks=tuple(args.tasks),
+        variant=args.instruction,
+        demos=args.demos,
+        mode=args.mode,
+        max_steps=args.max_steps,
+        devices=tuple(args.device),
+        workers=args.workers,
+        judges=tuple(args.judges or ("rule",)),
+        judge_config=read_config(args.judge_config),
+        resume=args.resume,
+    )
+    printer = ProgressPrinter()
+    finished: RunFinished | None = None
+    try:
+        for event in iter_run(config):
+            printer(event)
+            if isinstance(event, RunFinished):
+                finished = event
+    except KeyboardInterrupt:
+        print(
+            f"\nstopped; finished tasks are saved. Continue with: --out {args.out} --resume",
+            file=sys.stderr,
+        )
+        return 130
+    assert finished is not None
+    if not args.no_report:
+        md, page = write_report(args.out, prices=prices)
+        print(f"report: {md} and {page}", file=sys.stderr)
+    if finished.not_run:
+        print(
+            f"{len(finished.not_run)} task(s) not run ({', '.join(finished.not_run[:5])}...); "
+            "continue with --resume",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+def run_report(args: argparse.Namespace) -> int:
+    from evaluator.prices import load_prices
+    from evaluator.report import summarize, write_report
+
+    prices = load_prices(args.prices) if args.prices else None
+    summary = summarize(args.run, compare=args.compare, prices=prices, seed=args.seed)
+    md, page = write_report(args.run, summary=summary)
+    if args.json:
+        json.dump(summary, sys.stdout, indent=2, ensure_ascii=False)
+        sys.stdout.write("\n")
+    else:
+        print(f"wrote {md} and {page}")
+    return 0

@@ -1,0 +1,500 @@
+"""Reports of a run folder: a JSON summary, report.md and report.html with inline SVG charts.
+
+``summarize(run_dir, compare=other)`` gives the numbers (what ``elderbench report --json``
+prints); ``write_report(run_dir, compare=other)`` writes report.md (charts as SVG files
+beside it) and report.html (charts inline). Human verdicts from overrides.json apply.
+"""
+
+from __future__ import annotations
+
+import html
+import time
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import Any
+
+from evaluator.metrics import (
+    DIMENSIONS,
+    breakdowns,
+    compare_runs,
+    correlations,
+    effective_status,
+    group_metrics,
+    judge_agreement,
+    tag_counts,
+)
+from evaluator.prices import PriceTable, load_prices
+from evaluator.records import TaskResult, TaskStatus
+from evaluator.run_store import RunStore
+from evaluator.svg import bar_chart, scatter_chart
+
+CHART_DIMENSIONS = ("scenario", "syntax", "semantics", "app")
+
+
+@dataclass(frozen=True, slots=True)
+class _Loaded:
+    store: RunStore
+    info: dict[str, Any]
+    results: list[TaskResult]
+
+
+def _load(run_dir: Path) -> _Loaded:
+    store = RunStore.open(run_dir)
+    return _Loaded(store, store.info(), store.results())
+
+
+def summarize(
+    run_dir: Path,
+    *,
+    compare: Path | None = None,
+    prices: PriceTable | None = None,
+    seed: int = 0,
+    resamples: int = 10_000,
+) -> dict[str, Any]:
+    """Every number of the report, JSON-ready."""
+    prices = prices or load_prices()
+    run = _load(run_dir)
+    overrides = run.store.overrides()
+    overall = group_metrics(run.results, overrides, prices)
+    statuses = [effective_status(r, overrides) for r in run.results]
+    config = run.info.get("config", {})
+    summary: dict[str, Any] = {
+        "run": str(Path(run_dir)),
+        "agent": run.info.get("agent", {}).get("name"),
+        "model": run.info.get("model"),
+        "suite": run.info.get("suite", {}).get("name"),
+        "variant": config.get("variant"),
+        "mode": config.get("mode"),
+        "started": run.info.get("started"),
+        "counts": {
+            "tasks": len(run.results),
+            "success": statuses.count(TaskStatus.SUCCESS),
+            "failure": statuses.count(TaskStatus.FAILURE),
+            "error": statuses.count(TaskStatus.ERROR),
+            "overridden": sum(1 for r in run.results if r.task_id in overrides),
+            "unreadable_lines": run.store.skipped_lines,
+        },
+        "sr": overall.sr,
+        "sr_ci": [overall.sr_low, overall.sr_high] if overall.sr is not None else None,
+        "cr": overall.cr,
+        "da": overall.da,
+        "ra": overall.ra,
+        "ail": overall.ail,
+        "cost": overall.cost,
+        "currency": prices.currency,
+        "unpriced_models": list(overall.unpriced_models),
+        "tokens": {"input": overall.input_tokens, "output": overall.output_tokens},
+        "steps": overall.steps,
+        "errors": [
+            {"task_id": r.task_id, "reason": r.reason}
+            for r, s in zip(run.results, statuses, strict=True)
+            if s is TaskStatus.ERROR
+        ],
+        "breakdowns": {
+            d: {g: m.to_json() for g, m in groups.items()}
+            for d, groups in breakdowns(run.results, overrides, prices).items()
+        },
+        "correlations": [asdict(c) for c in correlations(run.results, overrides)],
+        "judge_agreement": {
+            j: {"n": a.n, "agree": a.agree, "rate": a.rate}
+            for j, a in judge_agreement(run.results, overrides).items()
+        },
+        "failure_tags": tag_counts(run.store.tags()),
+        "comparison": None,
+    }
+    if compare is not None:
+        other = _load(compare)
+        comparison = compare_runs(
+            run.results,
+            other.results,
+            overrides,
+            other.store.overrides(),
+            seed=seed,
+            resamples=resamples,
+        )
+        summary["comparison"] = {
+            "other_run": str(Path(compare)),
+            "other_agent": other.info.get("agent", {}).get("name"),
+            "other_variant": other.info.get("config", {}).get("variant"),
+            **comparison.to_json(),
+            "other_breakdowns": {
+                d: {g: m.sr for g, m in groups.items()}
+                for d, groups in breakdowns(other.results, other.store.overrides()).items()
+            },
+        }
+    return summary
+
+
+# --------------------------------------------------------------------------- rendering
+
+
+def _pct(value: float | None) -> str:
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def _num(value: float | None, digits: int = 2) -> str:
+    return "n/a" if value is None else f"{value:.{digits}f}"
+
+
+def _cost(value: float | None, currency: str) -> str:
+    return "n/a (unpriced model)" if value is None else f"{value:.4f} {currency}"
+
+
+@dataclass(frozen=True, slots=True)
+class _Table:
+    headers: Sequence[str]
+    rows: Sequence[Sequence[str]]
+
+
+@dataclass(frozen=True, slots=True)
+class _Chart:
+    name: str
+    title: str
+    svg: str
+
+
+Block = tuple[str, str] | _Table | _Chart  # ("h2"/"p", text)
+
+
+def _metrics_row(label: str, m: dict[str, Any], currency: str) -> list[str]:
+    ci = f" ({_pct(m['sr_low'])}-{_pct(m['sr_high'])})" if m["sr"] is not None else ""
+    return [
+        label,
+        str(m["n"]),
+        str(m["errors"]),
+        _pct(m["sr"]) + ci,
+        _pct(m["cr"]),
+        _pct(m["da"]),
+        _pct(m["ra"]),
+        _num(m["ail"]),
+        f"{m['input_tokens']}/{m['output_tokens']}",
+        _cost(m["cost"], currency),
+    ]
+
+
+_METRIC_HEADERS = (
+    "Group",
+    "Evaluated",
+    "Errors",
+    "SR (95% CI)",
+    "CR",
+    "DA",
+    "RA",
+    "AIL (s/step)",
+    "Tokens in/out",
+    "Cost",
+)
+
+
+def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore) -> list[Block]:
+    currency = summary["currency"]
+    counts = summary["counts"]
+    blocks: list[Block] = [
+        (
+            "h1",
+            f"Evaluation report: {summary['agent']} ({summary['model'] or 'no model'}) "
+            f"on {summary['suite']}",
+        ),
+        (
+            "p",
+            f"Run folder {summary['run']}; instruction variant {summary['variant']}, offline "
+            f"mode {summary['mode']}; started "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(summary['started'] or 0))}.",
+        ),
+        ("h2", "Overview"),
+        _Table(
+            (
+                "Tasks",
+                "Success",
+                "Failure",
+                "Error",
+                "Human verdicts",
+                "SR (95% CI)",
+                "CR",
+                "DA",
+                "RA",
+                "AIL (s/step)",
+                "Tokens in/out",
+                "Cost",
+            ),
+            [
+                [
+                    str(counts["tasks"]),
+                    str(counts["success"]),
+                    str(counts["failure"]),
+                    str(counts["error"]),
+                    str(counts["overridden"]),
+                    _pct(summary["sr"])
+                    + (
+                        f" ({_pct(summary['sr_ci'][0])}-{_pct(summary['sr_ci'][1])})"
+                        if summary["sr_ci"]
+                        else ""
+                    ),
+                    _pct(summary["cr"]),
+                    _pct(summary["da"]),
+                    _pct(summary["ra"]),
+                    _num(summary["ail"]),
+                    f"{summary['tokens']['input']}/{summary['tokens']['output']}",
+                    _cost(summary["cost"], currency),
+                ]
+            ],
+        ),
+        (
+            "p",
+            "SR counts successes among evaluated tasks (errors are listed apart). CR: matched "
+            "steps over the shortest ground-truth path (plus done), capped at 1. DA: correct "
+            "decisions. RA: correct reflections. AIL: inference and parsing seconds per step.",
+        ),
+    ]
+    comparison = summary["comparison"]
+    for dimension in CHART_DIMENSIONS:
+        groups = summary["breakdowns"].get(dimension, {})
+        if not groups:
+            continue
+        other = comparison["other_breakdowns"].get(dimension, {}) if comparison else None
+        bars = [(g, m["sr"], f"{_pct(m['sr'])} (n={m['n']})") for g, m in groups.items()]
+        title = f"Success rate by {dimension}"
+        if other is not None:
+            title += " (blue: this run, orange: compared run)"
+        blocks.append(
+            _Chart(
+                f"sr_by_{dimension}",
+                title,
+                bar_chart(
+                    title, bars, alt=[other.get(g) for g in groups] if other is not None else None
+                ),
+            )
+        )
+    blocks.append(("h2", "Breakdowns"))
+    for dimension in DIMENSIONS:
+        groups = summary["breakdowns"].get(dimension, {})
+        if groups:
+            blocks.append(("h3", f"By {dimension}"))
+            blocks.append(
+                _Table(_METRIC_HEADERS, [_metrics_row(g, m, currency) for g, m in groups.items()])
+            )
+    apps = summary["breakdowns"].get("app", {})
+    points = [
+        (g, m["ail"], m["sr"])
+        for g, m in apps.items()
+        if m["ail"] is not None and m["sr"] is not None
+    ]
+    if points:
+        blocks.append(("h2", "Latency and success"))
+        blocks.append(
+            _Chart(
+                "latency_vs_sr",
+                "AIL (s/step) vs SR by app",
+                scatter_chart(
+                    "AIL (s/step) vs SR by app",
+                    points,
+                    x_label="AIL (seconds per step)",
+                    y_label="SR",
+                ),
+            )
+        )
+    blocks.append(("h2", "Cost"))
+    blocks.append(
+        _Table(
+            ("Group", "Tokens in", "Tokens out", "Cost"),
+            [
+                [g, str(m["input_tokens"]), str(m["output_tokens"]), _cost(m["cost"], currency)]
+                for g, m in apps.items()
+            ]
+            + [
+                [
+                    "all",
+                    str(summary["tokens"]["input"]),
+                    str(summary["tokens"]["output"]),
+                    _cost(summary["cost"], currency),
+                ]
+            ],
+        )
+    )
+    if summary["unpriced_models"]:
+        blocks.append(
+            (
+                "p",
+                "No price for: "
+                + ", ".join(summary["unpriced_models"])
+                + ". Add them to resources/prices.json.",
+            )
+        )
+    if summary["correlations"]:
+        blocks.append(("h2", "What goes with success (point-biserial correlation)"))
+        blocks.append(
+            _Table(
+                ("Feature", "r", "p", "n"),
+                [
+                    [c["feature"], f"{c['r']:+.3f}", f"{c['p_value']:.3g}", str(c["n"])]
+                    for c in summary["correlations"]
+                ],
+            )
+        )
+    if summary["judge_agreement"]:
+        blocks.append(("h2", "Judges against human verdicts"))
+        blocks.append(
+            _Table(
+                ("Judge", "Tasks", "Agree", "Agreement"),
+                [
+                    [j, str(a["n"]), str(a["agree"]), _pct(a["rate"])]
+                    for j, a in summary["judge_agreement"].items()
+                ],
+            )
+        )
+    if summary["failure_tags"]:
+        blocks.append(("h2", "Failure categories"))
+        tags = summary["failure_tags"]
+        top = max(tags.values())
+        blocks.append(
+            _Chart(
+                "failure_tags",
+                "Tasks per failure category",
+                bar_chart(
+                    "Tasks per failure category", [(t, n / top, str(n)) for t, n in tags.items()]
+                ),
+            )
+        )
+    if comparison:
+        ci = comparison["ci"]
+        blocks.append(("h2", "Paired comparison"))
+        blocks.append(
+            (
+                "p",
+                f"This run against {comparison['other_run']} "
+                f"({comparison['other_agent']}, {comparison['other_variant']}) on "
+                f"{comparison['pairs']} tasks evaluated by both.",
+            )
+        )
+        blocks.append(
+            _Table(
+                (
+                    "SR this run",
+                    "SR other",
+                    "Difference",
+                    "95% CI (paired bootstrap)",
+                    "Only this run",
+                    "Only other",
+                    "McNemar exact p",
+                ),
+                [
+                    [
+                        _pct(comparison["sr_a"]),
+                        _pct(comparison["sr_b"]),
+                        _pct(comparison["sr_difference"]),
+                        f"{_pct(ci['low'])} to {_pct(ci['high'])}" if ci else "n/a",
+                        str(comparison["only_a"]),
+                        str(comparison["only_b"]),
+                        f"{comparison['mcnemar_p']:.4g}",
+                    ]
+                ],
+            )
+        )
+    if summary["errors"]:
+        blocks.append(("h2", "Errors (not evaluated)"))
+        blocks.append(
+            _Table(
+                ("Task", "Reason"), [[e["task_id"], e["reason"] or ""] for e in summary["errors"]]
+            )
+        )
+    overrides = store.overrides()
+    tags = store.tags()
+    blocks.append(("h2", "Tasks"))
+    blocks.append(
+        _Table(
+            ("Task", "Status", "Steps", "CR", "Failure tags", "Reason"),
+            [
+                [
+                    r.task_id,
+                    effective_status(r, overrides).value
+                    + (" (human)" if r.task_id in overrides else ""),
+                    str(r.steps),
+                    _pct(r.completion_rate),
+                    ", ".join(t.title for t in tags.get(r.task_id, ())),
+                    r.reason or "",
+                ]
+                for r in results
+            ],
+        )
+    )
+    return blocks
+
+
+def _md_cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def render_markdown(blocks: Sequence[Block]) -> str:
+    lines: list[str] = []
+    for block in blocks:
+        if isinstance(block, _Table):
+            lines.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
+            lines.append("|" + "---|" * len(block.headers))
+            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
+        elif isinstance(block, _Chart):
+            lines.append(f"![{block.title}](report_{block.name}.svg)")
+        else:
+            kind, text = block
+            prefix = {"h1": "# ", "h2": "## ", "h3": "### "}.get(kind, "")
+            lines.append(prefix + text)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def render_html(blocks: Sequence[Block], title: str) -> str:
+    parts = [
+        "<!DOCTYPE html>",
+        '<html lang="en"><head><meta charset="utf-8">',
+        f"<title>{html.escape(title)}</title>",
+        "<style>body{font-family:Helvetica,Arial,sans-serif;margin:2em;max-width:1100px}"
+        "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #bbb;"
+        "padding:3px 8px;text-align:left}th{background:#eef}figure{margin:1em 0}</style>",
+        "</head><body>",
+    ]
+    for block in blocks:
+        if isinstance(block, _Table):
+            parts.append(
+                "<table><tr>"
+                + "".join(f"<th>{html.escape(h)}</th>" for h in block.headers)
+                + "</tr>"
+            )
+            parts += [
+                "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
+                for row in block.rows
+            ]
+            parts.append("</table>")
+        elif isinstance(block, _Chart):
+            parts.append(f"<figure>{block.svg}</figure>")
+        else:
+            kind, text = block
+            tag = kind if kind in ("h1", "h2", "h3") else "p"
+            parts.append(f"<{tag}>{html.escape(text)}</{tag}>")
+    parts.append("</body></html>")
+    return "\n".join(parts)
+
+
+def write_report(
+    run_dir: Path,
+    compare: Path | None = None,
+    *,
+    prices: PriceTable | None = None,
+    seed: int = 0,
+    summary: dict[str, Any] | None = None,
+) -> tuple[Path, Path]:
+    """Write report.md (+ its SVG files) and report.html into the run folder.
+
+    ``summary`` is ``summarize(...)``'s result when the caller already has it.
+    """
+    run_dir = Path(run_dir)
+    if summary is None:
+        summary = summarize(run_dir, compare=compare, prices=prices, seed=seed)
+    store = RunStore.open(run_dir)
+    blocks = _blocks(summary, store.results(), store)
+    for block in blocks:
+        if isinstance(block, _Chart):
+            store.write_text(f"report_{block.name}.svg", block.svg)
+    md = store.write_text("report.md", render_markdown(blocks))
+    title = str(blocks[0][1]) if isinstance(blocks[0], tuple) else "Evaluation report"
+    page = store.write_text("report.html", render_html(blocks, title))
+    return md, page
