@@ -111,12 +111,13 @@ class ServerOptions:
         return int(self.video) + int(self.audio) + int(self.control)
 
 
-def _set_raw_stream(options: ServerOptions) -> None:
+def _set_raw_stream(options: ServerOptions, value: str) -> None:
     """`raw_stream=true`: only the encoded bytes, no dummy byte, no meta of any kind."""
-    options.send_device_meta = False
-    options.send_frame_meta = False
-    options.send_dummy_byte = False
-    options.send_codec_meta = False
+    if _flag(value):
+        options.send_device_meta = False
+        options.send_frame_meta = False
+        options.send_dummy_byte = False
+        options.send_codec_meta = False
 
 
 _OPTION_PARSERS: dict[str, Callable[[ServerOptions, str], object]] = {
@@ -132,7 +133,7 @@ _OPTION_PARSERS: dict[str, Callable[[ServerOptions, str], object]] = {
     "send_frame_meta": lambda o, v: setattr(o, "send_frame_meta", _flag(v)),
     "send_dummy_byte": lambda o, v: setattr(o, "send_dummy_byte", _flag(v)),
     "send_codec_meta": lambda o, v: setattr(o, "send_codec_meta", _flag(v)),
-    "raw_stream": lambda o, v: _flag(v) and _set_raw_stream(o),
+    "raw_stream": _set_raw_stream,
 }
 # Accepted and without effect on a phone that has no real display, audio or power.
 _IGNORED_OPTIONS = frozenset(

@@ -290,3 +290,18 @@ def test_closing_the_server_disconnects_clients_at_once() -> None:
         assert time.monotonic() - started < 1
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+
+
+def test_kill_stops_the_server() -> None:
+    with running_server() as server:
+        client = adbutils.AdbClient(host="127.0.0.1", port=server.port)
+        client.server_kill()
+        deadline = time.monotonic() + 2
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
+            except OSError:
+                break
+            time.sleep(0.02)
+        else:
+            pytest.fail("the server still accepts connections after host:kill")
