@@ -298,7 +298,7 @@ def _text_mask(line: str, px: int, stroke: int) -> tuple[Image.Image, int, int, 
     """One line rendered once as an alpha mask: (mask, left, top, advance) about the
     baseline origin. Screens repeat the same strings, so painting is mostly pastes."""
     f = font(px)
-    left, top, right, bottom = f.getbbox(line, anchor="ls", stroke_width=stroke)
+    left, top, right, bottom = (round(v) for v in f.getbbox(line, anchor="ls", stroke_width=stroke))
     mask = Image.new("L", (max(1, right - left), max(1, bottom - top)), 0)
     ImageDraw.Draw(mask).text(
         (-left, -top), line, font=f, fill=255, anchor="ls", stroke_width=stroke, stroke_fill=255

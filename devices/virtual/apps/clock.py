@@ -5,6 +5,7 @@ edit one, and a clock tab. Alarms are app data, kept until ``pm clear``.
 from __future__ import annotations
 
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from devices.virtual.apps.base import App, Dialog, Screen, Ui
@@ -143,8 +144,8 @@ class ClockScreen(Screen):
                 rid=f"{PACKAGE}:id/digital_clock",
             )
             digital.clickable = digital.focusable = True
-            digital.on_click = lambda i=index, a=alarm: ui.show_dialog(
-                TimePickerDialog(i, a["hour"], a["minute"])
+            digital.on_click = partial(
+                ui.show_dialog, TimePickerDialog(index, alarm["hour"], alarm["minute"])
             )
             card.add(digital)
             card.add(
@@ -190,7 +191,7 @@ class ClockScreen(Screen):
                     ),
                     "delete",
                     "Delete",
-                    lambda a=alarm: items.remove(a),
+                    partial(items.remove, alarm),
                     rid=f"{PACKAGE}:id/delete",
                 )
             )
@@ -327,7 +328,7 @@ class TimePickerDialog(Dialog):
                         Rect(cx - b // 2, top, cx + b // 2, top + b),
                         "plus",
                         f"Increase {unit}",
-                        lambda h=hours, m=minutes: self._step(h, m),
+                        partial(self._step, hours, minutes),
                         rid=f"{PACKAGE}:id/{unit}_up",
                     )
                 )
@@ -347,7 +348,7 @@ class TimePickerDialog(Dialog):
                     font_px=ui.sp(48),
                     align="center",
                     max_lines=1,
-                    on_click=lambda buf=buffer: ui.focus(buf),
+                    on_click=partial(ui.focus, buffer),
                 )
                 views.append(field)
                 views.append(
@@ -356,7 +357,7 @@ class TimePickerDialog(Dialog):
                         Rect(cx - b // 2, fr.bottom, cx + b // 2, fr.bottom + b),
                         "minus",
                         f"Decrease {unit}",
-                        lambda h=hours, m=minutes: self._step(-h, -m),
+                        partial(self._step, -hours, -minutes),
                         rid=f"{PACKAGE}:id/{unit}_down",
                     )
                 )

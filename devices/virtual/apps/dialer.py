@@ -6,6 +6,7 @@ the contact card (Contacts tab), or by typing the number on the keypad.
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from devices.virtual.apps.base import App, Screen, Ui
@@ -16,7 +17,6 @@ from devices.virtual.apps.kit import (
     PRIMARY,
     SURFACE_CONTAINER,
     Column,
-    Trailing,
     fab,
     icon_button,
     letter_avatar,
@@ -27,6 +27,7 @@ from devices.virtual.apps.kit import (
     text,
     toolbar,
     toolbar_height,
+    trailing_icon_button,
 )
 from devices.virtual.apps.people import (
     CONTACT_LIST,
@@ -157,8 +158,8 @@ class DialerScreen(Screen):
                 clickable=True,
                 long_clickable=True,
                 focusable=True,
-                on_click=lambda p=person: place_call(ui, p.number),
-                on_long_click=lambda p=person: ui.push(ContactDetailScreen(p.name)),
+                on_click=partial(place_call, ui, person.number),
+                on_long_click=partial(ui.push, ContactDetailScreen(person.name)),
                 bg=SURFACE_CONTAINER,
                 radius=ui.dp(16),
             )
@@ -230,23 +231,19 @@ class DialerScreen(Screen):
                     avatar=who,
                     avatar_bg=avatar_color(who),
                     min_height=72,
-                    on_click=(lambda n=entry["name"]: ui.push(ContactDetailScreen(n)))
+                    on_click=partial(ui.push, ContactDetailScreen(entry["name"]))
                     if entry["name"]
                     else None,
                     title_rid=f"{DIALER}:id/primary_text",
                     summary_rid=f"{DIALER}:id/call_details",
                     cls="android.view.ViewGroup",
-                    trailing=Trailing(
-                        ui.dp(48),
-                        lambda r, n=number, w=who: icon_button(
-                            ui,
-                            Rect(r.left, r.center[1] - ui.dp(24), r.right, r.center[1] + ui.dp(24)),
-                            "phone",
-                            f"Call {w}",
-                            lambda: place_call(ui, n),
-                            rid=f"{DIALER}:id/call_button",
-                            color=PRIMARY,
-                        ),
+                    trailing=trailing_icon_button(
+                        ui,
+                        "phone",
+                        f"Call {who}",
+                        partial(place_call, ui, number),
+                        rid=f"{DIALER}:id/call_button",
+                        color=PRIMARY,
                     ),
                 )
             )
@@ -375,7 +372,7 @@ class DialpadScreen(Screen):
                 desc=f"{digit},{letters}" if letters else digit,
                 clickable=True,
                 focusable=True,
-                on_click=lambda d=digit: self.digits.insert(d),
+                on_click=partial(self.digits.insert, digit),
                 bg=SURFACE_CONTAINER,
                 radius=ui.dp(20),
             )

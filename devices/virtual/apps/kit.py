@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from devices.virtual.apps.base import Screen, Ui
 from devices.virtual.apps.icons import paint_icon
@@ -413,6 +414,52 @@ class Trailing:
     make: Callable[[Rect], View]
 
 
+def trailing_icon_button(
+    ui: Ui,
+    name: str,
+    desc: str,
+    on_click: Handler,
+    *,
+    rid: str = "",
+    color: Color = ON_SURFACE_VARIANT,
+) -> Trailing:
+    """A 48 dp icon button at the end of a row (call back, remove)."""
+
+    def make(r: Rect) -> View:
+        cy = r.center[1]
+        return icon_button(
+            ui,
+            Rect(r.left, cy - ui.dp(24), r.right, cy + ui.dp(24)),
+            name,
+            desc,
+            on_click,
+            rid=rid,
+            color=color,
+        )
+
+    return Trailing(ui.dp(48), make)
+
+
+def trailing_text(ui: Ui, value: str, width: int, *, rid: str = "", size: float = 16) -> Trailing:
+    return Trailing(width, lambda r: text(ui, r, value, size=size, align="end", rid=rid))
+
+
+def trailing_switch(ui: Ui, checked: bool) -> Trailing:
+    """The switch drawn at the end of a settings row; the row itself takes the tap."""
+
+    def make(r: Rect) -> View:
+        cy = r.center[1]
+        return switch(
+            ui,
+            Rect(r.left, cy - ui.dp(16), r.right, cy + ui.dp(16)),
+            checked,
+            None,
+            clickable=False,
+        )
+
+    return Trailing(ui.dp(52), make)
+
+
 def list_row(
     ui: Ui,
     col: Column,
@@ -704,7 +751,7 @@ def tabs(
             clickable=True,
             focusable=True,
             selected=chosen,
-            on_click=(lambda i=i: on_select(i)),
+            on_click=partial(on_select, i),
         )
         pill_w, pill_h = ui.dp(64), ui.dp(32)
         cx = r.left + r.width // 2

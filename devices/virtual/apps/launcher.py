@@ -7,7 +7,7 @@ BubbleTextView. Swiping up on the home screen opens the drawer.
 from __future__ import annotations
 
 from datetime import datetime
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from PIL import Image, ImageOps
 
@@ -259,7 +259,7 @@ class RecentsScreen(Screen):
                 clickable=True,
                 long_clickable=True,
                 focusable=True,
-                on_click=lambda p=app.package: ui.host.launch(p),
+                on_click=partial(ui.host.launch, app.package),
             )
             card.add(
                 letter_avatar(

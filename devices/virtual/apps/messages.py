@@ -4,6 +4,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Any
 
 from devices.virtual.apps.base import App, Screen, Ui
@@ -108,7 +109,7 @@ class ConversationListScreen(Screen):
         col = Column(c.left, bar.rect.bottom, c.width)
         rows: list[View] = []
         for conv in conversations(ui):
-            last = (
+            last: dict[str, Any] = (
                 conv["messages"][-1] if conv["messages"] else {"text": "", "when": "", "me": False}
             )
             snippet = ("You: " if last["me"] else "") + last["text"]
@@ -119,7 +120,7 @@ class ConversationListScreen(Screen):
                 summary=snippet,
                 avatar=conv["name"],
                 avatar_bg=avatar_color(conv["name"]),
-                on_click=lambda n=conv["name"]: ui.push(ThreadScreen(n)),
+                on_click=partial(ui.push, ThreadScreen(conv["name"])),
                 title_rid=f"{PACKAGE}:id/conversation_name",
                 summary_rid=f"{PACKAGE}:id/conversation_snippet",
                 cls="android.view.ViewGroup",

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from devices.virtual.apps.base import Screen, Ui
 from devices.virtual.apps.kit import (
@@ -73,8 +74,7 @@ _NAMES = (
     "Walter Evans",
 )
 CONTACT_LIST: tuple[Contact, ...] = tuple(
-    Contact(name, f"(202) 555-01{i:02d}")
-    for i, name in enumerate(_NAMES)
+    Contact(name, f"(202) 555-01{i:02d}") for i, name in enumerate(_NAMES)
 )
 DEFAULT_FAVORITES = ("Daughter (Emma)", "Son (Tom)", "Dr. Lee")
 
@@ -309,7 +309,7 @@ def contact_rows(
                 contact.name,
                 avatar=contact.name,
                 avatar_bg=avatar_color(contact.name),
-                on_click=lambda c=contact: on_pick(c),
+                on_click=partial(on_pick, contact),
                 min_height=64,
                 title_rid=f"{rid_prefix}:id/cliv_name_textview",
                 cls="android.view.ViewGroup",

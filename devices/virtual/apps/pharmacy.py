@@ -8,6 +8,7 @@ shows an "Order placed" toast and the order list. Cart and orders are app data.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any
 
 from devices.virtual.apps.base import App, Dialog, Screen, Ui
@@ -30,6 +31,7 @@ from devices.virtual.apps.kit import (
     text,
     toolbar,
     toolbar_height,
+    trailing_icon_button,
 )
 from devices.virtual.widgets import Color, Rect, TextBuffer, View
 
@@ -482,16 +484,12 @@ class CartScreen(Screen):
                     title_rid=f"{PACKAGE}:id/cart_item_name",
                     summary_rid=f"{PACKAGE}:id/cart_item_detail",
                     icon_rid=f"{PACKAGE}:id/product_icon",
-                    trailing=Trailing(
-                        ui.dp(48),
-                        lambda r, line=line, item=item: icon_button(
-                            ui,
-                            Rect(r.left, r.center[1] - ui.dp(24), r.right, r.center[1] + ui.dp(24)),
-                            "delete",
-                            f"Remove {item.name}",
-                            lambda: data["cart"].remove(line),
-                            rid=f"{PACKAGE}:id/remove_item",
-                        ),
+                    trailing=trailing_icon_button(
+                        ui,
+                        "delete",
+                        f"Remove {item.name}",
+                        partial(data["cart"].remove, line),
+                        rid=f"{PACKAGE}:id/remove_item",
                     ),
                 )
             )

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 
 from devices.virtual.apps.base import App, Dialog, Screen, Ui
 from devices.virtual.apps.kit import (
@@ -21,7 +22,6 @@ from devices.virtual.apps.kit import (
     SURFACE_CONTAINER,
     SURFACE_HIGH,
     Column,
-    Trailing,
     alert,
     button,
     divider,
@@ -32,10 +32,10 @@ from devices.virtual.apps.kit import (
     measure,
     scroll_list,
     seekbar,
-    switch,
     text,
     toolbar,
     toolbar_height,
+    trailing_switch,
 )
 from devices.virtual.widgets import Color, Rect, TextBuffer, View
 
@@ -572,21 +572,7 @@ def item_row(ui: Ui, col: Column, item: Item, screen: Screen) -> View:
             on_click=toggle,
             checkable=True,
             checked=checked,
-            trailing=Trailing(
-                ui.dp(52),
-                lambda r: switch(
-                    ui,
-                    Rect(
-                        r.left,
-                        r.top + (r.height - ui.dp(32)) // 2,
-                        r.right,
-                        r.top + (r.height + ui.dp(32)) // 2,
-                    ),
-                    checked,
-                    None,
-                    clickable=False,
-                ),
-            ),
+            trailing=trailing_switch(ui, checked),
         )
     if item.kind == "slider":
         return slider_row(ui, col, item)
@@ -1084,7 +1070,7 @@ class SearchScreen(Screen):
                         entry.title,
                         summary=entry.breadcrumb,
                         summary_rid=f"{SEARCH_PACKAGE}:id/breadcrumb",
-                        on_click=lambda e=entry: ui.push(open_page(e.target)),
+                        on_click=partial(ui.push, open_page(entry.target)),
                     )
                 )
             if not results:

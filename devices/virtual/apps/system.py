@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import datetime
+from functools import partial
 
 from devices.virtual.apps.base import App, Screen, Ui
 from devices.virtual.apps.icons import paint_icon
@@ -270,7 +271,7 @@ def keyboard(
                 key(
                     Rect(x0 + j * key_w, y, x0 + (j + 1) * key_w, y + row_h),
                     ch,
-                    lambda ch=ch: type_text(ch),
+                    partial(type_text, ch),
                 )
             )
     y = top + 3 * row_h

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from datetime import timedelta
+from functools import partial
 from typing import Any
 
 from devices.virtual.apps.base import App, Screen, Ui
@@ -13,14 +14,14 @@ from devices.virtual.apps.icons import paint_icon
 from devices.virtual.apps.kit import (
     ON_SURFACE_VARIANT,
     Column,
-    Trailing,
     icon_button,
     list_row,
     scroll_list,
-    switch,
     text,
     toolbar,
     toolbar_height,
+    trailing_switch,
+    trailing_text,
 )
 from devices.virtual.widgets import Color, Rect, View
 
@@ -245,23 +246,18 @@ class TodayScreen(Screen):
                 _day_name(ui, i),
                 summary=day.condition,
                 icon_name=day.icon,
-                on_click=lambda i=i: ui.push(DayScreen(i)),
+                on_click=partial(ui.push, DayScreen(i)),
                 min_height=64,
                 title_rid=f"{PACKAGE}:id/day_name",
                 summary_rid=f"{PACKAGE}:id/day_condition",
                 icon_rid=f"{PACKAGE}:id/day_icon",
                 title_digest=False,
                 icon_color=(120, 144, 156),
-                trailing=Trailing(
+                trailing=trailing_text(
+                    ui,
+                    f"{degrees(day.high, unit)} / {degrees(day.low, unit)}",
                     ui.dp(120),
-                    lambda r, d=day: text(
-                        ui,
-                        r,
-                        f"{degrees(d.high, unit)} / {degrees(d.low, unit)}",
-                        size=16,
-                        align="end",
-                        rid=f"{PACKAGE}:id/day_temps",
-                    ),
+                    rid=f"{PACKAGE}:id/day_temps",
                 ),
             )
             rows.append(row)
@@ -380,7 +376,7 @@ class CitiesScreen(Screen):
                 city,
                 icon_name="location",
                 summary="Current city" if city == data["city"] else "",
-                on_click=lambda city=city: choose(city),
+                on_click=partial(choose, city),
                 title_rid=f"{PACKAGE}:id/city_name",
             )
             for city in CITIES
@@ -423,16 +419,7 @@ class WeatherSettingsScreen(Screen):
                 on_click=toggle,
                 checkable=True,
                 checked=fahrenheit,
-                trailing=Trailing(
-                    ui.dp(52),
-                    lambda r: switch(
-                        ui,
-                        Rect(r.left, r.center[1] - ui.dp(16), r.right, r.center[1] + ui.dp(16)),
-                        fahrenheit,
-                        None,
-                        clickable=False,
-                    ),
-                ),
+                trailing=trailing_switch(ui, fahrenheit),
             )
         ]
         root.add(

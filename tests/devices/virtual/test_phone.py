@@ -13,17 +13,36 @@ from PIL import Image
 
 from devices.errors import DeviceCommandError, InputError
 from devices.virtual.phone import VirtualPhone
-from graph_builder.hierarchy import parse_hierarchy
+from graph_builder.hierarchy import UIElement, parse_hierarchy
 
 FROZEN = datetime(2024, 3, 5, 9, 41)
 ATTRIBUTES = (
-    "index", "text", "resource-id", "class", "package", "content-desc", "checkable", "checked",
-    "clickable", "enabled", "focusable", "focused", "scrollable", "long-clickable", "password",
-    "selected", "visible-to-user", "bounds",
+    "index",
+    "text",
+    "resource-id",
+    "class",
+    "package",
+    "content-desc",
+    "checkable",
+    "checked",
+    "clickable",
+    "enabled",
+    "focusable",
+    "focused",
+    "scrollable",
+    "long-clickable",
+    "password",
+    "selected",
+    "visible-to-user",
+    "bounds",
 )
 LAUNCHABLE = (
-    "com.android.settings", "com.android.messaging", "com.android.dialer",
-    "com.android.contacts", "com.android.deskclock", "com.elderphone.weather",
+    "com.android.settings",
+    "com.android.messaging",
+    "com.android.dialer",
+    "com.android.contacts",
+    "com.android.deskclock",
+    "com.elderphone.weather",
     "com.elderphone.pharmacy",
 )
 
@@ -62,6 +81,13 @@ def center_of(phone: VirtualPhone, label: str) -> tuple[int, int]:
 
 def tap(phone: VirtualPhone, label: str) -> None:
     phone.tap(*center_of(phone, label))
+
+
+def element(phone: VirtualPhone, resource_id: str) -> UIElement:
+    """The first element with ``resource_id`` on the current screen."""
+    found = parse_hierarchy(phone.hierarchy_xml()).find(resource_id=resource_id)
+    assert found, f"no {resource_id} on {phone.ground_truth()}"
+    return found[0]
 
 
 def texts(phone: VirtualPhone) -> list[str]:
@@ -175,34 +201,58 @@ def _call_from_contacts_app(phone: VirtualPhone) -> None:
 
 
 FLOWS: dict[str, tuple[str, Callable[[VirtualPhone], None], str]] = {
-    "font size via Display": ("com.android.settings", _font_via_display,
-                              "settings/display/font_size"),
-    "font size via Accessibility": ("com.android.settings", _font_via_accessibility,
-                                    "settings/display/font_size"),
-    "font size via search": ("com.android.settings", _font_via_search,
-                             "settings/display/font_size"),
-    "brightness": ("com.android.settings",
-                   lambda p: (tap(p, "Display"), tap(p, "Brightness level")),
-                   "settings/display/brightness"),
+    "font size via Display": (
+        "com.android.settings",
+        _font_via_display,
+        "settings/display/font_size",
+    ),
+    "font size via Accessibility": (
+        "com.android.settings",
+        _font_via_accessibility,
+        "settings/display/font_size",
+    ),
+    "font size via search": (
+        "com.android.settings",
+        _font_via_search,
+        "settings/display/font_size",
+    ),
+    "brightness": (
+        "com.android.settings",
+        lambda p: (tap(p, "Display"), tap(p, "Brightness level")),
+        "settings/display/brightness",
+    ),
     "sound": ("com.android.settings", lambda p: tap(p, "Sound & vibration"), "settings/sound"),
     "call from the contacts tab": ("com.android.dialer", _call_from_contacts_tab, "dialer/in_call"),
     "call from the keypad": ("com.android.dialer", _call_from_keypad, "dialer/in_call"),
     "call from recents": ("com.android.dialer", _call_from_recents, "dialer/in_call"),
     "call from favorites": ("com.android.dialer", _call_from_favorites, "dialer/in_call"),
     "call from the Contacts app": ("com.android.dialer", _call_from_contacts_app, "dialer/in_call"),
-    "open a thread": ("com.android.messaging", lambda p: tap(p, "Dr. Lee"),
-                      "messages/thread/dr_lee"),
-    "start a chat": ("com.android.messaging",
-                     lambda p: (tap(p, "Start chat"), p.input_text("tom"), tap(p, "Son (Tom)")),
-                     "messages/thread/son_tom"),
-    "add an alarm": ("com.android.deskclock", lambda p: tap(p, "Add alarm"),
-                     "clock/alarms/time_picker"),
+    "open a thread": (
+        "com.android.messaging",
+        lambda p: tap(p, "Dr. Lee"),
+        "messages/thread/dr_lee",
+    ),
+    "start a chat": (
+        "com.android.messaging",
+        lambda p: (tap(p, "Start chat"), p.input_text("tom"), tap(p, "Son (Tom)")),
+        "messages/thread/son_tom",
+    ),
+    "add an alarm": (
+        "com.android.deskclock",
+        lambda p: tap(p, "Add alarm"),
+        "clock/alarms/time_picker",
+    ),
     "forecast day": ("com.elderphone.weather", lambda p: tap(p, "Tomorrow"), "weather/day/1"),
-    "change city": ("com.elderphone.weather",
-                    lambda p: (tap(p, "Change city"), tap(p, "Lakewood")), "weather/today"),
-    "checkout": ("com.elderphone.pharmacy",
-                 lambda p: (tap(p, "Lisinopril 10 mg"), tap(p, "Buy now"), tap(p, "Place order")),
-                 "pharmacy/cart/confirm_payment"),
+    "change city": (
+        "com.elderphone.weather",
+        lambda p: (tap(p, "Change city"), tap(p, "Lakewood")),
+        "weather/today",
+    ),
+    "checkout": (
+        "com.elderphone.pharmacy",
+        lambda p: (tap(p, "Lisinopril 10 mg"), tap(p, "Buy now"), tap(p, "Place order")),
+        "pharmacy/cart/confirm_payment",
+    ),
     "launcher icon": ("com.android.launcher3", lambda p: tap(p, "Weather"), "weather/today"),
 }
 
@@ -233,14 +283,12 @@ def test_a_sent_message_appears_in_the_thread_and_survives_a_restart() -> None:
     phone.start("com.android.messaging")
     tap(phone, "Daughter (Emma)")
     tap(phone, "Text message")
-    field = parse_hierarchy(phone.hierarchy_xml()).find(
-        resource_id="com.android.messaging:id/compose_message_text")[0]
+    field = element(phone, "com.android.messaging:id/compose_message_text")
     assert field.focused
     phone.input_text("See you on Sunday")
     assert "See you on Sunday" in texts(phone)
     tap(phone, "Send SMS")
-    assert parse_hierarchy(phone.hierarchy_xml()).find(
-        resource_id="com.android.messaging:id/compose_message_text")[0].text == "Text message"
+    assert element(phone, "com.android.messaging:id/compose_message_text").text == "Text message"
     phone.force_stop("com.android.messaging")
     phone.start("com.android.messaging")
     assert screen(phone) == "messages/list"
@@ -311,14 +359,12 @@ def test_font_size_persists_across_force_stop_and_resets_on_clear_data() -> None
     phone.start("com.android.settings")
     _font_via_display(phone)
     before = phone.ground_truth()
-    preview = parse_hierarchy(phone.hierarchy_xml()).find(
-        resource_id="com.android.settings:id/preview_text")[0]
+    preview = element(phone, "com.android.settings:id/preview_text")
     tap(phone, "Make larger")
     tap(phone, "Make larger")
     assert phone.settings["system"]["font_scale"] == "1.3"
     assert phone.ground_truth() != before
-    bigger = parse_hierarchy(phone.hierarchy_xml()).find(
-        resource_id="com.android.settings:id/preview_text")[0]
+    bigger = element(phone, "com.android.settings:id/preview_text")
     assert bigger.bounds.height > preview.bounds.height  # the preview text really grew
     phone.force_stop("com.android.settings")
     phone.start("com.android.settings")
@@ -336,11 +382,11 @@ def test_the_font_size_slider_takes_taps_and_drags() -> None:
     phone = make_phone()
     phone.start("com.android.settings")
     _font_via_display(phone)
-    bar = parse_hierarchy(phone.hierarchy_xml()).find(resource_id="com.android.settings:id/seekbar")[0]
+    bar = element(phone, "com.android.settings:id/seekbar")
     cy = (bar.bounds.top + bar.bounds.bottom) // 2
     phone.tap(bar.bounds.right - 5, cy)
     assert phone.settings["system"]["font_scale"] == "2"
-    bar = parse_hierarchy(phone.hierarchy_xml()).find(resource_id="com.android.settings:id/seekbar")[0]
+    bar = element(phone, "com.android.settings:id/seekbar")
     cy = (bar.bounds.top + bar.bounds.bottom) // 2
     phone.swipe(bar.bounds.right - 5, cy, bar.bounds.left + 5, cy, 400)
     assert phone.settings["system"]["font_scale"] == "0.85"
@@ -426,14 +472,12 @@ def test_the_on_screen_keyboard_types_into_the_focused_field() -> None:
     phone = make_phone()
     phone.start("com.android.settings")
     tap(phone, "Search Settings")
-    keyboard = parse_hierarchy(phone.hierarchy_xml()).find(
-        resource_id="com.android.inputmethod.latin:id/keyboard_view")[0].bounds
+    keyboard = element(phone, "com.android.inputmethod.latin:id/keyboard_view").bounds
     row_h = (keyboard.bottom - keyboard.top - 110) // 4
     y = keyboard.top + 110 + row_h // 2  # the q..p row
     phone.tap(keyboard.left + 3 * 108 + 54, y)  # r
     phone.tap(keyboard.left + 4 * 108 + 54, y)  # t
-    assert parse_hierarchy(phone.hierarchy_xml()).find(
-        resource_id="com.android.settings.intelligence:id/search_src_text")[0].text == "rt"
+    assert element(phone, "com.android.settings.intelligence:id/search_src_text").text == "rt"
 
 
 def test_the_adb_keyboard_ime_shows_its_bar_and_commit_text_takes_any_unicode() -> None:
