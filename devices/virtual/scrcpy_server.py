@@ -464,10 +464,14 @@ class _Session:
         self._sockets: list[socket.socket] = []
 
     def connect(self, cancelled: threading.Event) -> bool:
-        """Gather the video, audio and control sockets; False if the client went away first."""
+        """Gather the video, audio and control sockets; False if the client went away first.
+
+        Raises OSError when a reverse tunnel is missing or refuses, as the real server fails.
+        """
         if self.options.tunnel_forward:
             return self._accept_all(cancelled)
-        return self._connect_reverse()
+        self._connect_reverse()
+        return True
 
     def _accept_all(self, cancelled: threading.Event) -> bool:
         accepted: queue.Queue[socket.socket] = queue.Queue()
@@ -487,18 +491,16 @@ class _Session:
         finally:
             unlisten()  # like scrcpy, stop listening once every socket is connected
 
-    def _connect_reverse(self) -> bool:
-        target = self.host.reverse_target(self.options.socket_address)
-        if target is None or not target.startswith("tcp:"):
-            return False
+    def _connect_reverse(self) -> None:
+        address = self.options.socket_address
+        target = self.host.reverse_target(address) or ""
+        if not target.startswith("tcp:"):
+            raise OSError(f"connect failed: ECONNREFUSED (no reverse tunnel for {address})")
         port = int(target.removeprefix("tcp:"))
         for _ in range(self.options.socket_count):
-            try:
-                self._sockets.append(socket.create_connection(("127.0.0.1", port), timeout=5))
-            except OSError:
-                return False
-            self._sockets[-1].settimeout(None)
-        return True
+            sock = socket.create_connection(("127.0.0.1", port), timeout=5)
+            sock.settimeout(None)
+            self._sockets.append(sock)
 
     def run(self, cancelled: threading.Event) -> None:
         """Serve until the shell stream or any of the sockets closes."""
@@ -595,7 +597,12 @@ def app_process(inv: Invocation, *, host: ScrcpyHost) -> int:
     inv.write(f"[server] INFO: Device: [{brand}] {phone.model} (Android {phone.android_version})\n")
     inv.streams.flush()
     session = _Session(host, options)
-    if options.socket_count and session.connect(inv.cancelled):
-        session.run(inv.cancelled)
-    session.close()
+    try:
+        if options.socket_count and session.connect(inv.cancelled):
+            session.run(inv.cancelled)
+    except OSError as exc:
+        inv.error(f"[server] ERROR: java.io.IOException: {exc}\n")
+        return 1
+    finally:
+        session.close()
     return 0

@@ -233,6 +233,11 @@ def test_control_messages_reach_the_phone() -> None:
 def test_reverse_tunnel(small_server: AdbServer) -> None:
     device = _device(small_server)
     _push_jar(device)
+    no_tunnel = device.shell2(
+        _server_command("3.3.4", scid="00000abd", tunnel_forward="false", audio="false"), v2=True
+    )
+    assert no_tunnel.returncode == 1
+    assert "ECONNREFUSED" in no_tunnel.stderr
     with socket.create_server(("127.0.0.1", 0)) as listener:
         listener.settimeout(5)
         device.reverse("localabstract:scrcpy_00000abc", f"tcp:{listener.getsockname()[1]}")
