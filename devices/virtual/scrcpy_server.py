@@ -58,7 +58,7 @@ DEFAULT_MAX_FPS = 60
 KEY_FRAME_INTERVAL_S = 10
 SCROLL_STEP_PX = 150
 KEYCODE_BACK = 4
-_ACTION_DOWN, _ACTION_UP, _ACTION_MOVE = 0, 1, 2
+_ACTION_DOWN = 0
 _TOUCH_ACTIONS = {0: "down", 1: "up", 2: "move", 3: "up", 5: "down", 6: "up"}
 
 

@@ -11,7 +11,7 @@ redirections `>`, `>>`, `<`, `2>&1`. Commands are plain functions in a registry 
 ...     return 0
 >>> out = bytearray()
 >>> shell = Shell(device=None, commands={"echo": echo})
->>> shell.run("X=1; echo \"$X\" 'a  b'", Streams(out.extend, out.extend))
+>>> shell.run("X=1; echo $X 'a  b'", Streams(out.extend, out.extend))
 0
 >>> bytes(out)
 b'1 a  b\\n'
