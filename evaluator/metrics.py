@@ -238,6 +238,36 @@ class Comparison:
         return out
 
 
+def paired_outcomes(
+    a: Sequence[TaskResult],
+    b: Sequence[TaskResult],
+    overrides_a: Mapping[str, HumanVerdict] | None = None,
+    overrides_b: Mapping[str, HumanVerdict] | None = None,
+) -> dict[str, tuple[bool, bool]]:
+    """Per task evaluated by both runs (errors left out), in id order: (A succeeded,
+    B succeeded), human verdicts applied."""
+    status_a = {r.task_id: effective_status(r, overrides_a or {}) for r in a}
+    status_b = {r.task_id: effective_status(r, overrides_b or {}) for r in b}
+    return {
+        t: (status_a[t] is TaskStatus.SUCCESS, status_b[t] is TaskStatus.SUCCESS)
+        for t in sorted(status_a.keys() & status_b.keys())
+        if TaskStatus.ERROR not in (status_a[t], status_b[t])
+    }
+
+
+def flipped_tasks(
+    a: Sequence[TaskResult],
+    b: Sequence[TaskResult],
+    overrides_a: Mapping[str, HumanVerdict] | None = None,
+    overrides_b: Mapping[str, HumanVerdict] | None = None,
+) -> dict[str, bool]:
+    """The discordant pairs behind McNemar's test: task id -> True when only A succeeded,
+    False when only B did."""
+    return {
+        t: sa for t, (sa, sb) in paired_outcomes(a, b, overrides_a, overrides_b).items() if sa != sb
+    }
+
+
 def compare_runs(
     a: Sequence[TaskResult],
     b: Sequence[TaskResult],
@@ -248,15 +278,10 @@ def compare_runs(
     seed: int = 0,
 ) -> Comparison:
     """Exact McNemar p-value and paired-bootstrap CI of SR(A) - SR(B)."""
-    status_a = {r.task_id: effective_status(r, overrides_a or {}) for r in a}
-    status_b = {r.task_id: effective_status(r, overrides_b or {}) for r in b}
-    shared = sorted(
-        t
-        for t in status_a.keys() & status_b.keys()
-        if TaskStatus.ERROR not in (status_a[t], status_b[t])
-    )
-    xa = [status_a[t] is TaskStatus.SUCCESS for t in shared]
-    xb = [status_b[t] is TaskStatus.SUCCESS for t in shared]
+    pairs = paired_outcomes(a, b, overrides_a, overrides_b)
+    shared = list(pairs)
+    xa = [pairs[t][0] for t in shared]
+    xb = [pairs[t][1] for t in shared]
     only_a = sum(1 for p, q in zip(xa, xb, strict=True) if p and not q)
     only_b = sum(1 for p, q in zip(xa, xb, strict=True) if q and not p)
     return Comparison(

@@ -319,6 +319,19 @@ class RunStore:
                 continue
         return steps
 
+    def step_file(self, protocol: str, relative: str | None) -> Path | None:
+        """Where a step's screenshot or hierarchy lives: online in the run folder, offline
+        in the suite (the node's representative files)."""
+        if not relative:
+            return None
+        if protocol == "online":
+            return self.run_dir / relative
+        info = self.info()
+        suite = info.get("suite", {}).get("path") or info.get("config", {}).get("suite")
+        if not suite:
+            raise RunStoreError(f"{self.run_dir / RUN_FILE} does not say which suite was run")
+        return Path(suite) / relative
+
     # -- human verdicts and failure tags
 
     def _read_map(self, name: str) -> dict[str, Any]:

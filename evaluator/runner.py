@@ -110,6 +110,37 @@ class RunConfig:
         }
 
 
+def resume_config(run_dir: Path) -> RunConfig:
+    """The configuration recorded in ``run_dir``'s run.json, set to resume that run there
+    (what a GUI needs to continue a run it did not start). Keys redacted in run.json stay
+    redacted: agents read keys from environment variables, never from the config."""
+    data = RunStore.open(run_dir).info().get("config")
+    if not isinstance(data, dict):
+        raise ConfigError(f"{run_dir} has no run configuration in run.json; start a new run")
+    try:
+        return RunConfig(
+            suite=Path(data["suite"]),
+            out=Path(run_dir),
+            agent=str(data["agent"]),
+            agent_config=dict(data.get("agent_config") or {}),
+            protocol=data.get("protocol"),
+            tasks=tuple(data.get("tasks") or ()),
+            variant=data.get("variant", "original"),
+            demos=Path(data["demos"]) if data.get("demos") else None,
+            mode=data.get("mode", "strict"),
+            max_steps=data.get("max_steps"),
+            devices=tuple(data.get("devices") or ()),
+            workers=int(data.get("workers", 1)),
+            judges=tuple(data.get("judges") or ("rule",)),
+            judge_config=dict(data.get("judge_config") or {}),
+            resume=True,
+            settle_timeout=float(data.get("settle_timeout", 3.0)),
+            judge_frames=int(data.get("judge_frames", 3)),
+        )
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ConfigError(f"the configuration in {run_dir}/run.json is damaged: {exc}") from exc
+
+
 # --------------------------------------------------------------------------- events
 
 
