@@ -525,6 +525,8 @@ class Shell:
         stdin: bytes,
         cancelled: threading.Event,
     ) -> tuple[Streams, bytes, Callable[[], None]]:
+        if not redirects:
+            return streams, stdin, lambda: None
         targets: dict[int, Callable[[bytes], object]] = {1: streams.out, 2: streams.err}
         pending: list[tuple[str, bytearray]] = []
         fs = self.device.fs
