@@ -13,7 +13,9 @@ scrolling parent is left out, and a partly visible one gets its visible bounds.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterator
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -152,6 +154,8 @@ class View:
     Text is drawn when ``font_px`` is set; ``label`` overrides what is drawn (an empty
     EditText shows its hint in grey but reports the hint as its text, like Android).
     ``paint`` draws what is not a box or text (a switch, a slider, an icon).
+    ``cache`` is a key under which the painted subtree is kept and reused; it must name
+    everything the subtree's pixels depend on, the background under it included.
     ``clip`` makes the node clip its children (scrolling lists). A drag scrolls the nearest
     ``on_scroll`` ancestor as the finger moves; ``on_swipe`` gets a finished swipe's
     (dx, dy) when no scroller took it. ``xml=False`` leaves the
@@ -194,6 +198,7 @@ class View:
     progress: float = 0.0
     image: Image.Image | None = None
     clip: bool = False
+    cache: Hashable | None = None
     xml: bool = True
     digest: bool = True
     # behaviour
@@ -343,10 +348,18 @@ def _paint_box(draw: ImageDraw.ImageDraw, v: View, r: Rect) -> None:
         draw.rectangle(box, fill=v.bg, outline=v.border, width=width)
 
 
+_SUBTREE_CACHE: OrderedDict[tuple[Hashable, int, int], Image.Image] = OrderedDict()
+_SUBTREE_CACHE_SIZE = 48
+_SUBTREE_LOCK = threading.Lock()
+
+
 def paint_tree(img: Image.Image, v: View, dx: int = 0, dy: int = 0) -> None:
     """Paint ``v`` and its subtree onto ``img``; (dx, dy) maps device to image pixels."""
-    draw = ImageDraw.Draw(img)
     r = v.rect.moved(dx, dy)
+    if v.cache is not None and not r.empty and r == r.intersect(Rect(0, 0, img.width, img.height)):
+        _paint_cached(img, v, r, dx, dy)
+        return
+    draw = ImageDraw.Draw(img)
     _paint_box(draw, v, r)
     if v.paint is not None:
         v.paint(draw, v, r, img)
@@ -369,6 +382,27 @@ def paint_tree(img: Image.Image, v: View, dx: int = 0, dy: int = 0) -> None:
     else:
         for child in v.children:
             paint_tree(img, child, dx, dy)
+
+
+def _paint_cached(img: Image.Image, v: View, r: Rect, dx: int, dy: int) -> None:
+    """Paste a subtree painted earlier under the same ``cache`` key (keyboards, bars)."""
+    key = (v.cache, r.width, r.height)
+    with _SUBTREE_LOCK:
+        picture = _SUBTREE_CACHE.get(key)
+        if picture is not None:
+            _SUBTREE_CACHE.move_to_end(key)
+    if picture is None:
+        picture = img.crop((r.left, r.top, r.right, r.bottom))
+        cache, v.cache = v.cache, None
+        try:
+            paint_tree(picture, v, dx - r.left, dy - r.top)
+        finally:
+            v.cache = cache
+        with _SUBTREE_LOCK:
+            _SUBTREE_CACHE[key] = picture
+            while len(_SUBTREE_CACHE) > _SUBTREE_CACHE_SIZE:
+                _SUBTREE_CACHE.popitem(last=False)
+    img.paste(picture, (r.left, r.top))
 
 
 def paint_switch(draw: ImageDraw.ImageDraw, v: View, r: Rect, img: Image.Image) -> None:

@@ -138,7 +138,11 @@ def nav_bar(
     fg = contrast(bg)
     rect = Rect(0, ui.host.height - h, ui.width, ui.host.height)
     root = View(
-        rect, cls="android.widget.FrameLayout", rid=f"{SYSTEMUI}:id/navigation_bar_frame", bg=bg
+        rect,
+        cls="android.widget.FrameLayout",
+        rid=f"{SYSTEMUI}:id/navigation_bar_frame",
+        bg=bg,
+        cache=("navigation_bar", bg, ui.scale),
     )
     buttons = View(rect, cls="android.widget.LinearLayout", rid=f"{SYSTEMUI}:id/ends_group")
     slot = ui.width // 3
@@ -216,7 +220,11 @@ def keyboard(
         )
         return package, root
     root = View(
-        rect, cls="android.widget.FrameLayout", rid=f"{package}:id/input_view", bg=(236, 239, 241)
+        rect,
+        cls="android.widget.FrameLayout",
+        rid=f"{package}:id/input_view",
+        bg=(236, 239, 241),
+        cache=("keyboard", ime, ui.scale),
     )
     board = View(rect, cls="android.view.View", rid=f"{package}:id/keyboard_view")
     strip = ui.dp(40)
