@@ -197,7 +197,8 @@ def test_uiautomator_and_screencap_write_files(
     assert tty == phone.hierarchy_xml() + "UI hierchary dumped to: /dev/tty"
     device.shell("screencap -p /sdcard/shot.png")
     assert fs.read_bytes("/sdcard/shot.png") == phone.screencap_png()
-    raw = device.shell("screencap", encoding=None)
+    device.shell("screencap /sdcard/shot.raw")  # no -p and no .png: raw RGBA with a header
+    raw = fs.read_bytes("/sdcard/shot.raw")
     header = int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:8], "little")
     assert header == (phone.width, phone.height)
     assert len(raw) == 16 + phone.width * phone.height * 4
