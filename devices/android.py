@@ -1,0 +1,590 @@
+"""Android devices over adbutils: the same code drives real phones and the virtual phone.
+
+>>> device = AndroidDevice(list_devices()[0].serial)  # doctest: +SKIP
+>>> capture = device.observe()  # doctest: +SKIP
+>>> device.perform(Action.tap(500, 500, screen=NORMALIZED_SCREEN))  # doctest: +SKIP
+>>> device.wait_until_settled()  # doctest: +SKIP
+True
+
+Every call has a timeout and raises a ``devices.errors.DeviceError`` subclass; nothing
+here ever starts an adb server (adbutils would otherwise run ``adb start-server`` by
+itself whenever a connection is refused).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import re
+import shlex
+import struct
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any, ClassVar, Self
+
+import adbutils
+from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
+
+from devices.errors import (
+    AdbUnavailableError,
+    DeviceCommandError,
+    DeviceDisconnectedError,
+    DeviceError,
+    DeviceTimeoutError,
+    HierarchyDumpError,
+    InputError,
+)
+from devices.settle import screens_match, wait_until_stable
+from devices.text_input import type_text
+from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe, Size
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from graph_builder.hierarchy import Hierarchy
+
+DEFAULT_HOST = "127.0.0.1"
+DEFAULT_PORT = 5037
+DEFAULT_TIMEOUT = 10.0
+# adbutils passes "ten minutes" when its caller gave no timeout; we read that as "unset".
+_ADBUTILS_DEFAULT_TIMEOUT = 600
+
+DUMP_PATH = "/data/local/tmp/elderbench_window_dump.xml"
+# Real phones fail `uiautomator dump` on animated screens ("could not get idle state");
+# a second try, and one without unimportant views, usually gets through.
+DUMP_ATTEMPTS: tuple[tuple[str, ...], ...] = ((), ("--compressed",), ())
+DUMP_RETRY_DELAY = 0.3
+OBSERVE_ATTEMPTS = 3
+# A settled screenshot younger than this may open the next observation (saves a capture).
+RECENT_SCREENSHOT_MAX_AGE = 1.0
+KEYCODE_HOME = 3
+KEYCODE_BACK = 4
+DEFAULT_LONG_PRESS_MS = 800
+DEFAULT_SWIPE_MS = 300
+DEFAULT_WAIT_MS = 1000
+
+_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+_PNG_END = b"IEND\xaeB`\x82"
+_FOCUS_QUERY = "dumpsys window windows | grep -E 'mCurrentFocus|mFocusedApp'"
+_COMPONENT = re.compile(r"([A-Za-z0-9_.]+)/([A-Za-z0-9_.$]+)")
+_XML_START = re.compile(r"<\?xml|<hierarchy")
+_XML_END = "</hierarchy>"
+_PACKAGE_NAME = re.compile(r"[A-Za-z0-9_.]+")
+_START_HELP = (
+    "Start it with `adb start-server` (real phones) or `elderbench phone` (the virtual "
+    "phone), or set ANDROID_ADB_SERVER_PORT to the port it listens on."
+)
+
+
+# --------------------------------------------------------------------------- adb client
+
+
+class _DirectConnection(adbutils.AdbConnection):
+    """An adb connection that fails when nothing listens, instead of starting a server."""
+
+    def _safe_connect(self) -> Any:
+        return self._create_socket()
+
+
+class _SafeClient(adbutils.AdbClient):
+    """An AdbClient whose connections never start an adb server and always time out."""
+
+    def __init__(self, host: str, port: int, timeout: float) -> None:
+        super().__init__(host=host, port=port, socket_timeout=timeout)
+        self.timeout = timeout
+
+    def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
+        if timeout is None or timeout == _ADBUTILS_DEFAULT_TIMEOUT:
+            timeout = self.timeout
+        conn = _DirectConnection(self.host, self.port)
+        conn.conn.settimeout(timeout)
+        return conn
+
+
+def _default_port() -> int:
+    raw = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
+    try:
+        return int(raw) if raw else DEFAULT_PORT
+    except ValueError as exc:
+        raise AdbUnavailableError(
+            f"ANDROID_ADB_SERVER_PORT is {raw!r}, not a port number; set it to the adb "
+            "server's port (5037 by default) or unset it."
+        ) from exc
+
+
+def adb_client(
+    host: str = DEFAULT_HOST, port: int | None = None, *, timeout: float = DEFAULT_TIMEOUT
+) -> adbutils.AdbClient:
+    """A client for the adb server at ``host:port`` that is known to be answering.
+
+    ``port`` defaults to ANDROID_ADB_SERVER_PORT, else 5037. Raises AdbUnavailableError
+    when no server answers; it never starts one.
+    """
+    client = _SafeClient(host, port or _default_port(), timeout)
+    try:
+        client.server_version()
+    except (AdbError, OSError) as exc:
+        raise AdbUnavailableError(
+            f"No adb server answers at {client.host}:{client.port}. {_START_HELP}"
+        ) from exc
+    return client
+
+
+def _safe(client: adbutils.AdbClient | None, timeout: float) -> _SafeClient:
+    if client is None:
+        client = adb_client(timeout=timeout)
+    if isinstance(client, _SafeClient) and client.timeout == timeout:
+        return client
+    return _SafeClient(client.host, client.port, timeout)
+
+
+@contextmanager
+def _adb_errors(what: str, serial: str, client: _SafeClient) -> Iterator[None]:
+    """Turn adbutils' and the socket layer's exceptions into DeviceError subclasses."""
+    try:
+        yield
+    except DeviceError:
+        raise
+    except AdbConnectionError as exc:
+        raise AdbUnavailableError(
+            f"Lost the adb server at {client.host}:{client.port} while {what} on {serial}. "
+            + _START_HELP
+        ) from exc
+    except (AdbTimeout, TimeoutError) as exc:
+        raise DeviceTimeoutError(
+            f"{serial} did not answer within {client.timeout:g} s while {what}. Check the "
+            "cable or network, and that the phone is unlocked and not frozen."
+        ) from exc
+    except AdbError as exc:
+        raise DeviceDisconnectedError(
+            f"adb refused {what} on {serial}: {exc}. Check that the device is still connected "
+            "(`adb devices`) and authorized."
+        ) from exc
+    except (EOFError, OSError) as exc:
+        raise DeviceDisconnectedError(
+            f"The connection to {serial} broke while {what} ({exc or type(exc).__name__}). "
+            "Reconnect the device and try again."
+        ) from exc
+
+
+# --------------------------------------------------------------------------- listing
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceSummary:
+    """One line of the device list. Details are empty when the device is not usable yet."""
+
+    serial: str
+    state: str
+    model: str = ""
+    android_version: str = ""
+    size: Size | None = None
+
+    @property
+    def ready(self) -> bool:
+        return self.state == "device"
+
+
+_INFO_QUERY = "getprop ro.product.model; getprop ro.build.version.release; wm size; wm density"
+
+
+def _parse_info(serial: str, output: str) -> DeviceInfo:
+    lines = output.splitlines()
+    model = lines[0].strip() if lines else ""
+    version = lines[1].strip() if len(lines) > 1 else ""
+
+    def wm(what: str, pattern: str) -> list[int]:
+        found = re.search(rf"Override {what}: {pattern}", output) or re.search(
+            rf"Physical {what}: {pattern}", output
+        )
+        return [int(g) for g in found.groups()] if found else []
+
+    size = wm("size", r"(\d+)x(\d+)") or [0, 0]
+    density = wm("density", r"(\d+)") or [0]
+    return DeviceInfo(serial, model, version, size[0], size[1], density[0])
+
+
+def list_devices(client: adbutils.AdbClient | None = None) -> list[DeviceSummary]:
+    """Every device the adb server knows, with model, Android version and screen size."""
+    safe = _safe(client, DEFAULT_TIMEOUT)
+    with _adb_errors("listing devices", "the adb server", safe):
+        entries = safe.list()
+    summaries = []
+    for entry in entries:
+        summary = DeviceSummary(entry.serial, entry.state)
+        if summary.ready:
+            try:
+                with _adb_errors("reading its properties", entry.serial, safe):
+                    output = safe.device(entry.serial).shell(_INFO_QUERY, timeout=safe.timeout)
+            except DeviceError:
+                output = ""  # listed but not answering: show it without details
+            info = _parse_info(entry.serial, output)
+            size = (info.width, info.height) if info.width and info.height else None
+            summary = replace(summary, model=info.model, android_version=info.android_version,
+                              size=size)
+        summaries.append(summary)
+    return summaries
+
+
+# --------------------------------------------------------------------------- capture
+
+
+def png_size(png: bytes) -> Size:
+    """Width and height from a PNG's header, without decoding it."""
+    width, height = struct.unpack(">II", png[16:24])
+    return width, height
+
+
+def is_complete_png(data: bytes) -> bool:
+    return data.startswith(_PNG_SIGNATURE) and len(data) > 33 and _PNG_END in data[-32:]
+
+
+@dataclass(frozen=True, slots=True)
+class Capture:
+    """One observation of the device: screenshot and hierarchy taken back to back.
+
+    ``stable`` is False when the screen kept changing while it was captured, so the
+    hierarchy may not match the screenshot exactly.
+    """
+
+    screenshot_png: bytes
+    hierarchy_xml: str
+    activity: str | None
+    screen: Size
+    time: float
+    stable: bool = True
+    _image: Image.Image | None = field(default=None, init=False, repr=False, compare=False)
+    _hierarchy: Hierarchy | None = field(default=None, init=False, repr=False, compare=False)
+
+    @property
+    def package(self) -> str | None:
+        return self.activity.partition("/")[0] if self.activity else None
+
+    def image(self) -> Image.Image:
+        """The screenshot, decoded on first use."""
+        if self._image is None:
+            from PIL import Image
+
+            with Image.open(io.BytesIO(self.screenshot_png)) as opened:
+                object.__setattr__(self, "_image", opened.convert("RGB"))
+        assert self._image is not None
+        return self._image
+
+    def hierarchy(self) -> Hierarchy:
+        """The parsed hierarchy, on first use."""
+        if self._hierarchy is None:
+            from graph_builder.hierarchy import parse_hierarchy
+
+            object.__setattr__(self, "_hierarchy", parse_hierarchy(self.hierarchy_xml))
+        assert self._hierarchy is not None
+        return self._hierarchy
+
+
+def parse_focus(text: str) -> str | None:
+    """The focused activity (``pkg/.Activity``) from `dumpsys window` lines, if any.
+
+    The focused window wins; when it is not an activity (a popup, the status bar, an ANR
+    dialog) the focused app's activity is used.
+    """
+    for key in ("mCurrentFocus=", "mFocusedApp="):
+        for line in text.splitlines():
+            _, found, rest = line.partition(key)
+            if found and (match := _COMPONENT.search(rest)):
+                return match.group(0)
+    return None
+
+
+def _split_dump(output: str) -> tuple[str | None, str | None, str]:
+    """(activity, xml or None, problem) from the combined focus-and-dump output."""
+    start = _XML_START.search(output)
+    head = output[: start.start()] if start else output
+    activity = parse_focus(head)
+    if start is None:
+        said = " ".join(
+            line.strip() for line in head.splitlines()
+            if line.strip() and "mCurrentFocus" not in line and "mFocusedApp" not in line
+        )
+        return activity, None, said or "no XML in its output"
+    end = output.rfind(_XML_END)
+    if end < start.start():
+        return activity, None, "the XML was cut short"
+    return activity, output[start.start() : end + len(_XML_END)], ""
+
+
+# --------------------------------------------------------------------------- the device
+
+
+class AndroidDevice:
+    """One Android device (real or virtual) behind an adb server.
+
+    ``timeout`` bounds every adb call; a hierarchy dump or an app launch may take up to
+    three times that, because real phones are slow at both.
+    """
+
+    # How long a real phone needs to bind a freshly selected keyboard to the focused field.
+    ime_switch_delay: ClassVar[float] = 0.3
+
+    def __init__(
+        self, serial: str, *, client: adbutils.AdbClient | None = None,
+        timeout: float = DEFAULT_TIMEOUT,
+    ) -> None:
+        if timeout <= 0:
+            raise ValueError(f"timeout must be positive, got {timeout}")
+        self.serial = serial
+        self.timeout = timeout
+        self._client = _safe(client, timeout)
+        self._adb = self._client.device(serial)
+        self._screen: Size | None = None
+        self._recent: tuple[bytes, float, float] | None = None  # png, wall time, monotonic
+        with self._errors("checking its state"):
+            state = self._adb.get_state()
+        if state != "device":
+            raise DeviceDisconnectedError(
+                f"{serial} is '{state}', not ready. Unlock the phone and accept the USB "
+                "debugging prompt, then try again."
+            )
+
+    def __repr__(self) -> str:
+        return f"AndroidDevice({self.serial!r} via {self._client.host}:{self._client.port})"
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Forget cached state. adb connections are per call, so nothing else stays open."""
+        self._recent = None
+        self._screen = None
+
+    @property
+    def adb(self) -> adbutils.AdbDevice:
+        """The underlying adbutils device (its connections never start an adb server)."""
+        return self._adb
+
+    @property
+    def address(self) -> tuple[str, int]:
+        """Host and port of the adb server this device is reached through."""
+        return self._client.host, self._client.port
+
+    def _errors(self, what: str) -> Any:
+        return _adb_errors(what, self.serial, self._client)
+
+    # -- shell
+
+    def _exec(self, command: str, *, timeout: float | None = None) -> tuple[int, bytes, bytes]:
+        """Run ``command``; returns (exit status, stdout, stderr). Output is never truncated
+        silently: a connection that closes early raises DeviceDisconnectedError."""
+        shown = command if len(command) <= 60 else command[:57] + "..."
+        with self._errors(f"running `{shown}`"):
+            result = self._adb.shell2(command, timeout=timeout or self.timeout, encoding=None,
+                                      v2=True)
+        # shell v2 separates the streams; the v1 fallback (old devices) only fills `output`.
+        stdout = result.stdout if (result.stdout or result.stderr) else result.output
+        return result.returncode, stdout, result.stderr
+
+    def shell(self, command: str, *, timeout: float | None = None, check: bool = True) -> str:
+        """Run a shell command on the device and return its standard output.
+
+        With ``check``, a non-zero exit status raises DeviceCommandError with stderr.
+        """
+        status, out, err = self._exec(command, timeout=timeout)
+        if check and status != 0:
+            said = (err or out).decode("utf-8", "replace").strip() or "no message"
+            raise DeviceCommandError(
+                f"`{command}` failed on {self.serial} (exit status {status}): {said}"
+            )
+        return out.decode("utf-8", "replace")
+
+    # -- observing
+
+    def screenshot(self) -> bytes:
+        """The screen as PNG bytes, exactly as the device encoded them."""
+        status, out, err = self._exec("screencap -p")
+        if not is_complete_png(out):
+            said = err.decode("utf-8", "replace").strip()
+            raise DeviceCommandError(
+                f"`screencap -p` on {self.serial} returned no complete PNG ({len(out)} bytes, "
+                f"exit status {status}{': ' + said if said else ''}). Wake and unlock the phone; "
+                "screens of some apps (banking, DRM video) cannot be captured."
+            )
+        self._screen = png_size(out)
+        return out
+
+    def screen_size(self) -> Size:
+        """The current screen size in pixels, in the current orientation (cached)."""
+        if self._screen is None:
+            self.screenshot()
+        assert self._screen is not None
+        return self._screen
+
+    def dump_hierarchy(self) -> tuple[str, str | None]:
+        """(uiautomator XML, focused activity), retrying failed dumps.
+
+        Raises HierarchyDumpError after the retries.
+        """
+        problems: list[str] = []
+        for attempt, flags in enumerate(DUMP_ATTEMPTS):
+            if attempt:
+                time.sleep(DUMP_RETRY_DELAY)
+            dump = shlex.join(["uiautomator", "dump", *flags, DUMP_PATH])
+            command = f"{_FOCUS_QUERY}; rm -f {DUMP_PATH}; {dump} && cat {DUMP_PATH}"
+            _, out, err = self._exec(command, timeout=self.timeout * 3)
+            activity, xml, problem = _split_dump(out.decode("utf-8", "replace"))
+            if xml is not None:
+                return xml, activity
+            said = err.decode("utf-8", "replace").strip()
+            problems.append(f"{problem}{' / ' + said if said else ''}")
+        raise HierarchyDumpError(
+            f"`uiautomator dump` failed {len(problems)} times on {self.serial} "
+            f"(last answer: {problems[-1]}). The screen may be animating (video, progress "
+            "bar): let it come to rest, or turn off animations in Developer options, and retry."
+        )
+
+    def _remember(self, png: bytes, wall_time: float) -> None:
+        self._recent = (png, wall_time, time.monotonic())
+
+    def _opening_screenshot(self) -> tuple[bytes, float]:
+        """A fresh screenshot, reusing the one that ended the last settle when it is recent."""
+        if self._recent is not None:
+            png, wall_time, taken = self._recent
+            self._recent = None
+            if time.monotonic() - taken <= RECENT_SCREENSHOT_MAX_AGE:
+                return png, wall_time
+        wall_time = time.time()
+        return self.screenshot(), wall_time
+
+    def observe(self) -> Capture:
+        """Screenshot, hierarchy and activity, taken back to back.
+
+        A second screenshot after the dump checks that the screen did not change in
+        between; if it did, the capture is retried (up to OBSERVE_ATTEMPTS) and the last
+        one is returned with ``stable=False``.
+        """
+        capture: Capture | None = None
+        for _ in range(OBSERVE_ATTEMPTS):
+            before, taken_at = self._opening_screenshot()
+            xml, activity = self.dump_hierarchy()
+            after_time = time.time()
+            after = self.screenshot()
+            capture = Capture(before, xml, activity, png_size(before), taken_at)
+            if screens_match(before, after):
+                return capture
+            self._remember(after, after_time)
+        assert capture is not None
+        return replace(capture, stable=False)
+
+    def wait_until_settled(self, timeout: float = 3.0) -> bool:
+        """True once two consecutive screenshots match; False when ``timeout`` runs out."""
+        result = wait_until_stable(self.screenshot, timeout)
+        if result.settled:
+            self._remember(result.screenshot, result.taken_at)
+        return result.settled
+
+    # -- acting
+
+    def perform(self, action: Action) -> None:
+        """Carry out one action. Coordinates may be in any space (``action.screen``)."""
+        if action.type is not ActionType.DONE:
+            self._recent = None
+        self._PERFORMERS[action.type](self, action)
+
+    def _point(self, x: float | None, y: float | None) -> tuple[int, int]:
+        assert x is not None and y is not None
+        width, height = self.screen_size()
+        px, py = round(x), round(y)
+        # The far edge of a [0,1000] space maps one pixel past the screen: pull it in.
+        if -1 <= px <= width and -1 <= py <= height:
+            return min(max(px, 0), width - 1), min(max(py, 0), height - 1)
+        raise InputError(
+            f"point ({px}, {py}) is outside the {width}x{height} screen of {self.serial}"
+        )
+
+    def _device_action(self, action: Action) -> Action:
+        return action.to_device(self.screen_size())
+
+    def _tap(self, action: Action) -> None:
+        a = self._device_action(action)
+        x, y = self._point(a.x, a.y)
+        self.shell(f"input tap {x} {y}")
+
+    def _long_press(self, action: Action) -> None:
+        a = self._device_action(action)
+        x, y = self._point(a.x, a.y)
+        duration = a.duration_ms if a.duration_ms is not None else DEFAULT_LONG_PRESS_MS
+        self.shell(f"input swipe {x} {y} {x} {y} {duration}")
+
+    def _swipe(self, action: Action) -> None:
+        a = self._device_action(action)
+        x1, y1 = self._point(a.x, a.y)
+        x2, y2 = self._point(a.x2, a.y2)
+        duration = a.duration_ms if a.duration_ms is not None else DEFAULT_SWIPE_MS
+        self.shell(f"input swipe {x1} {y1} {x2} {y2} {duration}")
+
+    def _type(self, action: Action) -> None:
+        assert action.text
+        type_text(self.shell, action.text, switch_delay=self.ime_switch_delay)
+
+    def _key(self, code: int) -> None:
+        self.shell(f"input keyevent {code}")
+
+    def _wait(self, action: Action) -> None:
+        time.sleep((action.duration_ms if action.duration_ms is not None else DEFAULT_WAIT_MS)
+                   / 1000)
+
+    _PERFORMERS: ClassVar[dict[ActionType, Callable[[AndroidDevice, Action], None]]] = {
+        ActionType.TAP: _tap,
+        ActionType.LONG_PRESS: _long_press,
+        ActionType.SWIPE: _swipe,
+        ActionType.TYPE: _type,
+        ActionType.BACK: lambda self, _: self._key(KEYCODE_BACK),
+        ActionType.HOME: lambda self, _: self._key(KEYCODE_HOME),
+        ActionType.WAIT: _wait,
+        ActionType.DONE: lambda self, _: None,
+    }
+
+    # -- apps and facts
+
+    def reset_app(self, recipe: ResetRecipe) -> None:
+        """Put an app in its start state: home, force-stop, optionally clear data, launch."""
+        package = recipe.package
+        if not _PACKAGE_NAME.fullmatch(package):
+            raise DeviceError(f"{package!r} is not an Android package name")
+        self._recent = None
+        if recipe.go_home:
+            self._key(KEYCODE_HOME)
+        if recipe.force_stop:
+            self.shell(f"am force-stop {package}")
+        if recipe.clear_data:
+            answer = self._answer(f"pm clear {package}")
+            if "Success" not in answer:
+                raise DeviceCommandError(
+                    f"`pm clear {package}` failed on {self.serial}: {answer or 'no answer'}. "
+                    "Is the app installed?"
+                )
+        if recipe.activity:
+            activity = recipe.activity
+            component = activity if "/" in activity else f"{package}/{activity}"
+            command = f"am start -W -n {shlex.quote(component)}"
+            answer = self._answer(command, timeout=self.timeout * 3)
+            failed = "Error" in answer
+        else:
+            command = f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
+            answer = self._answer(command, timeout=self.timeout * 3)
+            failed = "Events injected: 1" not in answer
+        if failed:
+            raise DeviceCommandError(
+                f"could not launch {package} on {self.serial} with `{command}`: {answer}"
+            )
+
+    def _answer(self, command: str, *, timeout: float | None = None) -> str:
+        """Everything a command printed, for commands that report failure only in words."""
+        _, out, err = self._exec(command, timeout=timeout)
+        return (out + err).decode("utf-8", "replace").strip()
+
+    def info(self) -> DeviceInfo:
+        """Model, Android version, natural screen size and density."""
+        return _parse_info(self.serial, self.shell(_INFO_QUERY))
