@@ -62,7 +62,8 @@ class DeviceBar(QWidget):
         self._summaries: dict[str, Any] = {}
 
         self.combo = QComboBox()
-        self.combo.setMinimumWidth(280)
+        self.combo.setMinimumWidth(340)
+        self.combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.combo.setToolTip("Phones that adb sees")
         self.refresh_button = QPushButton("Refresh")
         self.refresh_button.setToolTip("List the attached phones again")

@@ -198,7 +198,7 @@ class StudioMainWindow(QMainWindow):
         page.message_posted.connect(self._on_message_posted)
         page.problem_occurred.connect(self.report_problem)
         page.mirror_status_changed.connect(self.mirror_label.setText)
-        page.recorder_state_changed.connect(self._on_recorder_state_changed)
+        page.recorder_status_changed.connect(self.state_label.setText)
         page.demo_saved.connect(self._on_demo_saved)
         page.recorder.demo_started.connect(
             lambda folder, _: self.demo_browser.set_recording_folder(folder)
@@ -283,10 +283,6 @@ class StudioMainWindow(QMainWindow):
     @Slot(str, int)
     def _on_message_posted(self, text: str, timeout_ms: int) -> None:
         self.statusBar().showMessage(text, timeout_ms)
-
-    @Slot(str)
-    def _on_recorder_state_changed(self, state: str) -> None:
-        self.state_label.setText(f"recorder: {state}")
 
     @Slot(str)
     def _on_demo_saved(self, folder: str) -> None:

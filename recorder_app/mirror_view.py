@@ -235,7 +235,7 @@ class MirrorFeed(QObject):
     """Pulls frames from a FrameSource into a MirrorView and reports its health."""
 
     started = Signal(str, str)  # source name, fallback reason ('' when none)
-    stats_updated = Signal(str, float, float)  # source name, fps, frame latency in ms
+    stats_updated = Signal(str, float, float)  # source name, fps, frame age at display in ms
     failed = Signal(str)
     stopped = Signal()
 

@@ -25,11 +25,14 @@ from PySide6.QtWidgets import (
     QScrollArea,
     QSizePolicy,
     QSplitter,
+    QTabWidget,
     QToolButton,
     QVBoxLayout,
     QWidget,
 )
 
+from graph_builder import io
+from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Action
 from recorder_app.connection import DeviceConnection
 from recorder_app.device_bar import DeviceBar
@@ -69,7 +72,7 @@ class RecordPage(QWidget):
     message_posted = Signal(str, int)  # text, timeout in ms (0: until replaced)
     problem_occurred = Signal(str, str)  # title, message: needs the user's attention
     mirror_status_changed = Signal(str)
-    recorder_state_changed = Signal(str)
+    recorder_status_changed = Signal(str)  # state and the last capture time, for the status bar
     demo_saved = Signal(str)  # demo folder whose steps changed
 
     def __init__(
@@ -87,6 +90,7 @@ class RecordPage(QWidget):
         self._workspace: Workspace | None = None
         self._serial: str | None = None
         self._mirror_live = False
+        self._capture_ms: float | None = None
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
         self.mirror = MirrorView()
@@ -205,46 +209,53 @@ class RecordPage(QWidget):
         self.steps_list.setObjectName("stepsList")
         self.state_label = QLabel()
         self.state_label.setObjectName("recorderState")
+        self.instruction_label = QLabel()
+        self.instruction_label.setObjectName("instructionLabel")
+        self.instruction_label.setWordWrap(True)
+        self.instruction_label.hide()
 
         controls = QGroupBox("Recording")
         grid = QGridLayout(controls)
         grid.addWidget(self.reset_check, 0, 0, 1, 3)
         grid.addWidget(self.start_button, 1, 0, 1, 3)
-        grid.addWidget(self.state_label, 2, 0, 1, 3)
-        grid.addWidget(self._tool_button(self.back_action), 3, 0)
-        grid.addWidget(self._tool_button(self.home_action), 3, 1)
-        grid.addWidget(self._tool_button(self.wait_action), 3, 2)
-        grid.addWidget(self.text_edit, 4, 0, 1, 3)
+        grid.addWidget(self.instruction_label, 2, 0, 1, 3)
+        grid.addWidget(self.state_label, 3, 0, 1, 3)
+        grid.addWidget(self._tool_button(self.back_action), 4, 0)
+        grid.addWidget(self._tool_button(self.home_action), 4, 1)
+        grid.addWidget(self._tool_button(self.wait_action), 4, 2)
+        grid.addWidget(self.text_edit, 5, 0, 1, 3)
         self.complete_button = self._tool_button(self.complete_action)
         self.complete_button.setObjectName("completeButton")
-        grid.addWidget(self.complete_button, 5, 0, 1, 3)
-        grid.addWidget(self._tool_button(self.retry_action), 6, 0, 1, 2)
-        grid.addWidget(self._tool_button(self.stop_action), 6, 2)
+        grid.addWidget(self.complete_button, 6, 0, 1, 3)
+        grid.addWidget(self._tool_button(self.retry_action), 7, 0, 1, 2)
+        grid.addWidget(self._tool_button(self.stop_action), 7, 2)
 
-        task_box = QGroupBox("Task")
-        QVBoxLayout(task_box).addWidget(self.task_panel)
-        steps_box = QGroupBox("Steps of this demo")
-        QVBoxLayout(steps_box).addWidget(self.steps_list)
+        task_scroll = QScrollArea()
+        task_scroll.setWidget(self.task_panel)
+        task_scroll.setWidgetResizable(True)
+        task_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        task_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        self.side_tabs = QTabWidget()
+        self.side_tabs.setObjectName("recordSideTabs")
+        self.side_tabs.addTab(task_scroll, "Task")
+        self.side_tabs.addTab(self.steps_list, "Steps")
 
         side = QWidget()
         side.setObjectName("recordSide")
+        side.setMinimumWidth(400)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(controls)
-        side_layout.addWidget(task_box)
-        side_layout.addWidget(steps_box, 1)
-        scroll = QScrollArea()
-        scroll.setWidget(side)
-        scroll.setWidgetResizable(True)
-        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setMinimumWidth(360)
+        side_layout.addWidget(self.side_tabs, 1)
 
         self.splitter = QSplitter()
         self.splitter.setObjectName("recordSplitter")
         self.splitter.addWidget(self.mirror)
-        self.splitter.addWidget(scroll)
+        self.splitter.addWidget(side)
         self.splitter.setStretchFactor(0, 1)
-        self.splitter.setSizes([640, 380])
+        self.splitter.setStretchFactor(1, 0)
+        self.splitter.setCollapsible(0, False)
+        self.splitter.setCollapsible(1, False)
         layout = QVBoxLayout(self)
         layout.addWidget(self.device_bar)
         layout.addWidget(self.splitter, 1)
@@ -330,6 +341,7 @@ class RecordPage(QWidget):
                 "The task has no app package, so the app is not reset before this demo.", 8000
             )
         self.steps_list.clear()
+        self._update_steps_tab()
         return self.recorder.start_demo(
             StartRequest(
                 serial=self._serial,
@@ -397,7 +409,9 @@ class RecordPage(QWidget):
 
     @Slot(str, float, float)
     def _on_mirror_stats_updated(self, name: str, fps: float, latency_ms: float) -> None:
-        self.mirror_status_changed.emit(f"mirror: {name} · {fps:.1f} fps · {latency_ms:.0f} ms")
+        self.mirror_status_changed.emit(
+            f"mirror: {name} · {fps:.1f} fps · frame age {latency_ms:.0f} ms"
+        )
 
     @Slot(str)
     def _on_mirror_failed(self, message: str) -> None:
@@ -431,10 +445,34 @@ class RecordPage(QWidget):
         self.start_action.setEnabled(not recording)
         self.start_button.setEnabled(not recording)
         self.task_panel.setEnabled(not recording)
-        self.recorder_state_changed.emit(state)
+        self._capture_ms = None if state == IDLE else self._capture_ms
+        self._emit_recorder_status()
+
+    def _emit_recorder_status(self) -> None:
+        text = f"recorder: {self.recorder.state}"
+        if self._capture_ms is not None:
+            text += f" · capture {self._capture_ms:.0f} ms"
+        self.recorder_status_changed.emit(text)
+
+    def _update_steps_tab(self) -> None:
+        count = self.steps_list.count()
+        self.side_tabs.setTabText(1, f"Steps ({count})" if count else "Steps")
 
     @Slot(str, int)
     def _on_demo_started(self, folder: str, saved_steps: int) -> None:
+        self.steps_list.clear()
+        try:
+            demo = io.load_demo(Path(folder))
+        except GraphBuilderError as exc:  # the recorder has just read it; report, go on
+            log.warning("cannot list the steps of %s: %s", folder, exc)
+        else:
+            for step in demo.steps:
+                self.steps_list.addItem(f"{step.index + 1}. {step.action.describe()}")
+            self.instruction_label.setText(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
+            self.instruction_label.setToolTip(demo.instruction)
+            self.instruction_label.show()
+        self.side_tabs.setCurrentIndex(1)
+        self._update_steps_tab()
         self.demo_saved.emit(folder)
         if saved_steps:
             self.message_posted.emit(f"Resuming {Path(folder).name} after step {saved_steps}", 5000)
@@ -445,6 +483,8 @@ class RecordPage(QWidget):
 
     @Slot(object)
     def _on_screen_captured(self, screen: ScreenCapture) -> None:
+        self._capture_ms = screen.capture_ms
+        self._emit_recorder_status()
         if not self._mirror_live:
             self.mirror.show_still(screen.screenshot_png, screen.screen)
         self.mirror.set_hierarchy(screen.hierarchy)
@@ -465,6 +505,7 @@ class RecordPage(QWidget):
             self.steps_list.takeItem(self.steps_list.count() - 1)
         self.steps_list.addItem(f"{index + 1}. {description}")
         self.steps_list.scrollToBottom()
+        self._update_steps_tab()
         self.demo_saved.emit(folder)
 
     @Slot(str)
@@ -484,6 +525,7 @@ class RecordPage(QWidget):
 
     @Slot(str)
     def _on_demo_closed(self, folder: str) -> None:
+        self.instruction_label.hide()
         self.demo_saved.emit(folder)
         if self.recorder.state == IDLE:
             self.message_posted.emit(
