@@ -21,9 +21,8 @@ from evaluator.errors import ConfigError
 
 
 def register(subparsers: Any) -> None:
-    from evaluator.agents import AGENTS
-    from evaluator.judges import JUDGES
-
+    # Agent and judge names are checked by their registries when the run starts, so that
+    # building the parser (every `elderbench` call) imports nothing heavy.
     ev = subparsers.add_parser(
         "eval",
         help="evaluate an agent on a suite (offline on task graphs, or online)",
@@ -31,7 +30,12 @@ def register(subparsers: Any) -> None:
         "resumable run; --resume continues it (errored tasks are retried).",
     )
     ev.add_argument("--suite", type=Path, required=True, help="suite folder (suite.json, tasks)")
-    ev.add_argument("--agent", required=True, choices=sorted(AGENTS), help="agent to evaluate")
+    ev.add_argument(
+        "--agent",
+        required=True,
+        help="agent to evaluate: replay, random, heuristic, openai, "
+        "mobile_agent_v2 or subprocess (docs/agents.md)",
+    )
     ev.add_argument(
         "--agent-config",
         type=Path,
@@ -72,9 +76,9 @@ def register(subparsers: Any) -> None:
     ev.add_argument(
         "--judge",
         action="append",
-        choices=sorted(JUDGES),
         dest="judges",
-        help="online verification (default: rule); repeat for several",
+        metavar="NAME",
+        help="online verification: rule (default) and/or vlm; repeat for several",
     )
     ev.add_argument(
         "--judge-config",
@@ -122,9 +126,9 @@ def read_config(path: Path | None) -> dict[str, Any]:
 class ProgressPrinter:
     """A one-line progress bar on a terminal; one line per task otherwise."""
 
-    def __init__(self, stream: TextIO = sys.stderr) -> None:
-        self.stream = stream
-        self.tty = stream.isatty()
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stderr
+        self.tty = self.stream.isatty()
         self.counts = {"success": 0, "failure": 0, "error": 0}
 
     def __call__(self, event: Any) -> None:

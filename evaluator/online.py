@@ -19,6 +19,7 @@ import io
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Protocol
 
 from PIL import Image
@@ -264,7 +265,7 @@ def run_online(
                 edge_id = match.edge.id if match.edge else None
             elif graph is not None:
                 rule = "off-graph state"
-            _device_call(device, f"perform {action.describe()}", lambda a=action: device.perform(a))
+            _device_call(device, f"perform {action.describe()}", partial(device.perform, action))
             _device_call(
                 device, "settle", lambda: device.wait_until_settled(settings.settle_timeout)
             )

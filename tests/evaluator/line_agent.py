@@ -2,7 +2,7 @@
 
 It taps the first button whose text appears in the instruction and that it has not tapped
 yet, else says done. ``--mode garbage`` answers non-JSON, ``--mode crash`` exits at the
-first step, ``--mode slow`` never answers.
+first step, ``--mode slow`` never answers; ``--delay S`` waits S seconds per step.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import sys
 import time
 
 mode = sys.argv[sys.argv.index("--mode") + 1] if "--mode" in sys.argv else "normal"
+delay = float(sys.argv[sys.argv.index("--delay") + 1]) if "--delay" in sys.argv else 0.0
 instruction = ""
 tapped: set[str] = set()
 for line in sys.stdin:
@@ -22,6 +23,7 @@ for line in sys.stdin:
         continue
     if message["type"] == "close":
         break
+    time.sleep(delay)
     if mode == "crash":
         sys.exit(3)
     if mode == "slow":
