@@ -44,6 +44,10 @@ class AdbServerError(Exception):
     """A host request that cannot be served; the message goes back to the client as FAIL."""
 
 
+class _AmbiguousDevice(AdbServerError):
+    """No serial was given and more than one device is plugged in."""
+
+
 @dataclass(frozen=True, slots=True)
 class _Outcome:
     """What a host request leaves behind: another request on a transport, or the end."""
@@ -65,11 +69,13 @@ class _Forward:
 
 @dataclass(frozen=True, slots=True)
 class _Request:
-    """A host request split into its transport prefix and the service after it."""
+    """A host request split into the transport it names and the service after it."""
 
     service: str
     argument: str
-    explicit: VirtualDevice | None
+    serial: str | None  # host-serial:S:
+    transport_id: str | None  # host-transport-id:N:
+    selected: VirtualDevice | None  # chosen earlier on this connection
     scoped: bool  # host-serial:/host-transport-id:/host-usb:/host-local: rather than host:
 
 
@@ -122,6 +128,7 @@ class AdbServer:
             "list-forward": self._list_forward,
             "killforward": self._killforward,
             "killforward-all": self._killforward_all,
+            "wait-for": self._wait_for,
             "connect": self._connect,
             "disconnect": self._disconnect,
         }
@@ -230,7 +237,7 @@ class AdbServer:
         if not devices:
             raise AdbServerError("no devices/emulators found")
         if len(devices) > 1:
-            raise AdbServerError("more than one device/emulator")
+            raise _AmbiguousDevice("more than one device/emulator")
         return devices[0]
 
     def _by_serial(self, serial: str) -> VirtualDevice:
@@ -285,7 +292,8 @@ class AdbServer:
     ) -> _Outcome:
         try:
             parsed = self._parse_host_request(request, selected)
-            handler = self._host_services.get(parsed.service)
+            name = "wait-for" if parsed.service.startswith("wait-for-") else parsed.service
+            handler = self._host_services.get(name)
             if handler is None:
                 raise AdbServerError(f"unknown host service: {request}")
             return handler(channel, parsed)
@@ -295,27 +303,32 @@ class AdbServer:
 
     def _parse_host_request(self, request: str, selected: VirtualDevice | None) -> _Request:
         prefix, _, rest = request.partition(":")
-        explicit: VirtualDevice | None = selected
+        serial = transport_id = None
         if prefix == "host-serial":
+            # A serial may hold colons (`host:port`): prefer the plugged-in serial that fits.
             with self._lock:
-                serials = sorted(self._devices, key=len, reverse=True)
-            serial = next((s for s in serials if rest.startswith(s + ":")), None)
+                known = sorted(self._devices, key=len, reverse=True)
+            serial = next((s for s in known if rest.startswith(s + ":")), None)
             if serial is None:
                 serial, _, rest = rest.partition(":")
-                raise AdbServerError(f"device '{serial}' not found")
-            explicit, rest = self._devices[serial], rest[len(serial) + 1 :]
+            else:
+                rest = rest[len(serial) + 1 :]
         elif prefix == "host-transport-id":
             transport_id, _, rest = rest.partition(":")
-            explicit = self._by_transport_id(transport_id)
-        elif prefix in ("host-usb", "host-local"):
-            explicit = self._any_device()
-        elif prefix != "host":
+        elif prefix not in ("host", "host-usb", "host-local"):
             raise AdbServerError(f"unknown host service: {request}")
         service, _, argument = rest.partition(":")
-        return _Request(service, argument, explicit, scoped=prefix != "host")
+        return _Request(service, argument, serial, transport_id, selected, prefix != "host")
 
     def _target(self, request: _Request) -> VirtualDevice:
-        return request.explicit if request.explicit is not None else self._any_device()
+        """The device a request is about: named, selected earlier, or the only one."""
+        if request.serial is not None:
+            return self._by_serial(request.serial)
+        if request.transport_id is not None:
+            return self._by_transport_id(request.transport_id)
+        if request.selected is not None:
+            return request.selected
+        return self._any_device()
 
     # ------------------------------------------------------------ host services
 
@@ -473,6 +486,27 @@ class AdbServer:
         for forward in doomed:
             close_socket(forward.listener)
         channel.okay(b"OKAY")
+        return _DONE
+
+    def _wait_for(self, channel: Channel, request: _Request) -> _Outcome:
+        """`wait-for-TRANSPORT-STATE`: answer once the device is there (or gone)."""
+        state = request.service.rpartition("-")[2]  # recovery, bootloader... never come
+
+        def present() -> bool:
+            try:
+                self._target(request)
+            except _AmbiguousDevice:
+                raise
+            except AdbServerError:
+                return False
+            return True
+
+        while not self._closed.is_set() and not _peer_closed(channel.sock):
+            if (state, present()) in ((DEVICE_STATE, True), ("disconnect", False)):
+                channel.okay(b"OKAY")
+                break
+            with self._changed:
+                self._changed.wait(timeout=_POLL_S)
         return _DONE
 
     def _connect(self, channel: Channel, request: _Request) -> _Outcome:

@@ -305,3 +305,16 @@ def test_kill_stops_the_server() -> None:
             time.sleep(0.02)
         else:
             pytest.fail("the server still accepts connections after host:kill")
+
+
+def test_wait_for_device_returns_when_the_phone_is_plugged_in(
+    virtual_server: AdbServer, adb_client: adbutils.AdbClient
+) -> None:
+    adb_client.wait_for("virtual-1", timeout=5)  # already there
+    threading.Timer(0.2, virtual_server.add_phone, args=(fast_phone("virtual-2"),)).start()
+    started = time.monotonic()
+    adb_client.wait_for("virtual-2", timeout=5)
+    assert 0.1 < time.monotonic() - started < 3
+    threading.Timer(0.2, virtual_server.remove_phone, args=("virtual-2",)).start()
+    adb_client.wait_for("virtual-2", state="disconnect", timeout=5)
+    assert [d.serial for d in adb_client.device_list()] == ["virtual-1"]
