@@ -11,6 +11,7 @@ import socket
 import threading
 
 MAX_REQUEST_LENGTH = 0xFFFF
+_PURGE_AT = 256
 
 
 class PeerClosed(ConnectionError):
@@ -89,6 +90,9 @@ class SocketSet:
         """Track a socket; False (and the socket is closed) if the owner already closed."""
         with self._lock:
             if not self._closed:
+                if len(self._sockets) >= _PURGE_AT:
+                    # Sockets handed to listeners are closed by them; forget those.
+                    self._sockets = {s for s in self._sockets if s.fileno() != -1}
                 self._sockets.add(sock)
                 return True
         close_socket(sock)
