@@ -38,7 +38,7 @@ from graph_builder.io import (
     save_task,
 )
 from graph_builder.merge import BuildResult, DemoInput, MergeDecision, merge_demonstrations
-from graph_builder.model import Demonstration, DemoStatus, Suite, Task, TaskGraph
+from graph_builder.model import Demonstration, DemoStatus, Pin, Suite, Task, TaskGraph
 from graph_builder.similarity import ScreenState, SimilaritySettings
 from graph_builder.validate import Problem, has_errors, validate_graph
 
@@ -60,6 +60,7 @@ class TaskBuildReport:
     warnings: tuple[str, ...] = ()
     problems: tuple[Problem, ...] = ()
     decisions: tuple[MergeDecision, ...] = ()
+    stale_pins: tuple[Pin, ...] = ()  # manual decisions whose screens are gone
 
     def summary(self) -> str:
         skipped = f" ({len(self.skipped)} skipped)" if self.skipped else ""
@@ -130,6 +131,7 @@ def build_task(
         warnings=result.warnings,
         problems=tuple(problems),
         decisions=result.decisions,
+        stale_pins=result.stale_pins,
     )
     if has_errors(problems) and old_valid and not force:
         return replace(
