@@ -214,7 +214,11 @@ def dumpsys(inv: Invocation) -> int:
 def screencap(inv: Invocation) -> int:
     args = inv.args[1:]
     png = "-p" in args
-    operands = [a for i, a in enumerate(args) if not a.startswith("-") and args[i - 1] != "-d"]
+    operands = [
+        arg
+        for index, arg in enumerate(args)
+        if not arg.startswith("-") and (index == 0 or args[index - 1] != "-d")
+    ]
     phone = inv.device.phone
     path = operands[0] if operands else None
     if path is not None and path.endswith(".png"):

@@ -683,6 +683,8 @@ def _builtin_false(inv: Invocation) -> int:
 
 
 def _builtin_exit(inv: Invocation) -> int:
+    if len(inv.args) > 1 and not inv.args[1].lstrip("-").isdigit():
+        raise CommandFailed(f"{SHELL_NAME}: exit: {inv.args[1]}: bad number", 2)
     raise _ExitShell(int(inv.args[1]) & 0xFF if len(inv.args) > 1 else inv.shell.status)
 
 

@@ -148,7 +148,10 @@ def grep(inv: Invocation) -> int:
     regex = re.escape(pattern) if "F" in flags else pattern
     if "w" in flags:
         regex = rf"\b(?:{regex})\b"
-    compiled = re.compile(regex, re.IGNORECASE if "i" in flags else 0)
+    try:
+        compiled = re.compile(regex, re.IGNORECASE if "i" in flags else 0)
+    except re.error as exc:
+        raise CommandFailed(f"grep: bad regex '{pattern}': {exc}", 2) from exc
     lines = _input_text(inv, paths).splitlines()
     selected = [line for line in lines if bool(compiled.search(line)) != ("v" in flags)]
     if "q" in flags:
@@ -162,8 +165,10 @@ def grep(inv: Invocation) -> int:
     return 0 if selected else 1
 
 
-def _line_count(args: list[str]) -> tuple[int, list[str]]:
+def _line_count(name: str, args: list[str]) -> tuple[int, list[str]]:
     if args and args[0] == "-n" and len(args) > 1:
+        if not args[1].isdigit():
+            raise CommandFailed(f"{name}: invalid number '{args[1]}'")
         return int(args[1]), args[2:]
     if args and re.fullmatch(r"-n?\d+", args[0]):
         return int(args[0].lstrip("-n")), args[1:]
@@ -171,14 +176,14 @@ def _line_count(args: list[str]) -> tuple[int, list[str]]:
 
 
 def head(inv: Invocation) -> int:
-    count, paths = _line_count(inv.args[1:])
+    count, paths = _line_count("head", inv.args[1:])
     lines = _input_text(inv, paths).splitlines(keepends=True)
     inv.write("".join(lines[:count]))
     return 0
 
 
 def tail(inv: Invocation) -> int:
-    count, paths = _line_count(inv.args[1:])
+    count, paths = _line_count("tail", inv.args[1:])
     lines = _input_text(inv, paths).splitlines(keepends=True)
     inv.write("".join(lines[-count:] if count else []))
     return 0

@@ -94,6 +94,26 @@ def test_unknown_command_and_syntax_errors(device: adbutils.AdbDevice) -> None:
 
 
 @pytest.mark.parametrize(
+    ("command", "status", "message"),
+    [
+        ("head -n many", 1, "head: invalid number 'many'"),
+        ("echo x | grep '('", 2, "grep: bad regex"),
+        ("exit soon", 2, "exit: soon: bad number"),
+        ("input tap 1", 1, "Error: input tap <x> <y>"),
+        ("input keyevent NOT_A_KEY", 1, "unknown key code"),
+        ("cat /nope", 1, "cat: /nope: No such file or directory"),
+        ("cd /nope", 2, "cd: /nope"),
+    ],
+)
+def test_bad_arguments_fail_with_a_message(
+    device: adbutils.AdbDevice, command: str, status: int, message: str
+) -> None:
+    result = run(device, command)
+    assert result.returncode == status
+    assert message in result.stderr
+
+
+@pytest.mark.parametrize(
     "text",
     ["'; rm -rf /sdcard; echo '", "$(reboot)", "`id`", 'say "hi" && exit 3', "a;b|c&d", "%%"],
 )
