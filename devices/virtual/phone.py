@@ -47,6 +47,7 @@ from devices.virtual.apps.base import App, Dialog, Screen, Ui
 from devices.virtual.apps.launcher import PACKAGE as LAUNCHER
 from devices.virtual.apps.launcher import HomeScreen, RecentsScreen
 from devices.virtual.apps.registry import make_apps
+from devices.virtual.apps.shade import SHADE_BG, shade
 from devices.virtual.apps.system import (
     ADB_IME,
     LATIN_IME,
@@ -67,11 +68,12 @@ from devices.virtual.widgets import (
     View,
     Window,
     hierarchy_xml,
-    hit_path,
     render_windows,
     state_digest,
+    touch_order,
 )
 
+SHADE_WINDOW = "NotificationShade"  # what dumpsys names the shade's window
 LONG_PRESS_MS = 400  # ViewConfiguration's long-press timeout since Android 12
 TOUCH_SLOP_DP = 8
 TOAST_SECONDS = 2.0  # Toast.LENGTH_SHORT
@@ -346,6 +348,8 @@ class VirtualPhone:
         self._toast_serial = 0
         self._volume_until = 0.0
         self._screen_on = True
+        self._shade = False
+        self._dismissed: set[str] = set()  # notifications cleared from the shade
         self._version = 0
         self._transition: _Transition | None = None
         self._touch: _Touch | None = None
@@ -382,8 +386,10 @@ class VirtualPhone:
             return frame.xml
 
     def focus(self) -> tuple[str, str]:
-        """(package, activity class) of the focused window."""
+        """(package, activity class) of the focused window; the shade is SystemUI's window."""
         with self._lock:
+            if self._shade:
+                return SYSTEMUI, SHADE_WINDOW
             app, screen = self._top()
             return screen.package or app.package, screen.activity
 
@@ -555,6 +561,7 @@ class VirtualPhone:
         self.go_home()
 
     def push_screen(self, package: str, screen: Screen) -> None:
+        self._shade = False
         if package != self._front:
             self._leave_front()
             self._front = package
@@ -573,7 +580,21 @@ class VirtualPhone:
         elif package != LAUNCHER:
             self.go_home()
 
+    def open_shade(self) -> None:
+        self._shade = True
+        self._keyboard = False
+        self._changed()
+
+    def _close_shade(self) -> None:
+        self._shade = False
+        self._changed()
+
+    def _status_bar_swiped(self, dx: int, dy: int) -> None:
+        if dy > 48 * self.density / 160:
+            self.open_shade()
+
     def go_home(self) -> None:
+        self._shade = False
         self._leave_front()
         self._front = LAUNCHER
         self._stacks[LAUNCHER] = [HomeScreen()]
@@ -638,6 +659,7 @@ class VirtualPhone:
         self._clear_focus()
 
     def _launch(self, package: str, screens: list[Screen] | None) -> None:
+        self._shade = False
         if package == LAUNCHER:
             self.go_home()
             return
@@ -770,35 +792,18 @@ class VirtualPhone:
         if self._frame is not None and self._frame.key == key:
             return self._frame
         app, screen = self._top()
-        package = screen.package or app.package
         sys_ui = self._ui(self._systemui, SYSTEMUI)
-        focused = self._focused()
+        focused = None if self._shade else self._focused()
         show_keyboard = focused is not None and self._keyboard
         kb_px = keyboard_height(sys_ui, self.ime) if show_keyboard else 0
-        ui = self._ui(app, package, kb_px)
-        content = screen.build(ui)
-        window = Rect(0, 0, self.width, self.height - nav_bar_height(sys_ui))
-        root = View(window, cls="android.widget.FrameLayout", bg=screen.background())
-        backdrop = screen.backdrop(ui)
-        if backdrop is not None:
-            root.add(backdrop)
-        decor = View(window, cls="android.widget.LinearLayout")
-        decor.add(
-            View(
-                ui.content,
-                cls="android.widget.FrameLayout",
-                rid="android:id/content",
-                children=[content],
-            )
-        )
-        root.add(decor)
-        windows = [Window("app", package, root)]
-        screen_id = screen.screen_id
-        dim_below = None
-        if screen.dialog is not None:
-            windows.append(Window("dialog", package, screen.dialog.build(ui)))
-            screen_id = f"{screen_id}/{screen.dialog.dialog_id}"
-            dim_below = "dialog"
+        if self._shade:
+            background = SHADE_BG
+            content = shade(sys_ui, close=self._close_shade, dismissed=self._dismissed)
+            windows = [Window("notification_shade", SYSTEMUI, content)]
+            screen_id, dim_below = "systemui/shade", None
+        else:
+            background = screen.background()
+            windows, screen_id, dim_below = self._app_windows(app, screen, kb_px)
         app_windows = list(windows)
         if self._toast is not None:
             windows.append(
@@ -816,26 +821,22 @@ class VirtualPhone:
             )
         glob = self.settings["global"]
         airplane = glob.get("airplane_mode_on") == "1"
-        windows.append(
-            Window(
-                "status_bar",
-                SYSTEMUI,
-                status_bar(
-                    sys_ui,
-                    self.now(),
-                    screen.background(),
-                    wifi=glob.get("wifi_on") == "1" and not airplane,
-                    airplane=airplane,
-                ),
-            )
+        bar = status_bar(
+            sys_ui,
+            self.now(),
+            background,
+            wifi=glob.get("wifi_on") == "1" and not airplane,
+            airplane=airplane,
         )
+        bar.on_swipe = self._status_bar_swiped
+        windows.append(Window("status_bar", SYSTEMUI, bar))
         windows.append(
             Window(
                 "navigation_bar",
                 SYSTEMUI,
                 nav_bar(
                     sys_ui,
-                    screen.background(),
+                    background,
                     back=lambda: self._key(4),
                     home=lambda: self._key(3),
                     recents=lambda: self._key(187),
@@ -844,6 +845,35 @@ class VirtualPhone:
         )
         self._frame = _Frame(key, windows, dim_below, screen_id, app_windows)
         return self._frame
+
+    def _app_windows(
+        self, app: App, screen: Screen, keyboard_px: int
+    ) -> tuple[list[Window], str, str | None]:
+        """The foreground screen's window and its dialog: (windows, screen id, dimmed window)."""
+        package = screen.package or app.package
+        ui = self._ui(app, package, keyboard_px)
+        content = screen.build(ui)
+        window = Rect(0, 0, self.width, ui.content.bottom + keyboard_px)
+        root = View(window, cls="android.widget.FrameLayout", bg=screen.background())
+        backdrop = screen.backdrop(ui)
+        if backdrop is not None:
+            root.add(backdrop)
+        decor = View(window, cls="android.widget.LinearLayout")
+        decor.add(
+            View(
+                ui.content,
+                cls="android.widget.FrameLayout",
+                rid="android:id/content",
+                children=[content],
+            )
+        )
+        root.add(decor)
+        windows = [Window("app", package, root)]
+        if screen.dialog is None:
+            return windows, screen.screen_id, None
+        windows.append(Window("dialog", package, screen.dialog.build(ui)))
+        dim = "dialog" if screen.dialog.dim else None
+        return windows, f"{screen.screen_id}/{screen.dialog.dialog_id}", dim
 
     def _settled_image(self, frame: _Frame) -> Image.Image:
         if frame.image is None:
@@ -879,7 +909,7 @@ class VirtualPhone:
         for w in reversed(frame.windows):
             if not w.touchable:
                 continue
-            path = hit_path(w.root, x, y)
+            path = touch_order(w.root, x, y)
             if w.name == "dialog" and not path:
                 return None
             if path:
@@ -893,23 +923,22 @@ class VirtualPhone:
             if screen.dialog is not None and screen.dialog.cancelable:
                 self.show_dialog(None)
             return
-        if long:
-            for v in reversed(path):
-                if v.long_clickable and v.on_long_click is not None:
-                    if v.enabled:
-                        v.on_long_click()
-                        self._changed()
-                    return
-        for v in reversed(path):
+        for v in path:  # the first view that handles touches consumes this one
             if v.on_seek is not None:
                 if v.enabled:
                     v.on_seek(self._seek_fraction(v, x))
                     self._changed()
                 return
-            if v.clickable:
-                if v.enabled and v.on_click is not None:
-                    v.on_click()
-                    self._changed()
+            if v.clickable or v.long_clickable:
+                if not v.enabled:
+                    return
+                if long and v.long_clickable and v.on_long_click is not None:
+                    v.on_long_click()
+                elif v.clickable and v.on_click is not None:
+                    v.on_click()  # a long press on a view without one is a click
+                else:
+                    return
+                self._changed()
                 return
 
     @staticmethod
@@ -925,9 +954,9 @@ class VirtualPhone:
 
     def _aim_drag(self, touch: _Touch) -> None:
         path = self._targets(touch.x0, touch.y0) or []
-        touch.seek = next((v for v in reversed(path) if v.on_seek is not None and v.enabled), None)
-        touch.scrollers = [v for v in reversed(path) if v.on_scroll is not None]
-        touch.swipers = [v for v in reversed(path) if v.on_swipe is not None]
+        touch.seek = next((v for v in path if v.on_seek is not None and v.enabled), None)
+        touch.scrollers = [v for v in path if v.on_scroll is not None]
+        touch.swipers = [v for v in path if v.on_swipe is not None]
 
     def _drag_to(self, touch: _Touch, x: int, y: int) -> None:
         if touch.seek is not None:
@@ -973,7 +1002,9 @@ class VirtualPhone:
 
     def _back(self) -> None:
         app, screen = self._top()
-        if self._keyboard and self._focused() is not None:
+        if self._shade:
+            self._shade = False
+        elif self._keyboard and self._focused() is not None:
             self._keyboard = False
         elif screen.dialog is not None:
             if screen.dialog.cancelable:
@@ -986,6 +1017,7 @@ class VirtualPhone:
         self.go_home()
 
     def _app_switch(self) -> None:
+        self._shade = False
         _app, screen = self._top()
         if isinstance(screen, RecentsScreen):
             if self._recents:

@@ -3,7 +3,7 @@
 A screen is a list of :class:`Window` objects (app, dialog, toast, keyboard, status bar,
 navigation bar), each holding a tree of :class:`View` nodes with absolute device-pixel
 bounds. :func:`render_windows` paints the trees with Pillow; :func:`hierarchy_xml` writes
-the same trees as a uiautomator dump; :func:`hit_path` finds the views under a touch. As
+the same trees as a uiautomator dump; :func:`touch_order` finds the views under a touch. As
 every output comes from the same nodes, the pixels and the hierarchy always agree.
 
 Like a real dump, the XML holds only nodes visible to the user: a node clipped away by a
@@ -564,17 +564,21 @@ def hierarchy_xml(windows: list[Window], size: tuple[int, int], rotation: int = 
 # ---------------------------------------------------------------------------- touch & digest
 
 
-def hit_path(v: View, x: int, y: int, clip: Rect | None = None) -> list[View]:
-    """The views under (x, y), from ``v`` down to the top-most deepest one."""
+def touch_order(v: View, x: int, y: int, clip: Rect | None = None) -> list[View]:
+    """The views under (x, y) in the order Android offers them a touch.
+
+    A parent offers it to its children top-most first, each child to its own children
+    first, and takes it itself last; the first view that handles it wins.
+    """
     box = v.rect if clip is None else v.rect.intersect(clip)
     if not box.contains(x, y):
         return []
     inner = box if v.clip else clip
+    order: list[View] = []
     for child in reversed(v.children):
-        path = hit_path(child, x, y, inner)
-        if path:
-            return [v, *path]
-    return [v]
+        order.extend(touch_order(child, x, y, inner))
+    order.append(v)
+    return order
 
 
 def state_digest(windows: list[Window], size: tuple[int, int]) -> str:

@@ -38,6 +38,7 @@ class Host(Protocol):
     def push_screen(self, package: str, screen: Screen) -> None: ...
     def pop_screen(self, package: str) -> None: ...
     def go_home(self) -> None: ...
+    def open_shade(self) -> None: ...
     def show_toast(self, text: str, package: str) -> None: ...
     def focus_field(self, buffer: TextBuffer | None) -> None: ...
     def focused(self) -> TextBuffer | None: ...
@@ -48,10 +49,14 @@ class Host(Protocol):
 
 
 class Dialog:
-    """A modal window over a dimmed screen; BACK or a tap outside cancels it if cancelable."""
+    """A modal window over a dimmed screen; BACK or a tap outside cancels it if cancelable.
+
+    Its screen id is the screen's id plus ``/`` and ``dialog_id``.
+    """
 
     dialog_id: str = "dialog"
     cancelable: bool = True
+    dim: bool = True  # popup menus leave the screen under them undimmed
 
     def build(self, ui: Ui) -> View:
         """The dialog panel, with its bounds (usually centred in ``ui.content``)."""

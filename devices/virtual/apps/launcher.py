@@ -11,7 +11,7 @@ from functools import lru_cache, partial
 
 from PIL import Image, ImageOps
 
-from devices.virtual.apps.base import App, Screen, Ui
+from devices.virtual.apps.base import App, Dialog, Screen, Ui
 from devices.virtual.apps.icons import paint_icon
 from devices.virtual.apps.kit import (
     ON_SURFACE,
@@ -22,6 +22,8 @@ from devices.virtual.apps.kit import (
     scroll_list,
     text,
 )
+from devices.virtual.apps.settings import PACKAGE as SETTINGS
+from devices.virtual.apps.settings import AppInfoScreen
 from devices.virtual.widgets import Color, Rect, View, paint_image
 
 PACKAGE = "com.android.launcher3"
@@ -52,7 +54,7 @@ def app_icon(ui: Ui, rect: Rect, app: App, *, label_color: Color, rid: str) -> V
         long_clickable=True,
         focusable=True,
         on_click=lambda: ui.host.launch(app.package),
-        on_long_click=lambda: ui.host.launch(app.package),
+        on_long_click=lambda: ui.show_dialog(ShortcutsPopup(app, rect)),
     )
     circle = View(
         Rect(cx - size // 2, top, cx + size // 2, top + size),
@@ -83,6 +85,66 @@ def app_icon(ui: Ui, rect: Rect, app: App, *, label_color: Color, rid: str) -> V
         )
     )
     return view
+
+
+class ShortcutsPopup(Dialog):
+    """The menu a long press on an icon opens; "App info" leads to Settings."""
+
+    dialog_id = "shortcuts"
+    dim = False
+
+    def __init__(self, app: App, anchor: Rect) -> None:
+        self.app = app
+        self.anchor = anchor
+
+    def build(self, ui: Ui) -> View:
+        width = ui.dp(200)
+        row = max(ui.dp(56), ui.sp(16) + ui.dp(32))
+        left = max(ui.dp(8), min(ui.width - width - ui.dp(8), self.anchor.center[0] - width // 2))
+        top = self.anchor.top - row - ui.dp(8)
+        if top < ui.content.top:
+            top = self.anchor.bottom + ui.dp(8)
+        panel = View(
+            Rect(left, top, left + width, top + row),
+            cls="android.widget.LinearLayout",
+            rid=f"{PACKAGE}:id/popup_container",
+            bg=(243, 237, 247),
+            radius=ui.dp(20),
+        )
+
+        def app_info() -> None:
+            ui.close_dialog()
+            ui.open_in(SETTINGS, AppInfoScreen(self.app.package))
+
+        item = View(
+            panel.rect,
+            cls="android.view.View",
+            rid=f"{PACKAGE}:id/bubble_text",
+            text="App info",
+            desc="App info",
+            clickable=True,
+            focusable=True,
+            on_click=app_info,
+            font_px=ui.sp(16),
+            color=ON_SURFACE,
+            pad=ui.dp(56),
+        )
+        item.add(
+            View(
+                Rect(
+                    left + ui.dp(16),
+                    top + (row - ui.dp(24)) // 2,
+                    left + ui.dp(40),
+                    top + (row + ui.dp(24)) // 2,
+                ),
+                paint=paint_icon,
+                icon="info",
+                icon_color=ON_SURFACE,
+                xml=False,
+            )
+        )
+        panel.add(item)
+        return panel
 
 
 def icon_cell_height(ui: Ui) -> int:
@@ -168,8 +230,11 @@ class HomeScreen(Screen):
         return root
 
     def _swiped(self, ui: Ui, dx: int, dy: int) -> None:
-        if -dy > ui.dp(48) and abs(dy) > abs(dx):
-            ui.push(AllAppsScreen())
+        if abs(dy) > ui.dp(48) and abs(dy) > abs(dx):
+            if dy < 0:
+                ui.push(AllAppsScreen())
+            else:
+                ui.host.open_shade()
 
 
 def _date_text(now: datetime) -> str:

@@ -706,3 +706,62 @@ def test_settle_delays_are_reproducible_from_the_seed() -> None:
     assert first == settle_times(1)
     assert all(10 <= t <= 31 for t in first + settle_times(2))
     assert first != settle_times(2)
+
+
+# ------------------------------------------------------------------ system UI
+
+
+def test_quick_settings_toggle_the_same_settings_as_the_settings_app() -> None:
+    phone = make_phone()
+    phone.start("com.android.settings")
+    tap(phone, "Network & internet")
+    phone.swipe(540, 20, 540, 1200, 300)  # down from the status bar
+    assert screen(phone) == "systemui/shade"
+    assert phone.focus() == ("com.android.systemui", "NotificationShade")
+    tap(phone, "Airplane mode")
+    assert phone.settings["global"]["airplane_mode_on"] == "1"
+    assert "Airplane mode." in texts(phone)  # the status bar icon
+    phone.key(4)
+    assert screen(phone) == "settings/network"
+    row = parse_hierarchy(phone.hierarchy_xml()).find(text="Airplane mode")[0]
+    switch = next(
+        e
+        for e in parse_hierarchy(phone.hierarchy_xml())
+        if e.class_name == "android.widget.Switch"
+        and e.bounds.top >= row.bounds.top - 60
+        and e.bounds.bottom <= row.bounds.bottom + 60
+    )
+    assert switch.checked
+
+
+def test_a_notification_opens_its_thread_and_clear_all_empties_the_shade() -> None:
+    phone = make_phone()
+    phone.swipe(540, 900, 540, 1600, 300)  # down on the home screen
+    assert screen(phone) == "systemui/shade"
+    tap(phone, "Dr. Lee")
+    assert screen(phone) == "messages/thread/dr_lee"
+    phone.swipe(540, 20, 540, 1200, 300)
+    tap(phone, "Clear all")
+    assert "No notifications" in texts(phone)
+    phone.tap(540, 2200)  # empty space closes the shade
+    assert screen(phone) == "messages/thread/dr_lee"
+
+
+def test_app_info_from_a_long_pressed_icon_can_clear_the_apps_data() -> None:
+    phone = make_phone()
+    phone.start("com.android.messaging")
+    tap(phone, "Son (Tom)")
+    tap(phone, "Text message")
+    phone.input_text("Hello")
+    tap(phone, "Send SMS")
+    phone.key(3)
+    phone.long_press(*center_of(phone, "Messages"))
+    assert screen(phone) == "launcher/home/shortcuts"
+    tap(phone, "App info")
+    assert screen(phone) == "settings/apps/com.android.messaging"
+    tap(phone, "Clear storage")
+    assert screen(phone) == "settings/apps/com.android.messaging/clear_storage_dialog"
+    tap(phone, "Delete")
+    assert screen(phone) == "settings/apps/com.android.messaging"
+    phone.start("com.android.messaging")
+    assert "You: Hello" not in texts(phone)
