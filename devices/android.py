@@ -87,6 +87,13 @@ class _DirectConnection(adbutils.AdbConnection):
     def _safe_connect(self) -> Any:
         return self._create_socket()
 
+    def close(self) -> None:
+        # adbutils sleeps 10 ms after a half-close on every connection; each reply has been
+        # read in full by now, so closing the socket first skips that (its shutdown fails).
+        if not self.closed:
+            self.conn.close()
+        super().close()
+
 
 class _SafeClient(adbutils.AdbClient):
     """An AdbClient whose connections never start an adb server and always time out."""
@@ -94,6 +101,14 @@ class _SafeClient(adbutils.AdbClient):
     def __init__(self, host: str, port: int, timeout: float) -> None:
         super().__init__(host=host, port=port, socket_timeout=timeout)
         self.timeout = timeout
+        self._version: int | None = None
+
+    def server_version(self) -> int:
+        # adbutils asks before every device call (to choose host:tport); it cannot change
+        # while the server runs, and a new server is a new client.
+        if self._version is None:
+            self._version = super().server_version()
+        return self._version
 
     def make_connection(self, timeout: float | None = None) -> adbutils.AdbConnection:
         if timeout is None or timeout == _ADBUTILS_DEFAULT_TIMEOUT:
