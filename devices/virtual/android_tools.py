@@ -16,6 +16,8 @@ from devices.errors import DeviceCommandError
 from devices.virtual.shell import Command, CommandFailed, Invocation
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
+SETTINGS_PACKAGE = "com.android.settings"
+LAUNCHER_PACKAGE = "com.android.launcher3"
 SCREEN_PROP = "debug.virtualphone.screen"
 DEFAULT_DUMP_PATH = "/sdcard/window_dump.xml"
 DEFAULT_SWIPE_MS = 300
@@ -354,11 +356,10 @@ def input_(inv: Invocation) -> int:
 # ---------------------------------------------------------------- activity and package managers
 
 
-def _intent_options(args: list[str]) -> tuple[dict[str, str], dict[str, str], list[str]]:
-    """Split `am` arguments into intent flags (-a, -n, ...), string extras and operands."""
+def _intent_options(args: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Split `am` arguments into intent flags (-a, -n, ...) and extras (--es k v, ...)."""
     options: dict[str, str] = {}
     extras: dict[str, str] = {}
-    operands: list[str] = []
     index = 0
     while index < len(args):
         arg = args[index]
@@ -368,13 +369,10 @@ def _intent_options(args: list[str]) -> tuple[dict[str, str], dict[str, str], li
         elif arg in ("-a", "-d", "-t", "-n", "-c", "-f", "-p", "--user", "--display"):
             options[arg] = args[index + 1] if index + 1 < len(args) else ""
             index += 2
-        elif arg.startswith("-"):
+        else:  # other flags (-W, -S, ...) and a trailing data URI
             options[arg] = ""
             index += 1
-        else:
-            operands.append(arg)
-            index += 1
-    return options, extras, operands
+    return options, extras
 
 
 def _describe_intent(options: dict[str, str], extras: dict[str, str]) -> str:
@@ -390,15 +388,27 @@ def _describe_intent(options: dict[str, str], extras: dict[str, str]) -> str:
     return "Intent { " + " ".join(fields) + " }"
 
 
-def _start(inv: Invocation, args: list[str]) -> int:
-    phone = inv.device.phone
-    options, extras, operands = _intent_options(args)
-    inv.write(f"Starting: {_describe_intent(options, extras)}\n")
+def _resolve_activity(options: dict[str, str]) -> tuple[str, str]:
+    """(package, activity) an intent starts: explicit, by package, or by a known action."""
     if "-n" in options:
         package, _, activity = options["-n"].partition("/")
-    elif operands:
-        package, activity = operands[-1], ""
-    else:
+        return package, activity
+    if "-p" in options:
+        return options["-p"], ""
+    action = options.get("-a", "")
+    if action.startswith("android.settings."):
+        return SETTINGS_PACKAGE, ""
+    if options.get("-c") == "android.intent.category.HOME":
+        return LAUNCHER_PACKAGE, ""
+    return "", ""
+
+
+def _start(inv: Invocation, args: list[str]) -> int:
+    phone = inv.device.phone
+    options, extras = _intent_options(args)
+    inv.write(f"Starting: {_describe_intent(options, extras)}\n")
+    package, activity = _resolve_activity(options)
+    if not package:
         raise CommandFailed(
             f"Error: Activity not started, unable to resolve {_describe_intent(options, extras)}"
         )
@@ -431,7 +441,7 @@ def _adb_keyboard(inv: Invocation, action: str, extras: dict[str, str]) -> None:
 
 
 def _broadcast(inv: Invocation, args: list[str]) -> int:
-    options, extras, _ = _intent_options(args)
+    options, extras = _intent_options(args)
     inv.write(f"Broadcasting: {_describe_intent(options, extras)}\n")
     _adb_keyboard(inv, options.get("-a", ""), extras)
     inv.write("Broadcast completed: result=0\n")

@@ -197,6 +197,11 @@ def test_apps_start_stop_and_clear(virtual_server: AdbServer, device: adbutils.A
     assert device.app_current().package != "com.android.settings"
     device.shell(["am", "start", "-n", f"com.android.settings/{activity}"])
     assert device.app_current().package == "com.android.settings"
+    device.keyevent("HOME")
+    device.shell("am start -a android.settings.SETTINGS")
+    assert device.app_current().package == "com.android.settings"
+    device.shell("am start -a android.intent.action.MAIN -c android.intent.category.HOME")
+    assert device.app_current().package == "com.android.launcher3"
     device.app_stop("com.android.settings")
     assert device.shell("pm clear com.android.settings") == "Success"
 
