@@ -410,6 +410,22 @@ def _speaker(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
     _volume(d, b, c)
 
 
+def _shift(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
+    d.polygon(
+        [
+            b.p(0.5, 0.14),
+            b.p(0.86, 0.52),
+            b.p(0.66, 0.52),
+            b.p(0.66, 0.84),
+            b.p(0.34, 0.84),
+            b.p(0.34, 0.52),
+            b.p(0.14, 0.52),
+        ],
+        outline=c,
+        width=b.w(0.07),
+    )
+
+
 def _home_outline(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
     d.polygon(
         [
@@ -476,6 +492,7 @@ ICONS: dict[str, Icon] = {
     "edit": _edit,
     "speaker": _speaker,
     "home": _home_outline,
+    "shift": _shift,
     "text_size": _letter("A"),
     "info": _letter("i"),
     "google": _letter("G"),

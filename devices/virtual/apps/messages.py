@@ -23,6 +23,7 @@ from devices.virtual.apps.kit import (
     text,
     toolbar,
     toolbar_height,
+    trailing_text,
 )
 from devices.virtual.apps.people import (
     CONTACT_LIST,
@@ -125,25 +126,15 @@ class ConversationListScreen(Screen):
                 summary_rid=f"{PACKAGE}:id/conversation_snippet",
                 cls="android.view.ViewGroup",
                 min_height=80,
+                trailing=trailing_text(
+                    ui,
+                    last["when"],
+                    max(ui.dp(48), text_width(last["when"], ui.sp(12))),
+                    size=12,
+                    rid=f"{PACKAGE}:id/conversation_timestamp",
+                ),
             )
             row.rid = f"{PACKAGE}:id/swipeableContainer"
-            tr = row.rect
-            row.add(
-                text(
-                    ui,
-                    Rect(
-                        tr.right - ui.dp(96),
-                        tr.top + ui.dp(12),
-                        tr.right - ui.dp(16),
-                        tr.top + ui.dp(12) + ui.sp(12) * 3 // 2,
-                    ),
-                    last["when"],
-                    size=12,
-                    color=ON_SURFACE_VARIANT,
-                    align="end",
-                    rid=f"{PACKAGE}:id/conversation_timestamp",
-                )
-            )
             rows.append(row)
         root.add(
             scroll_list(

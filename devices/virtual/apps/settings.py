@@ -37,7 +37,7 @@ from devices.virtual.apps.kit import (
     toolbar_height,
     trailing_switch,
 )
-from devices.virtual.widgets import Color, Rect, TextBuffer, View
+from devices.virtual.widgets import Color, Rect, TextBuffer, View, text_width
 
 PACKAGE = "com.android.settings"
 SEARCH_PACKAGE = "com.android.settings.intelligence"
@@ -927,8 +927,8 @@ class FontSizeScreen(Screen):
             )
         )
         col.skip(ui.dp(16))
-        rr = col.place(ui.dp(48))
-        bw = ui.dp(160)
+        rr = col.place(max(ui.dp(48), ui.sp(16) + ui.dp(24)))
+        bw = text_width("Reset settings", ui.sp(16)) + ui.dp(48)
 
         def reset() -> None:
             ui.show_dialog(ResetDialog())
@@ -1001,11 +1001,6 @@ def search_index() -> list[SearchEntry]:
             entries.append(
                 SearchEntry(item.title, crumb, target, f"{item.title} {item.keywords}".lower())
             )
-    entries.append(
-        SearchEntry(
-            "Font size", "Display > Display size and text", "font_size", "font size text larger"
-        )
-    )
     return entries
 
 

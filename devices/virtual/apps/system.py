@@ -56,14 +56,16 @@ def status_bar(ui: Ui, now: datetime, bg: Color, *, wifi: bool, airplane: bool) 
     row = View(rect, cls="android.widget.LinearLayout", rid=f"{SYSTEMUI}:id/status_bar_contents")
     pad = ui.dp(16)
     clock_w = ui.dp(72)
+    # the bar's height is fixed, so its text ignores the font size setting
     row.add(
-        text(
-            ui,
+        View(
             Rect(pad, 0, pad + clock_w, h),
-            clock_text(now),
-            size=14,
-            color=fg,
+            cls="android.widget.TextView",
             rid=f"{SYSTEMUI}:id/clock",
+            text=clock_text(now),
+            font_px=ui.dp(14),
+            color=fg,
+            max_lines=1,
             digest=False,
         )
     )
@@ -81,7 +83,7 @@ def status_bar(ui: Ui, now: datetime, bg: Color, *, wifi: bool, airplane: bool) 
             rid=f"{SYSTEMUI}:id/battery",
             desc=f"Battery {BATTERY_PERCENT} percent.",
             label=f"{BATTERY_PERCENT}%",
-            font_px=ui.sp(12),
+            font_px=ui.dp(12),
             color=fg,
             align="end",
             children=[
@@ -264,7 +266,7 @@ def keyboard(
         y = top + i * row_h
         x0 = (ui.width - key_w * len(letters)) // 2
         if i == 2:
-            board.add(key(Rect(0, y, x0, y + row_h), "⇧", lambda: None, dark=True))
+            board.add(key(Rect(0, y, x0, y + row_h), "", lambda: None, dark=True, icon="shift"))
             board.add(
                 key(
                     Rect(ui.width - x0, y, ui.width, y + row_h),
