@@ -83,6 +83,21 @@ def run_steps(device: AndroidDevice, count: int) -> dict[str, list[float]]:
     return phases
 
 
+def run_cold_observes(device: AndroidDevice, count: int) -> list[float]:
+    """observe() right after the screen changed, without a settle before it: it pays for
+    the phone rendering and PNG-encoding the new screen, and takes all its own captures."""
+    times = []
+    for _ in range(count):
+        capture = device.observe()
+        hierarchy = capture.hierarchy()
+        element = hierarchy.find(**step_target(device, hierarchy.texts()))[0]
+        device.perform(Action.tap(*element.bounds.center, screen=capture.screen))
+        started = time.perf_counter()
+        device.observe()
+        times.append((time.perf_counter() - started) * 1000)
+    return times
+
+
 def report_steps(phases: dict[str, list[float]]) -> None:
     print("| phase | median ms | p90 ms | min ms |")
     print("|---|---|---|---|")
@@ -93,10 +108,14 @@ def report_steps(phases: dict[str, list[float]]) -> None:
     total = statistics.median(phases["total"])
     observe = statistics.median(phases["observe"])
     print()
+    print("observe reuses the screenshot that ended the settle; observe (cold) runs right "
+          "after a tap, with no settle, so it also waits for the new screen's first render.")
     print(f"median step:    {total:.1f} ms (target <= {TARGET_TOTAL_MS} ms: "
           f"{'met' if total <= TARGET_TOTAL_MS else 'MISSED'})")
-    print(f"median observe: {observe:.1f} ms (target <= {TARGET_OBSERVE_MS} ms: "
-          f"{'met' if observe <= TARGET_OBSERVE_MS else 'MISSED'})")
+    cold = statistics.median(phases["observe (cold)"])
+    for label, value in (("median observe:", observe), ("... when cold:", cold)):
+        print(f"{label:15} {value:.1f} ms (target <= {TARGET_OBSERVE_MS} ms: "
+              f"{'met' if value <= TARGET_OBSERVE_MS else 'MISSED'})")
     print()
 
 
@@ -152,7 +171,9 @@ def main() -> None:
     phone = fast_phone("virtual-1", settle_ms=tuple(args.settle_ms))
     with running_server(phones=[phone]) as server:
         device = AndroidDevice("virtual-1", client=adb_client(port=server.port))
-        report_steps(run_steps(device, args.steps))
+        phases = run_steps(device, args.steps)
+        phases["observe (cold)"] = run_cold_observes(device, args.steps)
+        report_steps(phases)
         if not args.no_fps:
             report_fps(device)
 
