@@ -1,0 +1,182 @@
+"""The current step of a run: the screenshot with the agent's action drawn on it, what the
+step matched, and the model's raw output. ``StepPanel`` is shared with the trace viewer.
+
+Offline runs produce steps far faster than anyone can look at them, so the live view
+shows the latest step at most ten times a second.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QBuffer, QByteArray, QIODevice, Qt, QTimer, Slot
+from PySide6.QtGui import QFontDatabase, QImageReader
+from PySide6.QtWidgets import (
+    QLabel,
+    QPlainTextEdit,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from evaluator.records import StepRecord
+from evaluator.runner import StepDone, TaskFinished, TaskStarted
+from graph_builder.errors import GraphBuilderError
+from graph_builder.model import Action
+from recorder_app.step_viewer import StepViewer
+
+REFRESH_MS = 100
+
+
+def png_size(png: bytes) -> tuple[int, int] | None:
+    """The image's size from its header, without decoding the pixels."""
+    buffer = QBuffer()
+    buffer.setData(QByteArray(png))
+    buffer.open(QIODevice.OpenModeFlag.ReadOnly)
+    size = QImageReader(buffer).size()
+    return (size.width(), size.height()) if size.isValid() else None
+
+
+def record_action(record: StepRecord) -> Action | None:
+    if not record.action:
+        return None
+    try:
+        return Action.from_json(record.action)
+    except GraphBuilderError:
+        return None
+
+
+def step_summary(record: StepRecord) -> str:
+    """One line on what the step did and which rule decided it."""
+    parts = [f"Step {record.index + 1}", record.action_text or "(no action)"]
+    if record.parse_error:
+        parts.append(f"parse error: {record.parse_error}")
+    if record.matched is not None:
+        parts.append(("matched " if record.matched else "no match ") + (record.edge or ""))
+    if record.rule:
+        parts.append(f"rule: {record.rule}")
+    if record.decision_correct is not None:
+        parts.append("correct" if record.decision_correct else "wrong")
+    seconds = record.inference_seconds + record.parsing_seconds
+    if seconds:
+        parts.append(f"{seconds:.2f} s")
+    if record.input_tokens or record.output_tokens:
+        parts.append(f"{record.input_tokens}/{record.output_tokens} tokens")
+    return " · ".join(p.strip() for p in parts if p.strip())
+
+
+class StepPanel(QWidget):
+    """One step: screenshot and action on top, the summary line and raw output below."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.viewer = StepViewer()
+        self.viewer.clear("No step yet")
+        self.summary = QLabel("")
+        self.summary.setObjectName("stepSummary")
+        self.summary.setWordWrap(True)
+        self.summary.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.raw_output = QPlainTextEdit()
+        self.raw_output.setObjectName("rawOutput")
+        self.raw_output.setReadOnly(True)
+        self.raw_output.setPlaceholderText("The model's raw output appears here")
+        self.raw_output.setFont(QFontDatabase.systemFont(QFontDatabase.SystemFont.FixedFont))
+        below = QWidget()
+        below_layout = QVBoxLayout(below)
+        below_layout.setContentsMargins(0, 0, 0, 0)
+        below_layout.addWidget(self.summary)
+        below_layout.addWidget(QLabel("Raw output"))
+        below_layout.addWidget(self.raw_output)
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.addWidget(self.viewer)
+        self.splitter.addWidget(below)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self.splitter)
+
+    def show_record(self, record: StepRecord, screenshot: Path | None) -> None:
+        png = _read(screenshot)
+        size = png_size(png) if png else None
+        if png and size:
+            self.viewer.show_step(png, size, record_action(record))
+        else:
+            self.viewer.clear("The screenshot of this step is missing")
+        self.summary.setText(step_summary(record))
+        text = record.raw_output
+        if record.reasoning and record.reasoning not in text:
+            text = f"{text}\n\n[reasoning]\n{record.reasoning}"
+        self.raw_output.setPlainText(text)
+
+    def clear(self, message: str) -> None:
+        self.viewer.clear(message)
+        self.summary.setText("")
+        self.raw_output.clear()
+
+
+def _read(path: Path | None) -> bytes | None:
+    if path is None:
+        return None
+    try:
+        return path.read_bytes()
+    except OSError:
+        return None
+
+
+class LiveView(QWidget):
+    """Follows a running evaluation: which task, its instruction, the latest step."""
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("liveView")
+        self.task_label = QLabel("No run yet. Configure one on the left and press Start.")
+        self.task_label.setObjectName("liveTask")
+        self.task_label.setWordWrap(True)
+        self.instruction_label = QLabel("")
+        self.instruction_label.setObjectName("liveInstruction")
+        self.instruction_label.setWordWrap(True)
+        self.step_panel = StepPanel()
+        self.step_panel.clear("The current step of a run shows here")
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.task_label)
+        layout.addWidget(self.instruction_label)
+        layout.addWidget(self.step_panel, 1)
+        self._pending: StepDone | None = None
+        self.shown: StepDone | None = None
+        self._timer = QTimer(self)
+        self._timer.setSingleShot(True)
+        self._timer.setInterval(REFRESH_MS)
+        self._timer.timeout.connect(self._on_refresh_due)
+
+    @Slot(object)
+    def on_task_started(self, event: TaskStarted) -> None:
+        self.task_label.setText(f"<b>{event.task_id}</b> on {event.worker}")
+        self.instruction_label.setText(f"“{event.instruction}”" if event.instruction else "")
+
+    @Slot(object)
+    def on_step_done(self, event: StepDone) -> None:
+        self._pending = event
+        if not self._timer.isActive():
+            self._timer.start()
+
+    @Slot(object)
+    def on_task_finished(self, event: TaskFinished) -> None:
+        result = event.result
+        why = f": {result.reason}" if result.reason else ""
+        self.task_label.setText(
+            f"<b>{event.task_id}</b> {result.status.value}{why} ({event.done}/{event.total})"
+        )
+
+    def flush(self) -> None:
+        """Show the latest step now (the end of a run, tests)."""
+        self._timer.stop()
+        self._on_refresh_due()
+
+    @Slot()
+    def _on_refresh_due(self) -> None:
+        event, self._pending = self._pending, None
+        if event is None:
+            return
+        self.shown = event
+        self.step_panel.show_record(event.record, event.screenshot_path)

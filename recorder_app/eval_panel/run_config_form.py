@@ -1,0 +1,442 @@
+"""The form that configures an evaluation run and builds the evaluator's ``RunConfig``.
+
+Suite and task filter (label, app, protocol), agent and its settings (endpoint, model,
+the *name* of the API-key variable, prompt, extra JSON), the protocol to run under, the
+instruction variant, devices for online runs, and the output folder.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFileDialog,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from evaluator.agents import AGENTS
+from evaluator.errors import ConfigError
+from evaluator.runner import RunConfig
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import load_task, suite_task_dirs
+from graph_builder.model import InstructionVariant, Protocol, Task
+from recorder_app.eval_panel.settings import (
+    AgentSettings,
+    EvalSettings,
+    SettingsError,
+    new_run_folder,
+    suite_choices,
+)
+from recorder_app.workers import run_in_background
+
+if TYPE_CHECKING:
+    from devices.android import DeviceSummary
+
+ANY = ""
+SERIAL_ROLE = Qt.ItemDataRole.UserRole
+
+
+def task_matches(task: Task, label: str, app: str, protocol: str) -> bool:
+    """``label`` is ``"dimension=value"``; empty filters match every task."""
+    if label and label not in {f"{d}={v}" for d, v in task.labels.items()}:
+        return False
+    if app and task.app != app:
+        return False
+    return not protocol or task.protocol.value == protocol
+
+
+def _combo(items: list[tuple[str, str]], name: str) -> QComboBox:
+    combo = QComboBox()
+    combo.setObjectName(name)
+    for text, data in items:
+        combo.addItem(text, data)
+    return combo
+
+
+def _select(combo: QComboBox, data: str) -> None:
+    index = combo.findData(data)
+    combo.setCurrentIndex(max(0, index))
+
+
+class RunConfigForm(QWidget):
+    problem_occurred = Signal(str)
+    tasks_changed = Signal(int, int)  # selected, in suite
+
+    def __init__(
+        self,
+        list_devices: Callable[[], list[DeviceSummary]] | None = None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("runConfigForm")
+        self._list_devices = list_devices
+        self._runs_dir: Path | None = None
+        self._tasks: list[Task] = []
+        self._agent_settings: dict[str, AgentSettings] = {}
+        self._agent = ""
+        self._custom_categories: tuple[str, ...] = ()
+        layout = QVBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.addWidget(self._build_suite_box())
+        layout.addWidget(self._build_agent_box())
+        layout.addWidget(self._build_run_box())
+        layout.addStretch(1)
+
+    # -- construction
+
+    def _build_suite_box(self) -> QGroupBox:
+        box = QGroupBox("Tasks")
+        self.suite_combo = QComboBox()
+        self.suite_combo.setObjectName("suiteCombo")
+        self.suite_combo.currentIndexChanged.connect(self._on_suite_changed)
+        browse = QToolButton()
+        browse.setText("…")
+        browse.setToolTip("Choose a suite folder")
+        browse.clicked.connect(self._on_browse_suite_clicked)
+        suite_row = QHBoxLayout()
+        suite_row.addWidget(self.suite_combo, 1)
+        suite_row.addWidget(browse)
+        self.label_filter = _combo([("any label", ANY)], "labelFilter")
+        self.app_filter = _combo([("any app", ANY)], "appFilter")
+        self.protocol_filter = _combo(
+            [("any protocol", ANY), ("offline", "offline"), ("online", "online")],
+            "protocolFilter",
+        )
+        for combo in (self.label_filter, self.app_filter, self.protocol_filter):
+            combo.currentIndexChanged.connect(self._on_filter_changed)
+        self.task_count = QLabel("")
+        self.task_count.setObjectName("taskCount")
+        form = QFormLayout(box)
+        form.addRow("Suite", suite_row)
+        form.addRow("Label", self.label_filter)
+        form.addRow("App", self.app_filter)
+        form.addRow("Protocol", self.protocol_filter)
+        form.addRow("", self.task_count)
+        return box
+
+    def _build_agent_box(self) -> QGroupBox:
+        box = QGroupBox("Agent")
+        self.agent_combo = _combo([(name, name) for name in sorted(AGENTS)], "agentCombo")
+        self.agent_combo.currentIndexChanged.connect(self._on_agent_changed)
+        self.endpoint_edit = QLineEdit()
+        self.endpoint_edit.setPlaceholderText("http://127.0.0.1:8000/v1 (VLM agents)")
+        self.model_edit = QLineEdit()
+        self.model_edit.setPlaceholderText("model name")
+        self.key_env_edit = QLineEdit()
+        self.key_env_edit.setObjectName("keyEnvEdit")
+        self.key_env_edit.setPlaceholderText("e.g. OPENAI_API_KEY (its name, not the key)")
+        self.key_env_edit.setToolTip(
+            "The name of the environment variable that holds the API key. The key itself "
+            "is never typed here or saved."
+        )
+        self.prompt_edit = QLineEdit()
+        self.prompt_edit.setPlaceholderText("prompt template (default: the agent's)")
+        self.extra_edit = QLineEdit()
+        self.extra_edit.setObjectName("extraEdit")
+        self.extra_edit.setPlaceholderText('more settings as JSON, e.g. {"seed": 3}')
+        self.demos_edit = QLineEdit()
+        self.demos_edit.setPlaceholderText("demonstrations (replay; blank: walk the graph)")
+        form = QFormLayout(box)
+        form.addRow("Agent", self.agent_combo)
+        form.addRow("Endpoint", self.endpoint_edit)
+        form.addRow("Model", self.model_edit)
+        form.addRow("API key variable", self.key_env_edit)
+        form.addRow("Prompt", self.prompt_edit)
+        form.addRow("Extra", self.extra_edit)
+        form.addRow("Demos", self.demos_edit)
+        return box
+
+    def _build_run_box(self) -> QGroupBox:
+        box = QGroupBox("Run")
+        self.run_protocol = _combo(
+            [("each task's own", ANY), ("offline (task graphs)", "offline"), ("online", "online")],
+            "runProtocol",
+        )
+        self.variant_combo = _combo(
+            [(v.value, v.value) for v in InstructionVariant], "variantCombo"
+        )
+        self.mode_combo = _combo(
+            [("strict (fail at first mismatch)", "strict"), ("tolerant", "tolerant")],
+            "modeCombo",
+        )
+        self.workers_spin = QSpinBox()
+        self.workers_spin.setRange(1, 32)
+        self.workers_spin.setToolTip("Parallel offline workers (online: one per device)")
+        self.device_list = QListWidget()
+        self.device_list.setObjectName("deviceList")
+        self.device_list.setMaximumHeight(80)
+        self.device_list.setToolTip("Check one or more devices; online tasks are shared out")
+        self.refresh_devices_button = QPushButton("Refresh devices")
+        self.refresh_devices_button.clicked.connect(self.refresh_devices)
+        self.out_edit = QLineEdit()
+        self.out_edit.setObjectName("outEdit")
+        self.out_edit.setPlaceholderText("new folder: runs/<time>-<agent>")
+        browse = QToolButton()
+        browse.setText("…")
+        browse.clicked.connect(self._on_browse_out_clicked)
+        out_row = QHBoxLayout()
+        out_row.addWidget(self.out_edit, 1)
+        out_row.addWidget(browse)
+        form = QFormLayout(box)
+        form.addRow("Run as", self.run_protocol)
+        form.addRow("Instruction", self.variant_combo)
+        form.addRow("Offline mode", self.mode_combo)
+        form.addRow("Workers", self.workers_spin)
+        form.addRow("Devices", self.device_list)
+        form.addRow("", self.refresh_devices_button)
+        form.addRow("Output", out_row)
+        return box
+
+    # -- settings
+
+    def set_workspace(self, suites_dir: Path | None, runs_dir: Path | None) -> None:
+        self._runs_dir = runs_dir
+        self.suite_combo.blockSignals(True)
+        self.suite_combo.clear()
+        for path in suite_choices(suites_dir):
+            self._add_suite(path)
+        self.suite_combo.blockSignals(False)
+        self._on_suite_changed()
+
+    def apply_settings(self, settings: EvalSettings) -> None:
+        if settings.suite:
+            self._add_suite(Path(settings.suite))
+            self.suite_combo.setCurrentIndex(self.suite_combo.findData(settings.suite))
+        _select(self.label_filter, settings.label_filter)
+        _select(self.app_filter, settings.app_filter)
+        _select(self.protocol_filter, settings.protocol_filter)
+        self._agent_settings = dict(settings.agents)
+        self._agent = ""
+        _select(self.agent_combo, settings.agent)
+        self._on_agent_changed()
+        self.demos_edit.setText(settings.demos)
+        _select(self.run_protocol, settings.run_protocol)
+        _select(self.variant_combo, settings.variant)
+        _select(self.mode_combo, settings.mode)
+        self.workers_spin.setValue(settings.workers)
+        self.device_list.clear()
+        for serial in settings.devices:
+            item = QListWidgetItem(f"{serial} (remembered; Refresh to check it is there)")
+            item.setData(SERIAL_ROLE, serial)
+            item.setCheckState(Qt.CheckState.Checked)
+            self.device_list.addItem(item)
+        self.out_edit.setText(settings.out)
+        self._custom_categories = settings.custom_categories
+
+    def settings(self) -> EvalSettings:
+        self._store_agent_fields()
+        return EvalSettings(
+            suite=str(self.suite_combo.currentData() or ""),
+            label_filter=str(self.label_filter.currentData() or ""),
+            app_filter=str(self.app_filter.currentData() or ""),
+            protocol_filter=str(self.protocol_filter.currentData() or ""),
+            agent=self.agent_combo.currentData(),
+            agents=dict(self._agent_settings),
+            demos=self.demos_edit.text().strip(),
+            run_protocol=str(self.run_protocol.currentData() or ""),
+            variant=self.variant_combo.currentData(),
+            mode=self.mode_combo.currentData(),
+            workers=self.workers_spin.value(),
+            devices=self.devices(),
+            out=self.out_edit.text().strip(),
+            custom_categories=self._custom_categories,
+        )
+
+    def set_custom_categories(self, labels: tuple[str, ...]) -> None:
+        self._custom_categories = labels
+
+    # -- building the run
+
+    def selected_tasks(self) -> list[Task]:
+        label = str(self.label_filter.currentData() or "")
+        app = str(self.app_filter.currentData() or "")
+        protocol = str(self.protocol_filter.currentData() or "")
+        return [t for t in self._tasks if task_matches(t, label, app, protocol)]
+
+    def filtering(self) -> bool:
+        return any(
+            combo.currentData()
+            for combo in (self.label_filter, self.app_filter, self.protocol_filter)
+        )
+
+    def devices(self) -> tuple[str, ...]:
+        """The checked devices (remembered ones are listed checked until a refresh)."""
+        return tuple(
+            str(self.device_list.item(i).data(SERIAL_ROLE))
+            for i in range(self.device_list.count())
+            if self.device_list.item(i).checkState() == Qt.CheckState.Checked
+        )
+
+    def build_config(self, out: Path | None = None) -> RunConfig:
+        """The run these settings describe; SettingsError/ConfigError say what is wrong."""
+        suite = self.suite_combo.currentData()
+        if not suite or not Path(suite).is_dir():
+            raise SettingsError("choose a suite folder (one with suite.json and task folders)")
+        agent = str(self.agent_combo.currentData())
+        self._store_agent_fields()
+        agent_config = self._agent_settings.get(agent, AgentSettings()).agent_config()
+        run_protocol = str(self.run_protocol.currentData() or "")
+        tasks: tuple[str, ...] = ()
+        if self.filtering() or run_protocol:
+            tasks = tuple(t.id for t in self.selected_tasks())
+            if not tasks:
+                raise SettingsError("no task of the suite matches the filter; widen it")
+        if out is None:
+            text = self.out_edit.text().strip()
+            if text:
+                out = Path(text)
+            elif self._runs_dir is not None:
+                out = new_run_folder(self._runs_dir, agent)
+            else:
+                raise SettingsError("choose an output folder for the run")
+        demos = self.demos_edit.text().strip()
+        try:
+            return RunConfig(
+                suite=Path(suite),
+                out=out,
+                agent=agent,
+                agent_config=agent_config,
+                protocol=Protocol(run_protocol) if run_protocol else None,
+                tasks=tasks,
+                variant=InstructionVariant(self.variant_combo.currentData()),
+                demos=Path(demos) if demos else None,
+                mode=self.mode_combo.currentData(),
+                devices=self.devices(),
+                workers=self.workers_spin.value(),
+            )
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from exc
+
+    # -- helpers
+
+    def _add_suite(self, path: Path) -> None:
+        key = str(path)
+        if self.suite_combo.findData(key) >= 0:
+            return
+        self.suite_combo.addItem(f"{path.name} — {path.parent}", key)
+        self.suite_combo.setItemData(self.suite_combo.count() - 1, key, Qt.ItemDataRole.ToolTipRole)
+
+    def _store_agent_fields(self) -> None:
+        if not self._agent:
+            return
+        self._agent_settings[self._agent] = AgentSettings(
+            endpoint=self.endpoint_edit.text().strip(),
+            model=self.model_edit.text().strip(),
+            api_key_env=self.key_env_edit.text().strip(),
+            prompt=self.prompt_edit.text().strip(),
+            extra=self.extra_edit.text().strip(),
+        )
+
+    def _load_tasks(self, suite: Path | None) -> None:
+        self._tasks = []
+        if suite is not None and suite.is_dir():
+            for folder in suite_task_dirs(suite):
+                try:
+                    self._tasks.append(load_task(folder))
+                except GraphBuilderError:
+                    continue  # the runner records it as an error task with the reason
+        labels = sorted({f"{d}={v}" for t in self._tasks for d, v in t.labels.items()})
+        apps = sorted({t.app for t in self._tasks if t.app})
+        for combo, values, any_text in (
+            (self.label_filter, labels, "any label"),
+            (self.app_filter, apps, "any app"),
+        ):
+            keep = str(combo.currentData() or "")
+            combo.blockSignals(True)
+            combo.clear()
+            combo.addItem(any_text, ANY)
+            for value in values:
+                combo.addItem(value.replace("=", ": "), value)
+            _select(combo, keep)
+            combo.blockSignals(False)
+
+    # -- slots
+
+    @Slot()
+    def _on_suite_changed(self) -> None:
+        data = self.suite_combo.currentData()
+        self._load_tasks(Path(data) if data else None)
+        self._on_filter_changed()
+
+    @Slot()
+    def _on_filter_changed(self) -> None:
+        selected = len(self.selected_tasks())
+        total = len(self._tasks)
+        self.task_count.setText(f"{selected} of {total} tasks selected")
+        self.tasks_changed.emit(selected, total)
+
+    @Slot()
+    def _on_agent_changed(self) -> None:
+        self._store_agent_fields()
+        self._agent = str(self.agent_combo.currentData())
+        settings = self._agent_settings.get(self._agent, AgentSettings())
+        self.endpoint_edit.setText(settings.endpoint)
+        self.model_edit.setText(settings.model)
+        self.key_env_edit.setText(settings.api_key_env)
+        self.prompt_edit.setText(settings.prompt)
+        self.extra_edit.setText(settings.extra)
+
+    @Slot()
+    def _on_browse_suite_clicked(self) -> None:
+        start = str(self.suite_combo.currentData() or Path.home())
+        path = QFileDialog.getExistingDirectory(self, "Choose a suite folder", start)
+        if path:
+            self._add_suite(Path(path))
+            self.suite_combo.setCurrentIndex(self.suite_combo.findData(str(Path(path))))
+
+    @Slot()
+    def _on_browse_out_clicked(self) -> None:
+        start = str(self._runs_dir or Path.home())
+        path = QFileDialog.getExistingDirectory(self, "Choose an empty folder for the run", start)
+        if path:
+            self.out_edit.setText(path)
+
+    @Slot()
+    def refresh_devices(self) -> None:
+        if self._list_devices is None:
+            from devices.android import list_devices
+
+            lister: Callable[[], list[DeviceSummary]] = list_devices
+        else:
+            lister = self._list_devices
+        self.refresh_devices_button.setEnabled(False)
+        run_in_background(lister, on_done=self._on_devices_listed, on_error=self._on_listing_failed)
+
+    def _on_devices_listed(self, devices: list[DeviceSummary]) -> None:
+        self.refresh_devices_button.setEnabled(True)
+        keep = set(self.devices())
+        self.device_list.clear()
+        for device in devices:
+            details = " ".join(p for p in (device.model, device.android_version) if p)
+            text = f"{device.serial} — {details or device.state}"
+            item = QListWidgetItem(text)
+            item.setData(SERIAL_ROLE, device.serial)
+            if device.ready:
+                item.setCheckState(
+                    Qt.CheckState.Checked if device.serial in keep else Qt.CheckState.Unchecked
+                )
+            else:
+                item.setFlags(item.flags() & ~Qt.ItemFlag.ItemIsEnabled)
+                item.setText(f"{device.serial} — {device.state}")
+            self.device_list.addItem(item)
+        if not devices:
+            self.device_list.addItem("no devices (connect one, then Refresh)")
+
+    def _on_listing_failed(self, exc: Exception) -> None:
+        self.refresh_devices_button.setEnabled(True)
+        self.problem_occurred.emit(f"cannot list devices: {exc}")

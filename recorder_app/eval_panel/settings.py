@@ -1,0 +1,208 @@
+"""The evaluation panel's settings, saved per workspace in ``.studio/eval_settings.json``.
+
+No Qt here. API keys are never stored: an agent names the environment variable that holds
+its key (``api_key_env``), and extra settings that look like secrets are refused.
+
+>>> settings = load_settings(workspace_root)  # doctest: +SKIP
+>>> save_settings(workspace_root, replace(settings, agent="random"))  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from evaluator.run_store import RUN_FILE, redact
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
+
+SETTINGS_FILE = Path(".studio") / "eval_settings.json"
+SETTINGS_SCHEMA_VERSION = 1
+SAMPLE_SUITE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
+
+
+class SettingsError(ValueError):
+    """A setting that cannot make a run; the message says which and how to fix it."""
+
+
+@dataclass(frozen=True, slots=True)
+class AgentSettings:
+    """What the form edits for one agent. ``extra`` is a JSON object of further settings."""
+
+    endpoint: str = ""
+    model: str = ""
+    api_key_env: str = ""
+    prompt: str = ""
+    extra: str = ""
+
+    def to_json(self) -> dict[str, str]:
+        return {
+            "endpoint": self.endpoint,
+            "model": self.model,
+            "api_key_env": self.api_key_env,
+            "prompt": self.prompt,
+            "extra": self.extra,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> AgentSettings:
+        return cls(**{k: str(data.get(k, "")) for k in cls.__dataclass_fields__})
+
+    def agent_config(self) -> dict[str, Any]:
+        """The agent's config dict (as ``create_agent`` takes it); blank fields are left out."""
+        config: dict[str, Any] = {}
+        if self.extra.strip():
+            try:
+                extra = json.loads(self.extra)
+            except ValueError as exc:
+                raise SettingsError(f"the extra agent settings are not valid JSON: {exc}") from exc
+            if not isinstance(extra, dict):
+                raise SettingsError('the extra agent settings must be a JSON object: {"seed": 3}')
+            if redact(extra) != extra:
+                raise SettingsError(
+                    "the extra agent settings hold a secret; put the key in an environment "
+                    "variable and enter the variable's name as API key variable"
+                )
+            config.update(extra)
+        for key, value in (
+            ("base_url", self.endpoint),
+            ("model", self.model),
+            ("api_key_env", self.api_key_env),
+            ("prompt", self.prompt),
+        ):
+            if value.strip():
+                config[key] = value.strip()
+        return config
+
+
+@dataclass(frozen=True, slots=True)
+class EvalSettings:
+    """Everything the run form remembers. Empty strings mean "not chosen" (``out``: a new
+    folder per run; ``run_protocol``: each task's own; filters: any)."""
+
+    suite: str = ""
+    label_filter: str = ""  # "dimension=value"
+    app_filter: str = ""
+    protocol_filter: str = ""
+    agent: str = "replay"
+    agents: Mapping[str, AgentSettings] = field(default_factory=dict)
+    demos: str = ""
+    run_protocol: str = ""
+    variant: str = "original"
+    mode: str = "strict"
+    workers: int = 1
+    devices: tuple[str, ...] = ()
+    out: str = ""
+    custom_categories: tuple[str, ...] = ()
+
+    def agent_settings(self, agent: str | None = None) -> AgentSettings:
+        return self.agents.get(agent or self.agent, AgentSettings())
+
+    def with_agent_settings(self, agent: str, settings: AgentSettings) -> EvalSettings:
+        return replace(self, agents={**self.agents, agent: settings})
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": SETTINGS_SCHEMA_VERSION,
+            "suite": self.suite,
+            "label_filter": self.label_filter,
+            "app_filter": self.app_filter,
+            "protocol_filter": self.protocol_filter,
+            "agent": self.agent,
+            "agents": {k: v.to_json() for k, v in sorted(self.agents.items())},
+            "demos": self.demos,
+            "run_protocol": self.run_protocol,
+            "variant": self.variant,
+            "mode": self.mode,
+            "workers": self.workers,
+            "devices": list(self.devices),
+            "out": self.out,
+            "custom_categories": list(self.custom_categories),
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> EvalSettings:
+        defaults = cls()
+        text = {
+            k: str(data.get(k, getattr(defaults, k)))
+            for k in (
+                "suite",
+                "label_filter",
+                "app_filter",
+                "protocol_filter",
+                "agent",
+                "demos",
+                "run_protocol",
+                "variant",
+                "mode",
+                "out",
+            )
+        }
+        agents = data.get("agents")
+        try:
+            workers = max(1, int(data.get("workers", 1)))
+        except (TypeError, ValueError):
+            workers = 1
+        return cls(
+            **text,
+            agents={
+                str(k): AgentSettings.from_json(v)
+                for k, v in (agents.items() if isinstance(agents, dict) else ())
+                if isinstance(v, dict)
+            },
+            workers=workers,
+            devices=tuple(str(d) for d in data.get("devices") or ()),
+            custom_categories=tuple(str(c) for c in data.get("custom_categories") or ()),
+        )
+
+
+def load_settings(workspace_root: Path) -> EvalSettings:
+    """The saved settings; defaults when there are none or the file is unreadable."""
+    path = Path(workspace_root) / SETTINGS_FILE
+    if not path.is_file():
+        return EvalSettings()
+    try:
+        data = read_json(path)
+    except GraphBuilderError:
+        return EvalSettings()
+    return EvalSettings.from_json(data) if isinstance(data, dict) else EvalSettings()
+
+
+def save_settings(workspace_root: Path, settings: EvalSettings) -> Path:
+    path = Path(workspace_root) / SETTINGS_FILE
+    atomic_write_json(path, settings.to_json())
+    return path
+
+
+def new_run_folder(runs_dir: Path, agent: str, now: float | None = None) -> Path:
+    """``<runs>/<timestamp>-<agent>``, with a suffix when that folder exists already."""
+    stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if now is None else now))
+    base = Path(runs_dir) / f"{stamp}-{agent}"
+    candidate, n = base, 2
+    while candidate.exists():
+        candidate = base.with_name(f"{base.name}-{n}")
+        n += 1
+    return candidate
+
+
+def suite_choices(suites_dir: Path | None) -> list[Path]:
+    """Suites to offer: the workspace's (those with tasks first), then the shipped sample."""
+    found: list[Path] = []
+    if suites_dir is not None and suites_dir.is_dir():
+        suites = sorted(p.parent for p in suites_dir.glob(f"*/{SUITE_FILE}"))
+        found = sorted(suites, key=lambda p: not any(p.glob("*/task.json")))
+    if (SAMPLE_SUITE / SUITE_FILE).is_file() or any(SAMPLE_SUITE.glob("*/task.json")):
+        found.append(SAMPLE_SUITE)
+    return found
+
+
+def run_folders(runs_dir: Path | None) -> list[Path]:
+    """Run folders under ``runs_dir`` (those with run.json), newest first."""
+    if runs_dir is None or not runs_dir.is_dir():
+        return []
+    runs = [p.parent for p in runs_dir.glob(f"*/{RUN_FILE}")]
+    return sorted(runs, key=lambda p: (p / RUN_FILE).stat().st_mtime, reverse=True)

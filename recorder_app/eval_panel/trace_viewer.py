@@ -1,0 +1,367 @@
+"""One task of a run, step by step, with the human verdict and failure tags.
+
+Verdicts go to the run through ``RunStore.set_override`` and tags through
+``RunStore.set_tags``; the report and the metrics read them from there. Tags follow
+ElderBench's failure taxonomy (section 5) plus categories the user adds.
+"""
+
+from __future__ import annotations
+
+import getpass
+from collections.abc import Callable
+
+from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtWidgets import (
+    QComboBox,
+    QFormLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QLineEdit,
+    QListWidget,
+    QListWidgetItem,
+    QPushButton,
+    QSpinBox,
+    QSplitter,
+    QVBoxLayout,
+    QWidget,
+)
+
+from evaluator.errors import EvaluatorError
+from evaluator.judges import combine
+from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
+from graph_builder.errors import GraphBuilderError
+from recorder_app.eval_panel.live_view import StepPanel
+
+CUSTOM_PREFIX = "custom:"
+
+
+def _passed(value: bool | None) -> str:
+    return "n/a" if value is None else "pass" if value else "fail"
+
+
+def _tag_text(tag: FailureTag) -> str:
+    where = "overall" if tag.step is None else f"step {tag.step + 1}"
+    note = f" — {tag.note}" if tag.note else ""
+    return f"{tag.title} @ {where}{note}"
+
+
+class TraceViewer(QWidget):
+    """Open a task with ``show_task(store, task_id)``."""
+
+    verdict_changed = Signal(str)  # task id
+    tags_changed = Signal(str)  # task id
+    category_added = Signal(str)  # a custom category's label
+    problem_occurred = Signal(str)
+
+    def __init__(self, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("traceViewer")
+        self.store: RunStore | None = None
+        self.result: TaskResult | None = None
+        self.steps: list[StepRecord] = []
+        self.title = QLabel("Double-click a task in the results to open its trace.")
+        self.title.setObjectName("traceTitle")
+        self.title.setWordWrap(True)
+        self.title.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.step_list = QListWidget()
+        self.step_list.setObjectName("traceSteps")
+        self.step_list.currentRowChanged.connect(self._on_step_selected)
+        self.step_panel = StepPanel()
+        self.step_panel.clear("No task open")
+
+        side = QWidget()
+        side_layout = QVBoxLayout(side)
+        side_layout.setContentsMargins(0, 0, 0, 0)
+        side_layout.addWidget(self._build_verdict_box())
+        side_layout.addWidget(self._build_tags_box(), 1)
+
+        splitter = QSplitter(Qt.Orientation.Horizontal)
+        splitter.addWidget(self.step_list)
+        splitter.addWidget(self.step_panel)
+        splitter.addWidget(side)
+        splitter.setStretchFactor(0, 1)
+        splitter.setStretchFactor(1, 3)
+        splitter.setStretchFactor(2, 2)
+        splitter.setSizes([220, 520, 380])
+        self.splitter = splitter
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.title)
+        layout.addWidget(splitter, 1)
+        self._set_enabled(False)
+
+    # -- construction
+
+    def _build_verdict_box(self) -> QGroupBox:
+        box = QGroupBox("Verdict")
+        self.recorded_label = QLabel("")
+        self.recorded_label.setObjectName("recordedVerdict")
+        self.recorded_label.setWordWrap(True)
+        self.human_label = QLabel("")
+        self.human_label.setObjectName("humanVerdict")
+        self.human_label.setWordWrap(True)
+        self.verdict_note = QLineEdit()
+        self.verdict_note.setPlaceholderText("Note (why you agree or override)")
+        self.accept_button = QPushButton("Accept")
+        self.accept_button.setToolTip("Confirm the recorded verdict as the human verdict")
+        self.success_button = QPushButton("Success")
+        self.success_button.setToolTip("Override: the task was done")
+        self.failure_button = QPushButton("Failure")
+        self.failure_button.setToolTip("Override: the task was not done")
+        self.clear_button = QPushButton("Clear")
+        self.clear_button.setToolTip("Remove the human verdict")
+        self.accept_button.clicked.connect(self._on_accept_clicked)
+        self.success_button.clicked.connect(lambda: self._set_verdict(True))
+        self.failure_button.clicked.connect(lambda: self._set_verdict(False))
+        self.clear_button.clicked.connect(self._on_clear_clicked)
+        buttons = QHBoxLayout()
+        for button in (
+            self.accept_button,
+            self.success_button,
+            self.failure_button,
+            self.clear_button,
+        ):
+            buttons.addWidget(button)
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.recorded_label)
+        layout.addWidget(self.human_label)
+        layout.addWidget(self.verdict_note)
+        layout.addLayout(buttons)
+        return box
+
+    def _build_tags_box(self) -> QGroupBox:
+        box = QGroupBox("Failure analysis")
+        self.tag_list = QListWidget()
+        self.tag_list.setObjectName("tagList")
+        self.category_combo = QComboBox()
+        self.category_combo.setObjectName("categoryCombo")
+        for category, title in CATEGORY_TITLES.items():
+            if category is not FailureCategory.CUSTOM:
+                self.category_combo.addItem(title, category.value)
+        self.new_category = QLineEdit()
+        self.new_category.setPlaceholderText("New category…")
+        self.add_category_button = QPushButton("Add category")
+        self.add_category_button.clicked.connect(self._on_add_category_clicked)
+        self.new_category.returnPressed.connect(self._on_add_category_clicked)
+        new_row = QHBoxLayout()
+        new_row.addWidget(self.new_category, 1)
+        new_row.addWidget(self.add_category_button)
+        self.tag_step = QSpinBox()
+        self.tag_step.setObjectName("tagStep")
+        self.tag_step.setSpecialValueText("overall")
+        self.tag_step.setPrefix("step ")
+        self.tag_note = QLineEdit()
+        self.tag_note.setPlaceholderText("What went wrong")
+        self.add_tag_button = QPushButton("Add tag")
+        self.add_tag_button.setObjectName("addTagButton")
+        self.remove_tag_button = QPushButton("Remove tag")
+        self.add_tag_button.clicked.connect(self._on_add_tag_clicked)
+        self.remove_tag_button.clicked.connect(self._on_remove_tag_clicked)
+        form = QFormLayout()
+        form.addRow("Category", self.category_combo)
+        form.addRow("", new_row)
+        form.addRow("Went wrong at", self.tag_step)
+        form.addRow("Note", self.tag_note)
+        buttons = QHBoxLayout()
+        buttons.addWidget(self.add_tag_button)
+        buttons.addWidget(self.remove_tag_button)
+        layout = QVBoxLayout(box)
+        layout.addWidget(self.tag_list, 1)
+        layout.addLayout(form)
+        layout.addLayout(buttons)
+        return box
+
+    # -- API
+
+    def set_custom_categories(self, labels: list[str] | tuple[str, ...]) -> None:
+        for label in labels:
+            self._add_category(label)
+
+    def show_task(self, store: RunStore, task_id: str) -> bool:
+        """Load the task's latest result and steps from the run; False when it has none."""
+        result = next((r for r in store.results() if r.task_id == task_id), None)
+        if result is None:
+            self.problem_occurred.emit(f"{task_id} has no result in {store.run_dir}")
+            return False
+        self.store, self.result = store, result
+        try:
+            self.steps = store.read_steps(task_id)
+        except (OSError, EvaluatorError) as exc:
+            self.steps = []
+            self.problem_occurred.emit(f"cannot read the trace of {task_id}: {exc}")
+        for tags in store.tags().values():
+            for tag in tags:
+                if tag.category is FailureCategory.CUSTOM:
+                    self._add_category(tag.label)
+        self.step_list.clear()
+        for record in self.steps:
+            mark = {True: "✓", False: "✗", None: "·"}[record.decision_correct]
+            item = QListWidgetItem(f"{mark} {record.index + 1}. {record.action_text or '—'}")
+            item.setToolTip(record.rule or record.parse_error or "")
+            self.step_list.addItem(item)
+        self.tag_step.setRange(0, max(1, len(self.steps)))
+        self.title.setText(
+            f"<b>{result.task_id}</b> ({result.protocol}, {result.app or 'no app'}) — "
+            f"“{result.instruction}”"
+        )
+        self._refresh_verdict()
+        self._refresh_tags()
+        self._set_enabled(True)
+        if self.steps:
+            self.step_list.setCurrentRow(len(self.steps) - 1)
+        else:
+            self.step_panel.clear("This task has no recorded steps")
+        return True
+
+    @property
+    def task_id(self) -> str | None:
+        return self.result.task_id if self.result else None
+
+    # -- display
+
+    def _set_enabled(self, enabled: bool) -> None:
+        for widget in (
+            self.accept_button,
+            self.success_button,
+            self.failure_button,
+            self.clear_button,
+            self.add_tag_button,
+            self.remove_tag_button,
+            self.verdict_note,
+            self.tag_note,
+        ):
+            widget.setEnabled(enabled)
+        if enabled and self.result is not None:
+            self.accept_button.setEnabled(self.result.status is not TaskStatus.ERROR)
+
+    def _refresh_verdict(self) -> None:
+        assert self.store is not None and self.result is not None
+        result = self.result
+        lines = [f"Recorded: <b>{result.status.value}</b>"]
+        if result.reason:
+            lines.append(f"Why: {result.reason}")
+        if result.verification:
+            lines.append(f"Judges combined: {_passed(combine(result.verification))}")
+            lines += [
+                f"&nbsp;&nbsp;{v.judge}: {_passed(v.passed)} — {v.reason}"
+                for v in result.verification
+            ]
+        self.recorded_label.setText("<br>".join(lines))
+        human = self.store.overrides().get(result.task_id)
+        if human is None:
+            self.human_label.setText("Human verdict: none")
+        else:
+            note = f" — {human.note}" if human.note else ""
+            who = f" by {human.annotator}" if human.annotator else ""
+            self.human_label.setText(
+                f"Human verdict: <b>{'success' if human.success else 'failure'}</b>{who}{note}"
+            )
+
+    def _refresh_tags(self) -> None:
+        assert self.store is not None and self.result is not None
+        self.tag_list.clear()
+        for tag in self.store.tags().get(self.result.task_id, ()):
+            self.tag_list.addItem(_tag_text(tag))
+
+    def _add_category(self, label: str) -> bool:
+        label = label.strip()
+        if not label or self.category_combo.findText(label) >= 0:
+            return False
+        self.category_combo.addItem(label, CUSTOM_PREFIX + label)
+        return True
+
+    # -- slots
+
+    @Slot(int)
+    def _on_step_selected(self, row: int) -> None:
+        if self.store is None or self.result is None or not 0 <= row < len(self.steps):
+            return
+        record = self.steps[row]
+        try:
+            shot = self.store.step_file(self.result.protocol, record.screenshot)
+        except EvaluatorError:
+            shot = None
+        self.step_panel.show_record(record, shot)
+        self.tag_step.setValue(record.index + 1)
+
+    def _write(self, what: str, write: Callable[[], None]) -> bool:
+        try:
+            write()
+        except (OSError, EvaluatorError, GraphBuilderError, ValueError) as exc:
+            self.problem_occurred.emit(f"cannot save the {what}: {exc}")
+            return False
+        return True
+
+    def _set_verdict(self, success: bool | None) -> None:
+        if self.store is None or self.result is None:
+            return
+        store, task_id = self.store, self.result.task_id
+        verdict = (
+            None
+            if success is None
+            else HumanVerdict(success, self.verdict_note.text().strip(), _annotator())
+        )
+        if self._write("verdict", lambda: store.set_override(task_id, verdict)):
+            self.verdict_note.clear()
+            self._refresh_verdict()
+            self.verdict_changed.emit(task_id)
+
+    @Slot()
+    def _on_accept_clicked(self) -> None:
+        if self.result is not None:
+            self._set_verdict(self.result.success)
+
+    @Slot()
+    def _on_clear_clicked(self) -> None:
+        self._set_verdict(None)
+
+    @Slot()
+    def _on_add_category_clicked(self) -> None:
+        label = self.new_category.text().strip()
+        if not label:
+            return
+        if self._add_category(label):
+            self.category_added.emit(label)
+        self.category_combo.setCurrentIndex(self.category_combo.findText(label))
+        self.new_category.clear()
+
+    def current_tag(self) -> FailureTag:
+        data = str(self.category_combo.currentData())
+        step = self.tag_step.value()
+        where = None if step == 0 else step - 1
+        note = self.tag_note.text().strip()
+        if data.startswith(CUSTOM_PREFIX):
+            return FailureTag(FailureCategory.CUSTOM, where, note, data.removeprefix(CUSTOM_PREFIX))
+        return FailureTag(FailureCategory(data), where, note)
+
+    @Slot()
+    def _on_add_tag_clicked(self) -> None:
+        if self.store is None or self.result is None:
+            return
+        store, task_id, tag = self.store, self.result.task_id, self.current_tag()
+        if self._write("failure tag", lambda: store.add_tag(task_id, tag)):
+            self.tag_note.clear()
+            self._refresh_tags()
+            self.tags_changed.emit(task_id)
+
+    @Slot()
+    def _on_remove_tag_clicked(self) -> None:
+        row = self.tag_list.currentRow()
+        if self.store is None or self.result is None or row < 0:
+            return
+        store, task_id = self.store, self.result.task_id
+        tags = list(store.tags().get(task_id, ()))
+        if row >= len(tags):
+            return
+        del tags[row]
+        if self._write("failure tags", lambda: store.set_tags(task_id, tags)):
+            self._refresh_tags()
+            self.tags_changed.emit(task_id)
+
+
+def _annotator() -> str:
+    try:
+        return getpass.getuser()
+    except (KeyError, OSError):
+        return ""
