@@ -30,6 +30,7 @@ from recorder_app.connection import DeviceConnection
 from recorder_app.demo_browser import DemoBrowser
 from recorder_app.dialogs import IncompleteDemosDialog, show_problem
 from recorder_app.errors import StudioError
+from recorder_app.eval_panel import EvaluationPage
 from recorder_app.record_page import RecordPage
 from recorder_app.workspace import Workspace, default_workspace_path, push_recent
 
@@ -75,6 +76,7 @@ class StudioMainWindow(QMainWindow):
         self._build_menus()
         self.add_page("record", "Record", self.record_page)
         self.add_page("demos", "Demos", self.demo_browser)
+        self.add_page("evaluate", "Evaluate", EvaluationPage(connection))
         self._connect()
         self.resize(1280, 860)
         self._restore_layout()
