@@ -298,7 +298,7 @@ def text_width(text: str, px: int) -> int:
 # ---------------------------------------------------------------------------- painting
 
 
-@lru_cache(maxsize=8192)
+@lru_cache(maxsize=4096)
 def _text_mask(line: str, px: int, stroke: int) -> tuple[Image.Image, int, int, float]:
     """One line rendered once as an alpha mask: (mask, left, top, advance) about the
     baseline origin. Screens repeat the same strings, so painting is mostly pastes."""
@@ -309,6 +309,13 @@ def _text_mask(line: str, px: int, stroke: int) -> tuple[Image.Image, int, int, 
         (-left, -top), line, font=f, fill=255, anchor="ls", stroke_width=stroke, stroke_fill=255
     )
     return mask, left, top, f.getlength(line)
+
+
+@lru_cache(maxsize=4096)
+def _text_ink(line: str, px: int, stroke: int, color: Color) -> Image.Image:
+    """A solid block of ``color`` the size of the line's mask (pasting an image through a
+    mask is much faster than pasting a colour)."""
+    return Image.new("RGB", _text_mask(line, px, stroke)[0].size, color)
 
 
 def _draw_text(img: Image.Image, v: View, r: Rect) -> None:
@@ -334,7 +341,8 @@ def _draw_text(img: Image.Image, v: View, r: Rect) -> None:
         else:
             x = r.left + v.pad
         x0, y0 = round(x) + left, baseline + mtop
-        img.paste(v.color, (x0, y0, x0 + mask.width, y0 + mask.height), mask)
+        ink = _text_ink(line, v.font_px, stroke, v.color)
+        img.paste(ink, (x0, y0, x0 + mask.width, y0 + mask.height), mask)
 
 
 def _paint_box(draw: ImageDraw.ImageDraw, v: View, r: Rect) -> None:
@@ -493,8 +501,20 @@ def render_windows(
     windows: list[Window], size: tuple[int, int], dim_below: str | None = None
 ) -> Image.Image:
     """Paint the windows bottom to top. A window named ``dim_below`` dims what is under it."""
-    img = Image.new("RGB", size, (0, 0, 0))
-    for w in windows:
+    first = windows[0].root if windows else None
+    if first is not None and first.bg is not None and not first.radius and first.border is None:
+        # start from the bottom window's colour instead of filling the screen twice
+        img = Image.new("RGB", size, first.bg)
+        first.bg, background = None, first.bg
+        try:
+            paint_tree(img, first)
+        finally:
+            first.bg = background
+        rest = windows[1:]
+    else:
+        img = Image.new("RGB", size, (0, 0, 0))
+        rest = windows
+    for w in rest:
         if w.name == dim_below:
             img = Image.blend(img, Image.new("RGB", size, (0, 0, 0)), 0.45)
         paint_tree(img, w.root)
