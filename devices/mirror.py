@@ -27,15 +27,14 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import Any, Protocol
 
 import numpy as np
+from adbutils import AdbError, Network
 
+from devices.android import AndroidDevice, png_size
 from devices.errors import DeviceError, MirrorError
 from graph_builder.model import Size
-
-if TYPE_CHECKING:
-    from devices.android import AndroidDevice
 
 FPS_WINDOW = 2.0  # seconds of frames behind fps()
 SCRCPY_START_TIMEOUT = 5.0
@@ -179,8 +178,6 @@ class ScreencapFrameSource(_FrameBuffer):
         self._join()
 
     def _poll(self) -> None:
-        from devices.android import png_size
-
         while not self._stopping.is_set():
             began = time.monotonic()
             try:
@@ -230,7 +227,7 @@ class _ServerOutput:
                 pending += chunk
                 *lines, pending = pending.split(b"\n")
                 self._lines.extend(line.decode("utf-8", "replace").strip() for line in lines)
-        except Exception:  # a closed or broken stream both mean the server is gone
+        except (OSError, AdbError):  # a closed or broken stream: the server is gone
             pass
         finally:
             if pending.strip():
@@ -242,7 +239,7 @@ class _ServerOutput:
 
     def close(self) -> None:
         self._closing = True
-        with contextlib.suppress(Exception):  # already closed
+        with contextlib.suppress(OSError, AdbError):  # already closed
             self._conn.conn.shutdown(socket.SHUT_RDWR)
         self._conn.close()
 
@@ -295,8 +292,6 @@ class ScrcpyFrameSource(_FrameBuffer):
         self._join()
 
     def _launch(self) -> None:
-        from adbutils import AdbError, Network
-
         server = _scrcpy_server()
         jar = Path(self._server_jar or server.PATH_LOCAL_SCRCPY_SERVER_JAR)
         version = self._server_version or server.SCRCPY_SERVER_VERSION
@@ -312,7 +307,7 @@ class ScrcpyFrameSource(_FrameBuffer):
             self._server = _ServerOutput(adb.shell(launch, stream=True))
         except AdbError as exc:
             raise MirrorError(f"could not push or launch the scrcpy server: {exc}") from exc
-        self._video = self._connect(f"scrcpy_{scid}", Network.LOCAL_ABSTRACT)
+        self._video = self._connect(f"scrcpy_{scid}")
         self.device_name = _recv_exact(self._video, _DEVICE_NAME_BYTES).rstrip(b"\0").decode(
             "utf-8", "replace")
         codec, width, height = _CODEC_META.unpack(_recv_exact(self._video, _CODEC_META.size))
@@ -330,10 +325,8 @@ class ScrcpyFrameSource(_FrameBuffer):
         }
         return [f"{key}={value}" for key, value in options.items()]
 
-    def _connect(self, name: str, network: Any) -> socket.socket:
+    def _connect(self, name: str) -> socket.socket:
         """Connect to the server's socket, retrying while it starts; fail fast if it exits."""
-        from adbutils import AdbError
-
         assert self._server is not None
         deadline = time.monotonic() + self._start_timeout
         problem = "no answer"
@@ -341,7 +334,7 @@ class ScrcpyFrameSource(_FrameBuffer):
             if self._server.exited.is_set():
                 raise MirrorError(f"the scrcpy server exited at start: {self._server.text()}")
             try:
-                sock = self._device.adb.create_connection(network, name)
+                sock = self._device.adb.create_connection(Network.LOCAL_ABSTRACT, name)
                 sock.settimeout(max(0.2, deadline - time.monotonic()))
                 if sock.recv(1) == b"\0":
                     return sock
@@ -359,13 +352,14 @@ class ScrcpyFrameSource(_FrameBuffer):
     def _decode(self) -> None:
         import av
 
-        assert self._video is not None
+        video = self._video  # stop() clears the attribute while this thread still reads
+        assert video is not None
         codec = av.CodecContext.create("h264", "r")
         config = b""
         try:
             while not self._stopping.is_set():
-                pts, size = _PACKET_HEADER.unpack(_recv_exact(self._video, _PACKET_HEADER.size))
-                payload = _recv_exact(self._video, size)
+                pts, size = _PACKET_HEADER.unpack(_recv_exact(video, _PACKET_HEADER.size))
+                payload = _recv_exact(video, size)
                 if pts & _CONFIG_FLAG:
                     config = payload  # SPS/PPS: decoded together with the next packet
                     continue
