@@ -16,10 +16,12 @@ from the demonstrations' instruction and app.
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
@@ -28,7 +30,6 @@ from graph_builder.io import (
     GRAPH_FILE,
     NODES_DIR,
     TASK_FILE,
-    atomic_write_bytes,
     load_demo,
     load_graph,
     load_suite,
@@ -43,7 +44,7 @@ from graph_builder.similarity import ScreenState, SimilaritySettings
 from graph_builder.validate import Problem, has_errors, validate_graph
 
 Progress = Callable[[int, int, str], None]
-"""progress(done, total, what): called before each task and once at the end."""
+"""progress(done, total, task_id): called once with (0, total, "") and after each task."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,18 +160,46 @@ def build_workspace(
     settings: SimilaritySettings,
     tasks: Sequence[str] | None = None,
     force: bool = False,
+    jobs: int = 1,
     progress: Progress | None = None,
 ) -> list[TaskBuildReport]:
-    """Build every task with demonstrations (or the given ones), one after the other."""
-    ids = list(tasks) if tasks else task_ids(demos_root)
-    reports = []
-    for i, task_id in enumerate(ids):
-        if progress:
-            progress(i, len(ids), task_id)
-        reports.append(build_task(demos_root, task_id, suite_dir, settings=settings, force=force))
+    """Build every task with demonstrations (or the given ones); reports in task order.
+
+    Tasks are independent, so ``jobs > 1`` builds them in that many worker processes
+    (spawned, so it is safe to call from a GUI worker thread).
+    """
+    ids = list(dict.fromkeys(tasks)) if tasks else task_ids(demos_root)
     if progress:
-        progress(len(ids), len(ids), "done")
-    return reports
+        progress(0, len(ids), "")
+    reports: dict[str, TaskBuildReport] = {}
+
+    def finished(task_id: str, report: TaskBuildReport) -> None:
+        reports[task_id] = report
+        if progress:
+            progress(len(reports), len(ids), task_id)
+
+    if jobs <= 1 or len(ids) <= 1:
+        for task_id in ids:
+            finished(
+                task_id, build_task(demos_root, task_id, suite_dir, settings=settings, force=force)
+            )
+    else:
+        context = multiprocessing.get_context("spawn")
+        with ProcessPoolExecutor(min(jobs, len(ids)), mp_context=context) as pool:
+            futures = {
+                pool.submit(
+                    build_task, demos_root, task_id, suite_dir, settings=settings, force=force
+                ): task_id
+                for task_id in ids
+            }
+            for future in as_completed(futures):
+                finished(futures[future], future.result())
+    return [reports[task_id] for task_id in ids]
+
+
+def default_jobs() -> int:
+    """One worker per core, which is what merging (CPU-bound) can use."""
+    return max(1, os.cpu_count() or 1)
 
 
 def _previous_graph(task_dir: Path) -> tuple[TaskGraph | None, bool]:
@@ -209,20 +238,14 @@ def _write_task_folder(out: Path, task: Task, result: BuildResult) -> None:
         nodes_dir = tmp / NODES_DIR
         nodes_dir.mkdir()
         for node in result.graph.nodes:
-            _write_node(tmp, node.screenshot, node.hierarchy, result.representatives[node.id])
+            result.representatives[node.id].copy_files(
+                tmp / node.screenshot, tmp / node.hierarchy if node.hierarchy else None
+            )
         save_graph(result.graph, tmp)
         _swap_in(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def _write_node(task_dir: Path, screenshot: str, hierarchy: str | None, state: ScreenState) -> None:
-    (task_dir / screenshot).write_bytes(state.png_bytes())
-    if hierarchy is not None:
-        xml = state.hierarchy_xml()
-        if xml is not None:
-            (task_dir / hierarchy).write_bytes(xml)
 
 
 def _swap_in(tmp: Path, out: Path) -> None:
@@ -265,11 +288,10 @@ def write_node_files(
             raise FormatError(f"{rep} is not a step of demonstration {rep.demo_id}", source=folder)
         obs = steps[rep.step].observation
         state = ScreenState.from_observation(obs, folder, rep)
-        atomic_write_bytes(Path(task_dir) / node.screenshot, state.png_bytes())
-        xml = state.hierarchy_xml()
-        if node.hierarchy is not None and xml is not None:
-            atomic_write_bytes(Path(task_dir) / node.hierarchy, xml)
-        nodes.append(
-            replace(node, activity=obs.activity, screen=obs.screen, phash=obs.phash or node.phash)
+        task_dir = Path(task_dir)
+        (task_dir / NODES_DIR).mkdir(parents=True, exist_ok=True)
+        state.copy_files(
+            task_dir / node.screenshot, task_dir / node.hierarchy if node.hierarchy else None
         )
+        nodes.append(replace(node, activity=obs.activity, screen=obs.screen, phash=obs.phash))
     return graph.with_changes(nodes=tuple(nodes))

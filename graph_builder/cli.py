@@ -1,6 +1,7 @@
 """The ``build`` and ``import`` subcommands.
 
-elderbench build DEMOS_DIR -o SUITE_DIR [--task ID ...] [--settings FILE] [--explain] [--force]
+elderbench build DEMOS_DIR -o SUITE_DIR [--task ID ...] [--settings FILE] [--explain]
+                     [--jobs N] [--force]
 elderbench import llamatouch TRACE_DIR --task ID -o DEMOS_DIR [--demo-id ID]
 """
 
@@ -36,6 +37,13 @@ def register(subparsers: Any) -> None:
     )
     build.add_argument(
         "--explain", action="store_true", help="print every merge decision with its scores"
+    )
+    build.add_argument(
+        "--jobs",
+        type=int,
+        default=0,
+        metavar="N",
+        help="worker processes building tasks side by side (default: one per core)",
     )
     build.add_argument(
         "--force",
@@ -78,7 +86,7 @@ class _ProgressBar:
 
 
 def _run_build(args: argparse.Namespace) -> int:
-    from graph_builder.build import build_workspace
+    from graph_builder.build import build_workspace, default_jobs
     from graph_builder.similarity import SimilaritySettings, load_settings
 
     settings = load_settings(args.settings) if args.settings else SimilaritySettings()
@@ -91,6 +99,7 @@ def _run_build(args: argparse.Namespace) -> int:
         settings=settings,
         tasks=args.tasks,
         force=args.force,
+        jobs=args.jobs or default_jobs(),
         progress=_ProgressBar(sys.stderr),
     )
     if not reports:

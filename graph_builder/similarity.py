@@ -20,7 +20,9 @@ plus the foreground activity, which must match when both are known. System UI el
 from __future__ import annotations
 
 import io
+import os
 import re
+import shutil
 from collections import Counter
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
@@ -148,16 +150,33 @@ class ScreenState:
             self._hierarchy_loaded = True
         return self._hierarchy
 
-    def hierarchy_xml(self) -> bytes | None:
-        """The hierarchy file's bytes, for writing node files (None when there is none)."""
-        if self.observation.hierarchy is None or self.folder is None:
-            return None
-        try:
-            return self._path(self.observation.hierarchy).read_bytes()
-        except OSError as exc:
-            raise FormatError(
-                f"cannot read hierarchy: {exc}", source=self._path(self.observation.hierarchy)
-            ) from exc
+    def copy_files(self, screenshot: Path, hierarchy: Path | None) -> None:
+        """Write the screenshot (and the hierarchy, when both sides have one) to these paths.
+
+        Files are copied, not decoded; each lands atomically (a temporary file renamed).
+        In-memory states write their image; their hierarchy text is not kept.
+        """
+        sources: list[tuple[Path | bytes, Path]] = []
+        if self.folder is not None and self._png is None and self._image is None:
+            sources.append((self._path(self.observation.screenshot), screenshot))
+        else:
+            sources.append((self.png_bytes(), screenshot))
+        if hierarchy is not None and self.folder is not None and self.observation.hierarchy:
+            sources.append((self._path(self.observation.hierarchy), hierarchy))
+        for source, target in sources:
+            tmp = target.with_name(f".{target.name}.tmp")
+            try:
+                if isinstance(source, bytes):
+                    tmp.write_bytes(source)
+                else:
+                    shutil.copyfile(source, tmp)
+                os.replace(tmp, target)
+            except OSError as exc:
+                tmp.unlink(missing_ok=True)
+                raise FormatError(
+                    f"cannot copy to {target}: {exc.strerror or exc}",
+                    source=source if isinstance(source, Path) else None,
+                ) from exc
 
     def check_screenshot(self) -> None:
         """Raise FormatError when the screenshot file is missing or not a PNG (no decode)."""

@@ -178,7 +178,7 @@ def import_llamatouch(
     except BaseException:
         shutil.rmtree(writer.folder, ignore_errors=True)  # our own, half-written folder
         raise
-    notes = ()
+    notes: tuple[str, ...] = ()
     if task.instruction != instruction:
         notes = (f"the existing task.json has another instruction: {task.instruction!r}",)
     return ImportResult(demo, writer.folder, Path(demos_root) / task_id / TASK_FILE, notes)

@@ -7,7 +7,6 @@ from pathlib import Path
 
 import pytest
 
-import graph_builder.build as build_module
 from elderbench.cli import main
 from graph_builder.build import build_task, write_node_files
 from graph_builder.edits import SplitMembers
@@ -20,7 +19,7 @@ from graph_builder.io import (
     set_demo_status,
 )
 from graph_builder.model import Action, DemoStatus, MemberRef, Pin, PinKind, Task
-from graph_builder.similarity import SimilaritySettings
+from graph_builder.similarity import ScreenState, SimilaritySettings
 from graph_builder.validate import validate_graph
 from tests.graph_builder.gb_synthetic import Screen, tap_row, write_demo
 from tests.shared_fixtures import require_llamatouch_trace
@@ -158,7 +157,7 @@ def test_a_failed_write_keeps_the_old_folder(demos: Path, tmp_path: Path, monkey
     def fail(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(build_module, "_write_node", fail)
+    monkeypatch.setattr(ScreenState, "copy_files", fail)
     report = build_task(demos, "task1", suite, settings=settings)
     assert not report.written and "disk full" in report.note
     assert (suite / "task1" / "graph.json").read_bytes() == before
