@@ -33,8 +33,9 @@ def label_score(label: str, instruction: str) -> float:
 
 
 class HeuristicAgent(BaseAgent):
-    """Types quoted text into a focused field, else taps the best-matching clickable element
-    it has not tapped yet, else says done (nothing on screen matches any more)."""
+    """Types quoted text into a focused field, else taps the best-matching label (text or
+    content description of an element that is, or sits inside, a clickable element) it has
+    not tapped yet, else says done (nothing on screen matches any more)."""
 
     name = "heuristic"
 
@@ -75,24 +76,25 @@ class HeuristicAgent(BaseAgent):
                 )
             self._field_tapped = True
             return self._tap(fields[0], screen, "focus the text field")
-        best: tuple[float, int, UIElement] | None = None
+        best: tuple[float, int, UIElement, str] | None = None
         for e in hierarchy.visible():
-            if not (e.clickable or e.long_clickable) or not e.enabled:
+            label = e.text or e.content_desc
+            if not label or label in self._tapped or not e.enabled:
                 continue
-            label = e.label()
-            if label in self._tapped:
-                continue
+            if not e.interactive and not any(a.interactive for a in hierarchy.ancestors(e)):
+                continue  # a text no tap reaches
             score = label_score(label, instruction)
             if score >= self.threshold and (best is None or (score, len(label)) > best[:2]):
-                best = (score, len(label), e)
+                best = (score, len(label), e, label)
         if best is None:
             return AgentStep(
                 action=Action.done(),
                 raw_output="done",
                 reasoning="no untapped element matches the instruction",
             )
-        self._tapped.add(best[2].label())
-        return self._tap(best[2], screen, f"label {best[2].label()!r} scores {best[0]:.0f}")
+        score, _, element, label = best
+        self._tapped.add(label)
+        return self._tap(element, screen, f"label {label!r} scores {score:.0f}")
 
     def _tap(self, element: UIElement, screen: tuple[int, int], why: str) -> AgentStep:
         x, y = element.bounds.center

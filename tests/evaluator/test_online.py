@@ -1,0 +1,284 @@
+"""The online protocol on the virtual phone, through the real AndroidDevice and adbutils."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from devices.android import AndroidDevice, adb_client
+from devices.virtual.testing import fast_phone, running_server
+from evaluator.report import summarize
+from evaluator.run_store import HumanVerdict, RunStore
+from evaluator.runner import (
+    RunConfig,
+    StepDone,
+    TaskFinished,
+    WorkerStopped,
+    iter_run,
+    run_suite,
+)
+from graph_builder.build import build_task
+from graph_builder.io import DemoWriter, load_task, save_task
+from graph_builder.model import Action, ResetRecipe, SuccessCriteria, Task
+from graph_builder.similarity import SimilaritySettings
+from tests.evaluator.fake_llm_server import FakeLLMServer, reply
+
+SETTINGS = "com.android.settings"
+TASK = Task(
+    id="font",
+    instruction="the words are too small for me, dear",
+    normalized_instruction="Open Display, tap Font size, then Make larger",
+    app=SETTINGS,
+    protocol="online",
+    max_steps=6,
+    reset=ResetRecipe(SETTINGS),
+    success=SuccessCriteria(must_contain=("Large",), rubric="The font size is Large."),
+)
+PATH = [{"text": "Display"}, {"text": "Font size"}, {"content_desc": "Make larger"}]
+# Navigation only, so it can run again and again on the same phone.
+DISPLAY = Task(
+    id="display",
+    instruction="where do I change how the screen looks",
+    normalized_instruction="Open Display",
+    app=SETTINGS,
+    protocol="online",
+    max_steps=4,
+    reset=ResetRecipe(SETTINGS),
+    success=SuccessCriteria(must_contain=("Font size",)),
+)
+
+
+def record(device: AndroidDevice, demos: Path, task: Task, path: list[dict[str, str]]) -> None:
+    device.reset_app(task.reset)
+    device.wait_until_settled()
+    writer = DemoWriter.create(demos, task, device=device.info(), demo_id="d1")
+    for query in [*path, None]:
+        capture = device.observe()
+        if query is None:
+            action = Action.done()
+        else:
+            element = capture.hierarchy().find(**query)[0]
+            action = Action.tap(
+                *element.bounds.center, screen=capture.screen, element=element.ref()
+            )
+        writer.add_step(
+            capture.screenshot_png,
+            capture.hierarchy_xml,
+            action=action,
+            activity=capture.activity,
+            screen=capture.screen,
+            time=capture.time,
+        )
+        if query is not None:
+            device.perform(action)
+            device.wait_until_settled()
+    writer.finish()
+
+
+@pytest.fixture(scope="module")
+def recorded(tmp_path_factory) -> tuple[Path, Path]:
+    """Demonstrations of DISPLAY and TASK recorded on a fresh virtual phone, and a suite
+    whose graphs were built from them."""
+    root = tmp_path_factory.mktemp("online")
+    with running_server(phones=[fast_phone("virtual-1")]) as server:
+        device = AndroidDevice("virtual-1", client=adb_client(port=server.port), timeout=5.0)
+        record(device, root / "demos", DISPLAY, PATH[:1])
+        record(device, root / "demos", TASK, PATH)
+        device.close()
+    for task in (DISPLAY, TASK):
+        save_task(task, root / "suite" / task.id)
+        report = build_task(root / "demos", task.id, root / "suite", settings=SimilaritySettings())
+        assert report.written, report.note
+    return root / "suite", root / "demos"
+
+
+@pytest.fixture
+def phone_port(virtual_server, monkeypatch) -> int:
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(virtual_server.port))
+    return virtual_server.port
+
+
+def online(suite: Path, out: Path, agent: str = "replay", **options) -> RunConfig:
+    options.setdefault("tasks", ("font",))
+    return RunConfig(suite=suite, out=out, agent=agent, devices=("virtual-1",), **options)
+
+
+def test_replay_succeeds_online_with_traces_and_graph_metrics(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    events = list(iter_run(online(suite, tmp_path / "run", demos=demos)))
+    store = RunStore.open(tmp_path / "run")
+    result = store.results()[0]
+    assert result.success and result.terminated and result.device == "virtual-1"
+    assert [(v.judge, v.passed) for v in result.verification] == [("rule", True)]
+    assert (result.completion_rate, result.correct_decisions, result.decisions) == (1.0, 4, 4)
+    steps = store.read_steps("font")
+    assert [s.node for s in steps] == ["start", "n1", "n2", "done"]
+    assert [s.rule for s in steps] == ["inside bounds"] * 3 + ["done on DONE node"]
+    assert all(s.screen_changed for s in steps[:3])
+    trace = store.trace_dir("font")
+    assert {p.name for p in trace.glob("*.png")} == {"0000.png", "0001.png", "0002.png", "0003.png"}
+    assert (trace / "0003.xml").exists() and (trace / "verdicts.json").exists()
+    live = [e for e in events if isinstance(e, StepDone)]
+    assert [e.screenshot_path.name for e in live] == [
+        "0000.png",
+        "0001.png",
+        "0002.png",
+        "0003.png",
+    ]
+
+
+def test_replay_follows_the_graph_through_state_mapping(recorded, tmp_path, phone_port):
+    suite, _ = recorded
+    run_suite(online(suite, tmp_path / "run"))
+    assert RunStore.open(tmp_path / "run").results()[0].success
+
+
+def test_heuristic_online_original_versus_normalized(
+    recorded, tmp_path, phone_port, virtual_server
+):
+    suite, _ = recorded
+    run_suite(online(suite, tmp_path / "normalized", "heuristic", variant="normalized"))
+    normalized = RunStore.open(tmp_path / "normalized").results()[0]
+    assert normalized.success, normalized.reason
+    run_suite(online(suite, tmp_path / "original", "heuristic"))
+    original = RunStore.open(tmp_path / "original").results()[0]
+    assert not original.success
+    assert original.reason.startswith("verification failed: rule: missing text 'Large'")
+    summary = summarize(tmp_path / "normalized", compare=tmp_path / "original")
+    assert summary["comparison"]["only_a"] == 1
+
+
+def test_without_a_graph_cr_and_da_are_not_reported(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    copy = tmp_path / "suite"
+    shutil.copytree(suite, copy)
+    (copy / "font" / "graph.json").unlink()
+    run_suite(online(copy, tmp_path / "run", demos=demos))
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert result.success
+    assert result.completion_rate is None and result.decisions == 0
+    assert summarize(tmp_path / "run")["cr"] is None
+
+
+def test_not_saying_done_skips_the_judges(recorded, tmp_path, phone_port):
+    suite, _ = recorded
+    config = online(
+        suite,
+        tmp_path / "run",
+        "random",
+        agent_config={"p_done": 0.0},
+        max_steps=2,
+        judges=("rule", "vlm"),
+        judge_config={"vlm": {"base_url": "http://127.0.0.1:9/v1", "model": "m"}},
+    )
+    run_suite(config)
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert result.status.value == "failure" and result.steps == 2
+    assert result.reason == "did not say done within max_steps (2)" and not result.verification
+
+
+def test_vlm_judge_and_human_verdicts_online(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    with FakeLLMServer(
+        [reply('{"verdict": "failure", "reason": "I see no font change"}')]
+    ) as server:
+        run_suite(
+            online(
+                suite,
+                tmp_path / "run",
+                demos=demos,
+                judges=("rule", "vlm"),
+                judge_config={"vlm": {"base_url": server.base_url, "model": "judge"}},
+            )
+        )
+    assert server.received[0].images() == 4  # three earlier frames and the final screen
+    store = RunStore.open(tmp_path / "run")
+    result = store.results()[0]
+    assert not result.success and "vlm: I see no font change" in result.reason
+    store.set_override("font", HumanVerdict(True, "font is Large"))
+    summary = summarize(tmp_path / "run")
+    assert summary["sr"] == 1.0
+    assert summary["judge_agreement"]["rule"] == {"n": 1, "agree": 1, "rate": 1.0}
+    assert summary["judge_agreement"]["vlm"]["rate"] == 0.0
+
+
+def test_a_task_without_criteria_is_unverified(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    copy = tmp_path / "suite"
+    shutil.copytree(suite, copy)
+    task = load_task(copy / "font")
+    save_task(
+        Task(task.id, task.instruction, task.app, task.protocol, reset=task.reset), copy / "font"
+    )
+    run_suite(online(copy, tmp_path / "run", demos=demos))
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert result.terminated and not result.success and result.reason.startswith("unverified")
+
+
+def copies(suite: Path, root: Path, n: int) -> Path:
+    """A suite with ``n`` copies of the display task (ids display0, display1, ...)."""
+    out = root / "many"
+    for i in range(n):
+        folder = out / f"display{i}"
+        shutil.copytree(suite / "display", folder)
+        data = load_task(folder).to_json() | {"id": f"display{i}"}
+        (folder / "task.json").write_text(json.dumps(data))
+        graph = json.loads((folder / "graph.json").read_text()) | {"task_id": f"display{i}"}
+        (folder / "graph.json").write_text(json.dumps(graph))
+    shutil.copy(suite / "suite.json", out / "suite.json")
+    return out
+
+
+def test_tasks_are_sharded_over_devices_and_a_lost_device_hands_over(
+    recorded, tmp_path, virtual_server, phone_port
+):
+    suite, _ = recorded
+    many = copies(suite, tmp_path, 4)
+    virtual_server.add_phone(fast_phone("virtual-2"))
+    workers, stopped = set(), []
+
+    def open_device(serial: str) -> AndroidDevice:
+        device = AndroidDevice(serial, client=adb_client(port=virtual_server.port), timeout=5.0)
+        if serial == "virtual-2":  # unplugged at its first action
+            perform = device.perform
+
+            def unplug_then_perform(action: Action) -> None:
+                virtual_server.remove_phone("virtual-2")
+                perform(action)
+
+            device.perform = unplug_then_perform  # type: ignore[method-assign]
+        return device
+
+    config = RunConfig(
+        suite=many, out=tmp_path / "run", agent="replay", devices=("virtual-1", "virtual-2")
+    )
+    for event in iter_run(config, device_factory=open_device):
+        if isinstance(event, TaskFinished):
+            workers.add(event.worker)
+        if isinstance(event, WorkerStopped):
+            stopped.append(event)
+    results = {r.task_id: r for r in RunStore.open(tmp_path / "run").results()}
+    assert len(results) == 4 and workers == {"virtual-1", "virtual-2"}
+    errors = [r for r in results.values() if r.status.value == "error"]
+    assert len(errors) == 1 and "was lost" in errors[0].reason
+    assert errors[0].device == "virtual-2"
+    assert [e.worker for e in stopped] == ["virtual-2"]
+    assert sum(r.success for r in results.values()) == 3
+    # the lost task reruns on resume
+    virtual_server.add_phone(fast_phone("virtual-2"))
+    again = list(
+        iter_run(
+            RunConfig(
+                suite=many,
+                out=tmp_path / "run",
+                agent="replay",
+                devices=("virtual-2",),
+                resume=True,
+            )
+        )
+    )
+    assert [e.task_id for e in again if isinstance(e, TaskFinished)] == [errors[0].task_id]
+    assert all(r.success for r in RunStore.open(tmp_path / "run").results())
