@@ -12,6 +12,7 @@ import socket
 import struct
 import threading
 from collections.abc import Callable
+from datetime import datetime
 from typing import TYPE_CHECKING
 
 from devices.virtual import android_tools, scrcpy_server, toolbox
@@ -121,7 +122,8 @@ class VirtualDevice:
     def __init__(self, phone: VirtualPhone, *, transport_id: int) -> None:
         self.phone = phone
         self.transport_id = transport_id
-        self.fs = MemoryFileSystem(clock=lambda: phone.now().timestamp())
+        # A phone with a frozen clock gives its files frozen times too: same listings each run.
+        self.fs = MemoryFileSystem(clock=lambda: (phone.frozen_clock or datetime.now()).timestamp())
         self.local_sockets = LocalSockets()
         self.connections = SocketSet()
         self._reverse_lock = threading.Lock()

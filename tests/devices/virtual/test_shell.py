@@ -10,7 +10,7 @@ import pytest
 
 from devices.virtual.adb_server import AdbServer
 from devices.virtual.phone import VirtualPhone
-from devices.virtual.testing import running_server
+from devices.virtual.testing import FROZEN_CLOCK, running_server
 
 ADB_KEYBOARD = "com.android.adbkeyboard/.AdbIME"
 
@@ -227,3 +227,8 @@ def test_uiautomator_and_screencap_write_files(
     header = int.from_bytes(raw[:4], "little"), int.from_bytes(raw[4:8], "little")
     assert header == (phone.width, phone.height)
     assert len(raw) == 16 + phone.width * phone.height * 4
+
+
+def test_files_made_on_a_frozen_clock_phone_carry_its_time(device: adbutils.AdbDevice) -> None:
+    device.shell("echo data > /sdcard/made.txt")
+    assert device.sync.stat("/sdcard/made.txt").mtime == FROZEN_CLOCK
