@@ -152,7 +152,7 @@ class _SpyPhone(VirtualPhone):
     """The real phone, also remembering what text and keys reached it."""
 
     def __init__(self, *args: object, **kwargs: object) -> None:
-        super().__init__(*args, **kwargs)
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.typed: list[str] = []
         self.keys: list[int | str] = []
 
@@ -174,6 +174,7 @@ def spy_server() -> Iterator[AdbServer]:
 
 def test_send_keys_and_keyevent_reach_the_phone_verbatim(spy_server: AdbServer) -> None:
     phone = spy_server.phones[0]
+    assert isinstance(phone, _SpyPhone)
     device = adbutils.AdbClient(host="127.0.0.1", port=spy_server.port).device("virtual-1")
     device.send_keys("it's 5 o'clock & $HOME")
     device.keyevent("KEYCODE_BACK")
