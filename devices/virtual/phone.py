@@ -297,6 +297,72 @@ class _Frame:
     xml: str | None = None
 
 
+class _Services:
+    """The phone as its apps see it (``apps.base.Host``), kept out of the public API.
+
+    Apps call these from event handlers, which run while the phone holds its lock.
+    """
+
+    def __init__(self, phone: VirtualPhone) -> None:
+        self._phone = phone
+        self.width, self.height, self.density = phone.width, phone.height, phone.density
+        self.settings = phone.settings
+
+    def now(self) -> datetime:
+        return self._phone.now()
+
+    def app(self, package: str) -> App:
+        return self._phone._app(package)
+
+    def app_data(self, package: str) -> dict[str, Any]:
+        return self._phone._app_data(package)
+
+    def launcher_apps(self) -> list[App]:
+        return self._phone._launcher_apps()
+
+    def launch(self, package: str) -> None:
+        self._phone._launch(package, None)
+
+    def recent_tasks(self) -> list[tuple[App, Image.Image | None]]:
+        return self._phone._recent_tasks()
+
+    def clear_recents(self) -> None:
+        self._phone._clear_recents()
+
+    def push_screen(self, package: str, screen: Screen) -> None:
+        self._phone._push_screen(package, screen)
+
+    def pop_screen(self, package: str) -> None:
+        self._phone._pop_screen(package)
+
+    def go_home(self) -> None:
+        self._phone._go_home()
+
+    def open_shade(self) -> None:
+        self._phone._open_shade()
+
+    def show_toast(self, text: str, package: str) -> None:
+        self._phone._show_toast(text, package)
+
+    def focus_field(self, buffer: TextBuffer | None) -> None:
+        self._phone._focus_field(buffer)
+
+    def focused(self) -> TextBuffer | None:
+        return self._phone._focused()
+
+    def hide_keyboard(self) -> None:
+        self._phone._hide_keyboard()
+
+    def show_dialog(self, dialog: Dialog | None) -> None:
+        self._phone._show_dialog(dialog)
+
+    def stop_app(self, package: str) -> None:
+        self._phone._stop_app(package)
+
+    def clear_app(self, package: str) -> None:
+        self._phone._clear_app(package)
+
+
 class VirtualPhone:
     """A simulated Android phone; see the module docstring."""
 
@@ -334,6 +400,7 @@ class VirtualPhone:
         self.props = default_props(self, seed)
         self.settings = default_settings(self, seed, adb_keyboard)
         self._default_settings = copy.deepcopy(self.settings)
+        self._services = _Services(self)
         self._systemui = SystemUi()
         self._apps: dict[str, App] = {a.package: a for a in make_apps()}
         self._data: dict[str, dict[str, Any]] = {}
@@ -406,6 +473,10 @@ class VirtualPhone:
             frame = self._compose()
             digest = state_digest(frame.app_windows, (self.width, self.height))
             return f"{frame.screen_id} {digest}"
+
+    def now(self) -> datetime:
+        """The phone's wall clock: ``frozen_clock`` when set, else the local time."""
+        return self.frozen_clock if self.frozen_clock is not None else datetime.now()
 
     @property
     def screen_on(self) -> bool:
@@ -510,12 +581,12 @@ class VirtualPhone:
 
     def force_stop(self, package: str) -> None:
         with self._lock:
-            self._act(lambda: self.stop_app(package))
+            self._act(lambda: self._stop_app(package))
 
     def clear_data(self, package: str) -> None:
         """``pm clear``: stop the app, forget its task, restore its data and settings."""
         with self._lock:
-            self._act(lambda: self.clear_app(package))
+            self._act(lambda: self._clear_app(package))
 
     def ime_list(self) -> list[str]:
         return [LATIN_IME, *([ADB_IME] if self._adb_keyboard else [])]
@@ -531,36 +602,30 @@ class VirtualPhone:
         with self._lock:
             self.settings["secure"]["default_input_method"] = value
 
-    # ------------------------------------------------------------------ Host (for apps)
+    # ------------------------------------------------------------------ services for the apps
 
-    def now(self) -> datetime:
-        return self.frozen_clock if self.frozen_clock is not None else datetime.now()
-
-    def app(self, package: str) -> App:
+    def _app(self, package: str) -> App:
         return self._apps[package]
 
-    def app_data(self, package: str) -> dict[str, Any]:
+    def _app_data(self, package: str) -> dict[str, Any]:
         if package not in self._data:
             self._data[package] = copy.deepcopy(self._apps[package].default_data())
         return self._data[package]
 
-    def launcher_apps(self) -> list[App]:
+    def _launcher_apps(self) -> list[App]:
         return [a for a in self._apps.values() if a.on_launcher]
 
-    def launch(self, package: str) -> None:
-        self._launch(package, None)
-
-    def recent_tasks(self) -> list[tuple[App, Image.Image | None]]:
+    def _recent_tasks(self) -> list[tuple[App, Image.Image | None]]:
         return [(self._apps[p], self._thumbs.get(p)) for p in self._recents]
 
-    def clear_recents(self) -> None:
+    def _clear_recents(self) -> None:
         for package in self._recents:
             self._stacks.pop(package, None)
         self._recents.clear()
         self._thumbs.clear()
-        self.go_home()
+        self._go_home()
 
-    def push_screen(self, package: str, screen: Screen) -> None:
+    def _push_screen(self, package: str, screen: Screen) -> None:
         self._shade = False
         if package != self._front:
             self._leave_front()
@@ -569,7 +634,7 @@ class VirtualPhone:
         stack.append(screen)
         self._opened(screen)
 
-    def pop_screen(self, package: str) -> None:
+    def _pop_screen(self, package: str) -> None:
         stack = self._stacks.get(package, [])
         if package == LAUNCHER and stack and isinstance(stack[-1], RecentsScreen) and self._recents:
             self._launch(self._recents[0], None)
@@ -578,9 +643,9 @@ class VirtualPhone:
             self._clear_focus()
             self._changed()
         elif package != LAUNCHER:
-            self.go_home()
+            self._go_home()
 
-    def open_shade(self) -> None:
+    def _open_shade(self) -> None:
         self._shade = True
         self._keyboard = False
         self._changed()
@@ -591,9 +656,9 @@ class VirtualPhone:
 
     def _status_bar_swiped(self, dx: int, dy: int) -> None:
         if dy > 48 * self.density / 160:
-            self.open_shade()
+            self._open_shade()
 
-    def go_home(self) -> None:
+    def _go_home(self) -> None:
         self._shade = False
         self._leave_front()
         self._front = LAUNCHER
@@ -601,20 +666,17 @@ class VirtualPhone:
         self._clear_focus()
         self._changed()
 
-    def show_toast(self, text: str, package: str) -> None:
+    def _show_toast(self, text: str, package: str) -> None:
         self._toast_serial += 1
         self._toast = (self._toast_serial, text, package, self._time() + TOAST_SECONDS)
 
-    def focus_field(self, buffer: TextBuffer | None) -> None:
+    def _focus_field(self, buffer: TextBuffer | None) -> None:
         self._focus = buffer
         self._focus_owner = self._top()[1] if buffer is not None else None
         self._keyboard = buffer is not None and buffer.soft_keyboard
         if buffer is not None:
             buffer.focused()
         self._changed()
-
-    def focused(self) -> TextBuffer | None:
-        return self._focused()
 
     # ------------------------------------------------------------------ internals: state
 
@@ -642,7 +704,7 @@ class VirtualPhone:
         self._clear_focus()
         buffer = screen.autofocus()
         if buffer is not None:
-            self.focus_field(buffer)
+            self._focus_field(buffer)
         self._changed()
 
     def _leave_front(self) -> None:
@@ -661,7 +723,7 @@ class VirtualPhone:
     def _launch(self, package: str, screens: list[Screen] | None) -> None:
         self._shade = False
         if package == LAUNCHER:
-            self.go_home()
+            self._go_home()
             return
         if package != self._front:
             self._leave_front()
@@ -683,7 +745,7 @@ class VirtualPhone:
             self._opened(new)
         self._changed()
 
-    def stop_app(self, package: str) -> None:
+    def _stop_app(self, package: str) -> None:
         if package == LAUNCHER:
             return
         self._stacks.pop(package, None)
@@ -693,8 +755,8 @@ class VirtualPhone:
             self._clear_focus()
         self._changed()
 
-    def clear_app(self, package: str) -> None:
-        self.stop_app(package)
+    def _clear_app(self, package: str) -> None:
+        self._stop_app(package)
         self._data.pop(package, None)
         if package in self._recents:
             self._recents.remove(package)
@@ -708,11 +770,11 @@ class VirtualPhone:
                 self.settings[namespace][key] = default
         self._changed()
 
-    def hide_keyboard(self) -> None:
+    def _hide_keyboard(self) -> None:
         self._keyboard = False
         self._changed()
 
-    def show_dialog(self, dialog: Dialog | None) -> None:
+    def _show_dialog(self, dialog: Dialog | None) -> None:
         self._top()[1].dialog = dialog
         self._clear_focus()  # the dialog's window takes (or gives back) input focus
         self._changed()
@@ -782,10 +844,10 @@ class VirtualPhone:
     # ------------------------------------------------------------------ internals: drawing
 
     def _ui(self, app: App, package: str, keyboard_px: int = 0) -> Ui:
-        probe = Ui(self, app, Rect(0, 0, self.width, self.height), package)
+        probe = Ui(self._services, app, Rect(0, 0, self.width, self.height), package)
         top = status_bar_height(probe)
         bottom = self.height - nav_bar_height(probe) - keyboard_px
-        return Ui(self, app, Rect(0, top, self.width, bottom), package)
+        return Ui(self._services, app, Rect(0, top, self.width, bottom), package)
 
     def _compose(self) -> _Frame:
         key = self._tree_key()
@@ -921,7 +983,7 @@ class VirtualPhone:
         if path is None:
             _app, screen = self._top()
             if screen.dialog is not None and screen.dialog.cancelable:
-                self.show_dialog(None)
+                self._show_dialog(None)
             return
         for v in path:  # the first view that handles touches consumes this one
             if v.on_seek is not None:
@@ -1008,13 +1070,13 @@ class VirtualPhone:
             self._keyboard = False
         elif screen.dialog is not None:
             if screen.dialog.cancelable:
-                self.show_dialog(None)
+                self._show_dialog(None)
         else:
-            self.pop_screen(self._front)
+            self._pop_screen(self._front)
         self._changed()
 
     def _home(self) -> None:
-        self.go_home()
+        self._go_home()
 
     def _app_switch(self) -> None:
         self._shade = False
