@@ -288,7 +288,7 @@ def test_closing_the_server_disconnects_clients_at_once() -> None:
         started = time.monotonic()
         server.close()
         assert stream.conn.recv(100) == b""
-        assert time.monotonic() - started < 1
+        assert time.monotonic() - started < 2  # generous: the test machine may be busy
         with pytest.raises(OSError):
             socket.create_connection(("127.0.0.1", server.port), timeout=1).close()
 
