@@ -17,9 +17,18 @@ How it works:
 - Touches are classified like Android: a press that moves less than the touch slop is a
   tap, or a long press once held for 400 ms; otherwise it is a drag that moves a slider or
   scrolls the list under the finger, and a finished swipe nobody scrolled is offered to
-  gesture handlers (the launcher's swipe-up).
+  gesture handlers (swipe up on home for the app drawer, down from the status bar or on
+  home for the notification shade).
+- Keys: HOME keeps the app's screens (relaunch resumes); BACK hides the keyboard, then
+  closes the shade or a dialog, then pops a screen, and at an app's first screen goes
+  home; APP_SWITCH opens Overview; volume keys change the media volume; POWER blanks
+  the screen. ``force_stop`` forgets an app's screens, ``clear_data`` its data too,
+  including the system settings that app owns (Settings: font size, volumes, ...).
 - ``ground_truth()`` names the logical screen and hashes what the app shows, for tests and
-  benchmarks only; nothing in the pixels or the XML reveals it.
+  benchmarks only; nothing in the pixels or the XML reveals it. The status bar and
+  anything that shows the time or date are left out of the hash.
+- ``time_source`` (default ``time.monotonic``) drives transitions, toasts and touch
+  timing, so tests can move time by hand.
 
 >>> phone = VirtualPhone(settle_ms=(0, 0))  # doctest: +SKIP
 >>> phone.start("com.android.settings")  # doctest: +SKIP
