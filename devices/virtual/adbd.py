@@ -37,6 +37,9 @@ SHELL_ENV: dict[str, str] = {
     "EXTERNAL_STORAGE": "/sdcard",
     "TMPDIR": "/data/local/tmp",
 }
+INTERACTIVE_UNSUPPORTED = (
+    "/system/bin/sh: the virtual phone has no interactive shell; run `adb shell COMMAND`\n"
+)
 _SHELL_PACKET = struct.Struct("<BI")
 _STDIN, _STDOUT, _STDERR, _EXIT = 0, 1, 2, 3
 
@@ -186,9 +189,13 @@ class VirtualDevice:
             name=f"shell-watch-{self.serial}",
         ).start()  # fmt: skip
         output = _ShellOutput(channel, v2)
-        status = Shell(self, self.commands, env=env).run(
-            command, output.streams, cancelled=client_gone
-        )
+        if command.strip():
+            status = Shell(self, self.commands, env=env).run(
+                command, output.streams, cancelled=client_gone
+            )
+        else:
+            output.streams.err(INTERACTIVE_UNSUPPORTED)
+            status = 1
         output.finish(status)
         return False
 

@@ -44,6 +44,9 @@ def test_shell_keeps_quoting_and_exit_status(virtual_server: AdbServer) -> None:
     result = adb(virtual_server.port, "shell", "echo", "'a  b'", "\\$HOME", '"x  y"')
     assert result.stdout == b"a  b $HOME x  y\n"
     assert adb(virtual_server.port, "shell", "exit 3").returncode == 3
+    interactive = adb(virtual_server.port, "shell")
+    assert interactive.returncode == 1
+    assert b"no interactive shell" in interactive.stderr
     missing = adb(virtual_server.port, "shell", "nosuchtool")
     assert missing.returncode == 127
     assert missing.stderr == b"/system/bin/sh: nosuchtool: inaccessible or not found\n"
