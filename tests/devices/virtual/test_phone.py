@@ -302,6 +302,9 @@ def test_a_new_alarm_is_saved_and_its_switch_state_persists() -> None:
     phone = make_phone()
     phone.start("com.android.deskclock")
     tap(phone, "Add alarm")
+    phone.key("BACK")  # closes the dialog, not the app
+    assert screen(phone) == "clock/alarms"
+    tap(phone, "Add alarm")
     tap(phone, "Increase minute")
     tap(phone, "PM")
     tap(phone, "OK")
@@ -765,3 +768,38 @@ def test_app_info_from_a_long_pressed_icon_can_clear_the_apps_data() -> None:
     assert screen(phone) == "settings/apps/com.android.messaging"
     phone.start("com.android.messaging")
     assert "You: Hello" not in texts(phone)
+
+
+def test_concurrent_input_and_rendering_from_several_threads() -> None:
+    import threading
+
+    phone = make_phone(settle_ms=(5, 20))
+    phone.start("com.android.contacts")
+    errors: list[BaseException] = []
+
+    def drive() -> None:
+        try:
+            for i in range(8):
+                phone.swipe(540, 1700, 540, 900 if i % 2 else 2000, 100)
+                phone.tap(540, 400)
+                phone.key(4)
+                phone.start("com.android.contacts")
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    def watch() -> None:
+        try:
+            for _ in range(15):
+                phone.frame_version()
+                phone.render()
+                parse_hierarchy(phone.hierarchy_xml())
+        except BaseException as exc:  # noqa: BLE001 - reported by the main thread
+            errors.append(exc)
+
+    threads = [threading.Thread(target=drive), threading.Thread(target=watch)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(timeout=60)
+    assert errors == []
+    assert screen(phone).startswith("contacts/")
