@@ -103,7 +103,7 @@ def scroll_to(phone: VirtualPhone, label: str, *, max_swipes: int = 8) -> None:
 
 
 def pixel(phone: VirtualPhone, x: int, y: int) -> tuple[int, ...]:
-    return Image.open(io.BytesIO(phone.screencap_png())).convert("RGB").getpixel((x, y))
+    return phone.render().getpixel((x, y))
 
 
 # ------------------------------------------------------------------ hierarchy
