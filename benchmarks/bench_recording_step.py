@@ -43,23 +43,35 @@ def header(args: argparse.Namespace) -> None:
     load = ", ".join(f"{v:.2f}" for v in os.getloadavg()) if hasattr(os, "getloadavg") else "?"
     print("# Recording step benchmark (virtual phone, adbutils)")
     print(f"command:  {shlex.join([sys.executable, *sys.argv])}")
-    print(f"machine:  {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
-          f"load average {load}")
+    print(
+        f"machine:  {platform.platform()}, {platform.machine()}, {os.cpu_count()} CPUs, "
+        f"load average {load}"
+    )
     print(f"python:   {platform.python_version()}, adbutils {adbutils.__version__}")
-    print(f"phone:    1080x2400, settle_ms={tuple(args.settle_ms)}, frozen clock; "
-          f"{args.steps} steps after {WARMUP_STEPS} warm-up steps")
+    print(
+        f"phone:    1080x2400, settle_ms={tuple(args.settle_ms)}, frozen clock; "
+        f"{args.steps} steps after {WARMUP_STEPS} warm-up steps"
+    )
     print()
 
 
 def step_target(device: AndroidDevice, screen_text: list[str]) -> dict[str, str]:
     """Tap "Display" on the Settings page, "Navigate up" on the Display page."""
-    return {"text": "Display"} if "Network & internet" in screen_text else {
-        "content_desc": "Navigate up"}
+    return (
+        {"text": "Display"}
+        if "Network & internet" in screen_text
+        else {"content_desc": "Navigate up"}
+    )
 
 
 def run_steps(device: AndroidDevice, count: int) -> dict[str, list[float]]:
-    phases: dict[str, list[float]] = {"observe": [], "find": [], "tap": [], "settle": [],
-                                      "total": []}
+    phases: dict[str, list[float]] = {
+        "observe": [],
+        "find": [],
+        "tap": [],
+        "settle": [],
+        "total": [],
+    }
     device.reset_app(ResetRecipe("com.android.settings"))
     device.wait_until_settled()
     for index in range(WARMUP_STEPS + count):
@@ -77,8 +89,13 @@ def run_steps(device: AndroidDevice, count: int) -> dict[str, list[float]]:
         if not settled:
             print(f"warning: step {index} did not settle within 3 s")
         if index >= WARMUP_STEPS:
-            for name, seconds in (("observe", t1 - t0), ("find", t2 - t1), ("tap", t3 - t2),
-                                  ("settle", t4 - t3), ("total", t4 - t0)):
+            for name, seconds in (
+                ("observe", t1 - t0),
+                ("find", t2 - t1),
+                ("tap", t3 - t2),
+                ("settle", t4 - t3),
+                ("total", t4 - t0),
+            ):
                 phases[name].append(seconds * 1000)
     return phases
 
@@ -108,14 +125,20 @@ def report_steps(phases: dict[str, list[float]]) -> None:
     total = statistics.median(phases["total"])
     observe = statistics.median(phases["observe"])
     print()
-    print("observe reuses the screenshot that ended the settle; observe (cold) runs right "
-          "after a tap, with no settle, so it also waits for the new screen's first render.")
-    print(f"median step:    {total:.1f} ms (target <= {TARGET_TOTAL_MS} ms: "
-          f"{'met' if total <= TARGET_TOTAL_MS else 'MISSED'})")
+    print(
+        "observe reuses the screenshot that ended the settle; observe (cold) runs right "
+        "after a tap, with no settle, so it also waits for the new screen's first render."
+    )
+    print(
+        f"median step:    {total:.1f} ms (target <= {TARGET_TOTAL_MS} ms: "
+        f"{'met' if total <= TARGET_TOTAL_MS else 'MISSED'})"
+    )
     cold = statistics.median(phases["observe (cold)"])
     for label, value in (("median observe:", observe), ("... when cold:", cold)):
-        print(f"{label:15} {value:.1f} ms (target <= {TARGET_OBSERVE_MS} ms: "
-              f"{'met' if value <= TARGET_OBSERVE_MS else 'MISSED'})")
+        print(
+            f"{label:15} {value:.1f} ms (target <= {TARGET_OBSERVE_MS} ms: "
+            f"{'met' if value <= TARGET_OBSERVE_MS else 'MISSED'})"
+        )
     print()
 
 
@@ -156,8 +179,10 @@ def report_fps(device: AndroidDevice) -> None:
                 source.stop()
         print(f"| {kind.name} (max_size 1200, max_fps 30) | {results[0]:.1f} | {results[1]:.1f} |")
     print()
-    print("scrcpy repeats a still frame every 0.5 s (2 fps) and sends new frames as the "
-          "screen changes.")
+    print(
+        "scrcpy repeats a still frame every 0.5 s (2 fps) and sends new frames as the "
+        "screen changes."
+    )
 
 
 def main() -> None:

@@ -237,8 +237,9 @@ def list_devices(client: adbutils.AdbClient | None = None) -> list[DeviceSummary
                 output = ""  # listed but not answering: show it without details
             info = _parse_info(entry.serial, output)
             size = (info.width, info.height) if info.width and info.height else None
-            summary = replace(summary, model=info.model, android_version=info.android_version,
-                              size=size)
+            summary = replace(
+                summary, model=info.model, android_version=info.android_version, size=size
+            )
         summaries.append(summary)
     return summaries
 
@@ -318,7 +319,8 @@ def _split_dump(output: str) -> tuple[str | None, str | None, str]:
     activity = parse_focus(head)
     if start is None:
         said = " ".join(
-            line.strip() for line in head.splitlines()
+            line.strip()
+            for line in head.splitlines()
             if line.strip() and "mCurrentFocus" not in line and "mFocusedApp" not in line
         )
         return activity, None, said or "no XML in its output"
@@ -342,7 +344,10 @@ class AndroidDevice:
     ime_switch_delay: ClassVar[float] = 0.3
 
     def __init__(
-        self, serial: str, *, client: adbutils.AdbClient | None = None,
+        self,
+        serial: str,
+        *,
+        client: adbutils.AdbClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
     ) -> None:
         if timeout <= 0:
@@ -395,8 +400,9 @@ class AndroidDevice:
         silently: a connection that closes early raises DeviceDisconnectedError."""
         shown = command if len(command) <= 60 else command[:57] + "..."
         with self._errors(f"running `{shown}`"):
-            result = self._adb.shell2(command, timeout=timeout or self.timeout, encoding=None,
-                                      v2=True)
+            result = self._adb.shell2(
+                command, timeout=timeout or self.timeout, encoding=None, v2=True
+            )
         # shell v2 separates the streams; the v1 fallback (old devices) only fills `output`.
         stdout = result.stdout if (result.stdout or result.stderr) else result.output
         return result.returncode, stdout, result.stderr
@@ -547,8 +553,9 @@ class AndroidDevice:
         self.shell(f"input keyevent {code}")
 
     def _wait(self, action: Action) -> None:
-        time.sleep((action.duration_ms if action.duration_ms is not None else DEFAULT_WAIT_MS)
-                   / 1000)
+        time.sleep(
+            (action.duration_ms if action.duration_ms is not None else DEFAULT_WAIT_MS) / 1000
+        )
 
     _PERFORMERS: ClassVar[dict[ActionType, Callable[[AndroidDevice, Action], None]]] = {
         ActionType.TAP: _tap,

@@ -162,7 +162,11 @@ class ScreencapFrameSource(_FrameBuffer):
     name = "screencap"
 
     def __init__(
-        self, device: AndroidDevice, *, max_size: int = 1200, max_fps: int = 30,
+        self,
+        device: AndroidDevice,
+        *,
+        max_size: int = 1200,
+        max_fps: int = 30,
         fallback_reason: str | None = None,
     ) -> None:
         super().__init__(fallback_reason)
@@ -257,8 +261,13 @@ class ScrcpyFrameSource(_FrameBuffer):
     name = "scrcpy"
 
     def __init__(
-        self, device: AndroidDevice, *, max_size: int = 1200, max_fps: int = 30,
-        start_timeout: float = SCRCPY_START_TIMEOUT, server_jar: Path | None = None,
+        self,
+        device: AndroidDevice,
+        *,
+        max_size: int = 1200,
+        max_fps: int = 30,
+        start_timeout: float = SCRCPY_START_TIMEOUT,
+        server_jar: Path | None = None,
         server_version: str | None = None,
     ) -> None:
         super().__init__()
@@ -302,14 +311,14 @@ class ScrcpyFrameSource(_FrameBuffer):
         adb = self._device.adb
         try:
             adb.sync.push(str(jar), remote)
-            launch = [f"CLASSPATH={remote}", *server.START_CMD[:-1], version,
-                      *self._options(scid)]
+            launch = [f"CLASSPATH={remote}", *server.START_CMD[:-1], version, *self._options(scid)]
             self._server = _ServerOutput(adb.shell(launch, stream=True))
         except AdbError as exc:
             raise MirrorError(f"could not push or launch the scrcpy server: {exc}") from exc
         self._video = self._connect(f"scrcpy_{scid}")
-        self.device_name = _recv_exact(self._video, _DEVICE_NAME_BYTES).rstrip(b"\0").decode(
-            "utf-8", "replace")
+        self.device_name = (
+            _recv_exact(self._video, _DEVICE_NAME_BYTES).rstrip(b"\0").decode("utf-8", "replace")
+        )
         codec, width, height = _CODEC_META.unpack(_recv_exact(self._video, _CODEC_META.size))
         if codec != _CODEC_H264:
             raise MirrorError(f"the scrcpy server sent codec {codec:#x}, not H.264")
@@ -318,10 +327,17 @@ class ScrcpyFrameSource(_FrameBuffer):
 
     def _options(self, scid: str) -> list[str]:
         options = {
-            "scid": scid, "log_level": "info", "tunnel_forward": "true", "video": "true",
-            "audio": "false", "control": "false", "video_codec": "h264",
-            "send_frame_meta": "true", "max_size": str(self._max_size),
-            "max_fps": str(self._max_fps), "cleanup": "true",
+            "scid": scid,
+            "log_level": "info",
+            "tunnel_forward": "true",
+            "video": "true",
+            "audio": "false",
+            "control": "false",
+            "video_codec": "h264",
+            "send_frame_meta": "true",
+            "max_size": str(self._max_size),
+            "max_fps": str(self._max_fps),
+            "cleanup": "true",
         }
         return [f"{key}={value}" for key, value in options.items()]
 

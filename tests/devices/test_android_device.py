@@ -111,7 +111,7 @@ def spawn_marker(tmp_path, monkeypatch):
     """ADBUTILS_ADB_PATH points at a script that leaves a file if anything runs it."""
     marker = tmp_path / "adb-was-run"
     script = tmp_path / "fake-adb"
-    script.write_text(f"#!/bin/sh\necho \"$@\" > {marker}\nexit 1\n")
+    script.write_text(f'#!/bin/sh\necho "$@" > {marker}\nexit 1\n')
     script.chmod(script.stat().st_mode | stat.S_IXUSR)
     monkeypatch.setenv("ADBUTILS_ADB_PATH", str(script))
     return marker
@@ -184,8 +184,7 @@ def test_observe_retries_when_the_screen_changes_during_the_dump(virtual_server,
     assert capture.screenshot_png == device.screenshot()
 
 
-def test_failing_hierarchy_dumps_are_retried_with_compressed_then_reported(virtual_server,
-                                                                           device):
+def test_failing_hierarchy_dumps_are_retried_with_compressed_then_reported(virtual_server, device):
     commands = virtual_server.device(SERIAL).commands
     original = commands["uiautomator"]
     calls: list[list[str]] = []
@@ -447,8 +446,10 @@ def test_reset_app_of_a_missing_app_is_a_command_error(device):
 def test_two_devices_are_driven_at_the_same_time(virtual_server):
     virtual_server.add_phone(fast_phone("virtual-2"))
     client = adb_client(port=virtual_server.port)
-    plans = {"virtual-1": ("com.elderphone.weather", "weather/today"),
-             "virtual-2": ("com.android.settings", "settings/main")}
+    plans = {
+        "virtual-1": ("com.elderphone.weather", "weather/today"),
+        "virtual-2": ("com.android.settings", "settings/main"),
+    }
     failures: list[BaseException] = []
 
     def run(serial: str) -> None:
@@ -457,8 +458,11 @@ def test_two_devices_are_driven_at_the_same_time(virtual_server):
             package, _ = plans[serial]
             driver.open(package)
             driver.act(Action.home())
-            driver.tap(text={"com.elderphone.weather": "Weather",
-                             "com.android.settings": "Settings"}[package])
+            driver.tap(
+                text={"com.elderphone.weather": "Weather", "com.android.settings": "Settings"}[
+                    package
+                ]
+            )
         except BaseException as exc:  # reported below, in the test's thread
             failures.append(exc)
 
@@ -530,8 +534,7 @@ def test_settle_waits_for_the_transition_to_end():
             assert shown.convert("RGB").tobytes() == phone.render().tobytes()
 
 
-def test_settle_gives_up_at_its_timeout_on_a_screen_that_keeps_changing(virtual_server,
-                                                                        device):
+def test_settle_gives_up_at_its_timeout_on_a_screen_that_keeps_changing(virtual_server, device):
     frames = iter(range(10_000))
 
     def animated(inv):

@@ -95,8 +95,11 @@ def test_scrcpy_uses_the_server_jar_mysc_core_ships(device, sources):
     source = ScrcpyFrameSource(device)
     source.start()
     sources.append(source)
-    pushed = [e.path for e in device.adb.sync.list("/data/local/tmp")
-              if e.path.startswith("scrcpy-server_")]
+    pushed = [
+        e.path
+        for e in device.adb.sync.list("/data/local/tmp")
+        if e.path.startswith("scrcpy-server_")
+    ]
     assert len(pushed) == 1
     shipped = Connection.PATH_LOCAL_SCRCPY_SERVER_JAR.read_bytes()
     assert device.adb.sync.read_bytes(f"/data/local/tmp/{pushed[0]}") == shipped
@@ -114,8 +117,9 @@ def test_stopping_scrcpy_ends_the_stream(device, sources):
     assert source.error is None
 
 
-def test_failing_scrcpy_server_falls_back_to_screencap_with_its_reason(virtual_server, device,
-                                                                       sources):
+def test_failing_scrcpy_server_falls_back_to_screencap_with_its_reason(
+    virtual_server, device, sources
+):
     def crashing_server(inv):
         inv.error("Aborted: the display is secure\n")
         return 1

@@ -100,8 +100,9 @@ def test_adb_keyboard_command_carries_base64_utf8():
 class ScriptedPhone:
     """Answers the IME commands like a device, and records what ran."""
 
-    def __init__(self, *, installed: bool = True, enabled: bool = True,
-                 current: str = LATIN_IME) -> None:
+    def __init__(
+        self, *, installed: bool = True, enabled: bool = True, current: str = LATIN_IME
+    ) -> None:
         self.installed = {LATIN_IME} | ({ADB_KEYBOARD_IME} if installed else set())
         self.enabled = {LATIN_IME} | ({ADB_KEYBOARD_IME} if installed and enabled else set())
         self.current = current
