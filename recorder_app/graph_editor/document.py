@@ -1,0 +1,170 @@
+"""The graph being edited: the model, where it lives, its undo stack and what is saved.
+
+Widgets never keep model objects: they keep ids and ask the document. Every change goes
+through ``apply(edit)`` (a graph_builder edit, wrapped for the undo stack), and the
+document says so with ``graph_changed``.
+
+>>> document.open(task_dir, demos_root)  # doctest: +SKIP
+>>> document.apply(SetNodeKind("n3", NodeKind.DONE))  # doctest: +SKIP
+>>> document.save()  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Signal
+from PySide6.QtGui import QUndoStack
+
+from graph_builder import io
+from graph_builder.build import write_node_files
+from graph_builder.edits import Command
+from graph_builder.errors import GraphBuilderError
+from graph_builder.model import TaskGraph
+from graph_builder.validate import Problem, validate_graph
+from recorder_app.errors import StudioError, explain_os_error
+from recorder_app.graph_editor.commands import EditCommand
+from recorder_app.graph_editor.sources import ScreenSources
+
+
+class GraphDocument(QObject):
+    opened = Signal()  # another graph (or none) is now being edited
+    graph_changed = Signal()  # the graph was edited, undone, redone or reloaded
+    saved = Signal(str)  # path of graph.json
+
+    def __init__(self, parent: QObject | None = None) -> None:
+        super().__init__(parent)
+        self.undo_stack = QUndoStack(self)
+        self._graph: TaskGraph | None = None
+        self._saved: TaskGraph | None = None
+        self._problems: tuple[TaskGraph, list[Problem]] | None = None
+        self.task_dir: Path | None = None
+        self.sources: ScreenSources | None = None
+
+    # -- state
+
+    @property
+    def graph(self) -> TaskGraph | None:
+        return self._graph
+
+    def require_graph(self) -> TaskGraph:
+        if self._graph is None:
+            raise StudioError("no graph is open; choose a task in the list first")
+        return self._graph
+
+    @property
+    def modified(self) -> bool:
+        return self._graph is not None and not self.undo_stack.isClean()
+
+    def problems(self) -> list[Problem]:
+        """Validation problems of the current graph (computed once per version)."""
+        if self._graph is None:
+            return []
+        if self._problems is None or self._problems[0] is not self._graph:
+            self._problems = (self._graph, validate_graph(self._graph))
+        return self._problems[1]
+
+    # -- opening
+
+    def open(self, task_dir: Path, demos_root: Path | None = None) -> TaskGraph:
+        """Load ``<task_dir>/graph.json``; raises GraphBuilderError when it is unreadable."""
+        task_dir = Path(task_dir)
+        graph = io.load_graph(task_dir)
+        self.undo_stack.clear()
+        self.task_dir = task_dir
+        self.sources = ScreenSources(task_dir, demos_root, graph.task_id)
+        self._graph = self._saved = graph
+        self.opened.emit()
+        self.graph_changed.emit()
+        return graph
+
+    def close(self) -> None:
+        self.undo_stack.clear()
+        self._graph = self._saved = None
+        self.task_dir = None
+        self.sources = None
+        self.opened.emit()
+        self.graph_changed.emit()
+
+    # -- editing
+
+    def apply(self, edit: Command) -> None:
+        """Apply a graph_builder edit as one undoable step (GraphEditError if it does not fit)."""
+        self.undo_stack.push(EditCommand(self, edit))
+
+    def apply_all(self, title: str, edits: Sequence[Command]) -> None:
+        """Several edits as one undo step; nothing changes unless all of them apply."""
+        scratch = self.require_graph()
+        for edit in edits:
+            scratch, _ = edit.apply(scratch)  # raises GraphEditError before the stack is touched
+        self.undo_stack.beginMacro(title)
+        try:
+            for edit in edits:
+                self.apply(edit)
+        finally:
+            self.undo_stack.endMacro()
+
+    def revert(self) -> None:
+        """Forget unsaved edits: reload the graph as it is on disk."""
+        if self.task_dir is not None:
+            demos_root = self.sources.demos_root if self.sources else None
+            self.open(self.task_dir, demos_root)
+
+    def replace_graph(self, graph: TaskGraph) -> None:
+        """Install a new version; only the undo commands and saving call this."""
+        self._graph = graph
+        self.graph_changed.emit()
+
+    # -- saving
+
+    def stale_images(self) -> list[str]:
+        """Nodes whose picture file is missing or shows a screen that left the node."""
+        graph = self.require_graph()
+        assert self.task_dir is not None
+        before = {n.id: n for n in self._saved.nodes} if self._saved else {}
+        out = []
+        for node in graph.nodes:
+            old = before.get(node.id)
+            moved = old is None or old.members[:1] != node.members[:1]
+            if moved or not (self.task_dir / node.screenshot).is_file():
+                out.append(node.id)
+        return out
+
+    def save(self) -> list[str]:
+        """Write node pictures that changed, then graph.json, each atomically.
+
+        Returns notes on pictures that could not be written (their demonstrations are not
+        in the workspace); the graph itself is saved regardless. Raises StudioError when
+        graph.json cannot be written.
+        """
+        graph = self.require_graph()
+        assert self.task_dir is not None and self.sources is not None
+        notes: list[str] = []
+        drawable: list[str] = []
+        missing: list[str] = []
+        for node_id in self.stale_images():
+            node = graph.node(node_id)
+            has_demo = node.members and self.sources.member_observation(node.members[0])
+            (drawable if has_demo else missing).append(node_id)
+        if missing:
+            notes.append(
+                f"no picture for {', '.join(missing)}: the demonstrations they come from are "
+                "not in this workspace's demos folder"
+            )
+        try:
+            if drawable:
+                assert self.sources.demos_root is not None
+                graph = write_node_files(self.task_dir, graph, self.sources.demos_root, drawable)
+            path = io.save_graph(graph, self.task_dir)
+        except OSError as exc:
+            raise StudioError(explain_os_error(exc)) from exc
+        except GraphBuilderError as exc:
+            raise StudioError(f"Cannot save the graph: {exc}") from exc
+        self._saved = graph
+        if graph != self._graph:  # refreshed activity and hash of re-pictured nodes
+            self._graph = graph
+            self.graph_changed.emit()
+        self.undo_stack.setClean()
+        self.saved.emit(str(path))
+        return notes
