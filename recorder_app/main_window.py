@@ -1,9 +1,10 @@
 """The studio's main window: a tab per job ("Record", "Demos"; later "Graphs", "Evaluate").
 
 Pages are added with ``add_page(key, title, widget)``; a page may offer ``set_workspace``
-(called whenever the workspace changes) and ``shutdown`` (called on close). Menus get
-their entries from the pages, so a new tab does not need to touch this module beyond one
-``add_page`` call.
+(called whenever the workspace changes), ``can_close`` (asked before closing; False keeps
+the studio open), ``shutdown`` (called on close) and ``menus`` (inserted before View).
+Menus get their entries from the pages, so a new tab does not need to touch this module
+beyond one ``add_page`` call.
 """
 
 from __future__ import annotations
@@ -31,6 +32,7 @@ from recorder_app.demo_browser import DemoBrowser
 from recorder_app.dialogs import IncompleteDemosDialog, show_problem
 from recorder_app.errors import StudioError
 from recorder_app.eval_panel import EvaluationPage
+from recorder_app.graph_editor import GraphEditorPage
 from recorder_app.record_page import RecordPage
 from recorder_app.workspace import Workspace, default_workspace_path, push_recent
 
@@ -76,6 +78,7 @@ class StudioMainWindow(QMainWindow):
         self._build_menus()
         self.add_page("record", "Record", self.record_page)
         self.add_page("demos", "Demos", self.demo_browser)
+        self.add_page("graphs", "Graphs", GraphEditorPage())
         self.add_page("evaluate", "Evaluate", EvaluationPage(connection))
         self._connect()
         self.resize(1280, 860)
@@ -94,6 +97,8 @@ class StudioMainWindow(QMainWindow):
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
         action.triggered.connect(lambda: self.tabs.setCurrentWidget(widget))
         self.view_menu.addAction(action)
+        for menu in getattr(widget, "menus", ()):
+            self.menuBar().insertMenu(self.view_menu.menuAction(), menu)
         if self.workspace is not None and hasattr(widget, "set_workspace"):
             widget.set_workspace(self.workspace)
         return index
@@ -253,6 +258,9 @@ class StudioMainWindow(QMainWindow):
             if answer != QMessageBox.StandardButton.Yes:
                 event.ignore()
                 return
+        if not all(p.can_close() for p in self.pages.values() if hasattr(p, "can_close")):
+            event.ignore()
+            return
         self.save_layout()
         for page in self.pages.values():
             if hasattr(page, "shutdown"):
