@@ -13,10 +13,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtGui import QDesktopServices, QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
+    QFrame,
     QHBoxLayout,
     QLabel,
     QLineEdit,
@@ -95,6 +96,8 @@ class EvaluationPage(QWidget):
         self.form.problem_occurred.connect(lambda text: self.report_problem("Devices", text))
         scroll = QScrollArea()
         scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QFrame.Shape.NoFrame)
         scroll.setWidget(self.form)
         scroll.setMinimumWidth(340)
         left = QWidget()
@@ -231,6 +234,12 @@ class EvaluationPage(QWidget):
         self.form.apply_settings(settings)
         self.trace_viewer.set_custom_categories(settings.custom_categories)
         self.compare_view.set_runs_dir(workspace.runs_dir)
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.workspace is not None and not (self.run is not None and self.run.running):
+            self.form.refresh_suites()
+            self.compare_view.refresh_runs()
 
     def save_settings(self) -> None:
         if self.workspace is None:
@@ -406,7 +415,7 @@ class EvaluationPage(QWidget):
             self.report_problem("Cannot read the run", str(exc))
             return
         self.results_model.set_results(results, overrides, tags, self._prices)
-        self.results_table.resizeColumnsToContents()
+        self.results_table.fit_columns()
         self.run_label.setText(f"<b>{store.run_dir.name}</b> — {store.run_dir.parent}")
         overall = group_metrics(results, overrides, self._prices)
         parts = [

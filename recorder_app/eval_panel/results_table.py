@@ -90,11 +90,12 @@ class Column:
 
 COLUMNS: tuple[Column, ...] = (
     Column("Task", lambda r: r.result.task_id, lambda r: r.result.task_id),
+    Column("App", lambda r: r.result.app, lambda r: r.result.app),
     Column("Result", _result, lambda r: (r.status.value, r.result.task_id)),
     Column("Steps", lambda r: str(r.result.steps), lambda r: r.result.steps),
     Column("CR", _cr, lambda r: -1.0 if (c := r.result.completion_rate) is None else c),
     Column(
-        "Latency (s)",
+        "Latency s",
         lambda r: f"{r.result.inference_seconds:.2f}",
         lambda r: r.result.inference_seconds,
     ),
@@ -107,16 +108,15 @@ COLUMNS: tuple[Column, ...] = (
     Column("Judge", _judge, _judge, _judge_tip),
     Column("Human", _human, _human, lambda r: r.human.note if r.human else ""),
     Column(
-        "Failure tags",
-        lambda r: ", ".join(t.title for t in r.tags),
-        lambda r: ", ".join(t.title for t in r.tags),
-    ),
-    Column("App", lambda r: r.result.app, lambda r: r.result.app),
-    Column(
         "Failure reason",
         lambda r: r.result.reason or "",
         lambda r: r.result.reason or "",
         lambda r: r.result.reason or "",
+    ),
+    Column(
+        "Failure tags",
+        lambda r: ", ".join(t.title for t in r.tags),
+        lambda r: ", ".join(t.title for t in r.tags),
     ),
 )
 COLUMN = {c.title: i for i, c in enumerate(COLUMNS)}
@@ -260,10 +260,18 @@ class ResultsTableView(QTableView):
         self.setAlternatingRowColors(True)
         self.setWordWrap(False)
         self.verticalHeader().setVisible(False)
+        self.verticalHeader().setDefaultSectionSize(self.fontMetrics().height() + 8)
         header = self.horizontalHeader()
         header.setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
         header.setStretchLastSection(True)
         self.sortByColumn(-1, Qt.SortOrder.AscendingOrder)
+
+    def fit_columns(self, widest: int = 170) -> None:
+        """Size columns to their contents, but no column wider than ``widest`` pixels."""
+        self.resizeColumnsToContents()
+        header = self.horizontalHeader()
+        for i in range(header.count() - 1):
+            header.resizeSection(i, min(header.sectionSize(i), widest))
 
     def task_id_at(self, index: QModelIndex) -> str | None:
         value = index.siblingAtColumn(0).data(TASK_ID_ROLE)

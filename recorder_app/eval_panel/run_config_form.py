@@ -63,9 +63,22 @@ def task_matches(task: Task, label: str, app: str, protocol: str) -> bool:
 def _combo(items: list[tuple[str, str]], name: str) -> QComboBox:
     combo = QComboBox()
     combo.setObjectName(name)
+    _compact(combo)
     for text, data in items:
         combo.addItem(text, data)
     return combo
+
+
+def _form(box: QGroupBox) -> QFormLayout:
+    form = QFormLayout(box)
+    form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+    return form
+
+
+def _compact(combo: QComboBox) -> None:
+    """Long suite paths and labels must not widen the form; the popup shows them whole."""
+    combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+    combo.setMinimumContentsLength(12)
 
 
 def _select(combo: QComboBox, data: str) -> None:
@@ -85,6 +98,7 @@ class RunConfigForm(QWidget):
         super().__init__(parent)
         self.setObjectName("runConfigForm")
         self._list_devices = list_devices
+        self._suites_dir: Path | None = None
         self._runs_dir: Path | None = None
         self._tasks: list[Task] = []
         self._agent_settings: dict[str, AgentSettings] = {}
@@ -103,6 +117,7 @@ class RunConfigForm(QWidget):
         box = QGroupBox("Tasks")
         self.suite_combo = QComboBox()
         self.suite_combo.setObjectName("suiteCombo")
+        _compact(self.suite_combo)
         self.suite_combo.currentIndexChanged.connect(self._on_suite_changed)
         browse = QToolButton()
         browse.setText("…")
@@ -121,7 +136,7 @@ class RunConfigForm(QWidget):
             combo.currentIndexChanged.connect(self._on_filter_changed)
         self.task_count = QLabel("")
         self.task_count.setObjectName("taskCount")
-        form = QFormLayout(box)
+        form = _form(box)
         form.addRow("Suite", suite_row)
         form.addRow("Label", self.label_filter)
         form.addRow("App", self.app_filter)
@@ -151,7 +166,7 @@ class RunConfigForm(QWidget):
         self.extra_edit.setPlaceholderText('more settings as JSON, e.g. {"seed": 3}')
         self.demos_edit = QLineEdit()
         self.demos_edit.setPlaceholderText("demonstrations (replay; blank: walk the graph)")
-        form = QFormLayout(box)
+        form = _form(box)
         form.addRow("Agent", self.agent_combo)
         form.addRow("Endpoint", self.endpoint_edit)
         form.addRow("Model", self.model_edit)
@@ -179,7 +194,7 @@ class RunConfigForm(QWidget):
         self.workers_spin.setToolTip("Parallel offline workers (online: one per device)")
         self.device_list = QListWidget()
         self.device_list.setObjectName("deviceList")
-        self.device_list.setMaximumHeight(80)
+        self.device_list.setMaximumHeight(60)
         self.device_list.setToolTip("Check one or more devices; online tasks are shared out")
         self.refresh_devices_button = QPushButton("Refresh devices")
         self.refresh_devices_button.clicked.connect(self.refresh_devices)
@@ -192,7 +207,7 @@ class RunConfigForm(QWidget):
         out_row = QHBoxLayout()
         out_row.addWidget(self.out_edit, 1)
         out_row.addWidget(browse)
-        form = QFormLayout(box)
+        form = _form(box)
         form.addRow("Run as", self.run_protocol)
         form.addRow("Instruction", self.variant_combo)
         form.addRow("Offline mode", self.mode_combo)
@@ -205,11 +220,22 @@ class RunConfigForm(QWidget):
     # -- settings
 
     def set_workspace(self, suites_dir: Path | None, runs_dir: Path | None) -> None:
-        self._runs_dir = runs_dir
+        self._suites_dir, self._runs_dir = suites_dir, runs_dir
         self.suite_combo.blockSignals(True)
         self.suite_combo.clear()
         for path in suite_choices(suites_dir):
             self._add_suite(path)
+        self.suite_combo.blockSignals(False)
+        self._on_suite_changed()
+
+    def refresh_suites(self) -> None:
+        """Offer suites created since, and reload the chosen one's tasks."""
+        current = self.suite_combo.currentData()
+        self.suite_combo.blockSignals(True)
+        for path in suite_choices(self._suites_dir):
+            self._add_suite(path)
+        if current:
+            self.suite_combo.setCurrentIndex(self.suite_combo.findData(current))
         self.suite_combo.blockSignals(False)
         self._on_suite_changed()
 
@@ -287,6 +313,11 @@ class RunConfigForm(QWidget):
         suite = self.suite_combo.currentData()
         if not suite or not Path(suite).is_dir():
             raise SettingsError("choose a suite folder (one with suite.json and task folders)")
+        if not suite_task_dirs(Path(suite)):
+            raise SettingsError(
+                f"the suite {Path(suite).name} has no tasks yet; choose another suite or add "
+                "tasks to it (Record tab)"
+            )
         agent = str(self.agent_combo.currentData())
         self._store_agent_fields()
         agent_config = self._agent_settings.get(agent, AgentSettings()).agent_config()
@@ -328,7 +359,7 @@ class RunConfigForm(QWidget):
         key = str(path)
         if self.suite_combo.findData(key) >= 0:
             return
-        self.suite_combo.addItem(f"{path.name} — {path.parent}", key)
+        self.suite_combo.addItem(path.name, key)
         self.suite_combo.setItemData(self.suite_combo.count() - 1, key, Qt.ItemDataRole.ToolTipRole)
 
     def _store_agent_fields(self) -> None:

@@ -72,10 +72,12 @@ class TraceViewer(QWidget):
         self.step_panel.clear("No task open")
 
         side = QWidget()
+        side.setMaximumWidth(420)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(self._build_verdict_box())
-        side_layout.addWidget(self._build_tags_box(), 1)
+        side_layout.addWidget(self._build_tags_box())
+        side_layout.addStretch(1)
 
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(self.step_list)
@@ -84,7 +86,7 @@ class TraceViewer(QWidget):
         splitter.setStretchFactor(0, 1)
         splitter.setStretchFactor(1, 3)
         splitter.setStretchFactor(2, 2)
-        splitter.setSizes([220, 520, 380])
+        splitter.setSizes([260, 560, 380])
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.addWidget(self.title)
@@ -134,6 +136,9 @@ class TraceViewer(QWidget):
         box = QGroupBox("Failure analysis")
         self.tag_list = QListWidget()
         self.tag_list.setObjectName("tagList")
+        self.tag_list.setMinimumHeight(60)
+        self.tag_list.setWordWrap(True)
+        self.tag_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.category_combo = QComboBox()
         self.category_combo.setObjectName("categoryCombo")
         for category, title in CATEGORY_TITLES.items():
