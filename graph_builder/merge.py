@@ -56,8 +56,10 @@ from graph_builder.similarity import (
     ScreenState,
     SimilaritySettings,
     Verdict,
+    clearly_different,
     compare_features,
     normalize_text,
+    visual_similarity,
 )
 
 NODES_DIR = "nodes"
@@ -195,11 +197,18 @@ def _sample(n: int, k: int) -> list[int]:
 
 def _linkage(
     features: Features, cluster: _Cluster, settings: SimilaritySettings
-) -> tuple[bool, float, int, Verdict]:
-    """Complete linkage: (fits, weakest score, index of the weakest member, its verdict)."""
+) -> tuple[bool, float, int, Verdict | None]:
+    """Complete linkage: (fits, weakest score, index of the weakest member, its verdict).
+
+    A member that is clearly different by activity or hash ends the check early with the
+    visual similarity as score and no verdict.
+    """
     worst: tuple[float, int, Verdict] | None = None
     for i in _sample(len(cluster.features), settings.linkage_sample):
-        verdict = compare_features(features, cluster.features[i], settings)
+        other = cluster.features[i]
+        if clearly_different(features, other, settings):
+            return False, visual_similarity(features, other), i, None
+        verdict = compare_features(features, other, settings)
         if worst is None or verdict.score < worst[0]:
             worst = (verdict.score, i, verdict)
         if not verdict.same:
@@ -292,7 +301,8 @@ def merge_demonstrations(
                     member, "", bool(start.states), "first screen of a demonstration"
                 )
                 if start.states:
-                    fits, _, weakest, verdict = _linkage(features, start, settings)
+                    fits, _, weakest, quick = _linkage(features, start, settings)
+                    verdict = quick or compare_features(features, start.features[weakest], settings)
                     decision = MergeDecision(
                         member, "", True, decision.reason, start.states[weakest].member, verdict
                     )
@@ -357,8 +367,8 @@ def _place(
     """The best node a screen fits (complete linkage), or None with the closest miss."""
     member = state.member or MemberRef("?", 0)
     allowed = (NodeKind.DONE,) if category is NodeKind.DONE else (NodeKind.START, NodeKind.STATE)
-    best: tuple[float, _Cluster, int, Verdict] | None = None
-    closest: tuple[float, _Cluster, int, Verdict] | None = None
+    best: tuple[float, _Cluster, int, Verdict | None] | None = None
+    closest: tuple[float, _Cluster, int, Verdict | None] | None = None
     for cluster in clusters:
         if cluster.kind not in allowed or not cluster.states or not pins.allows(member, cluster):
             continue
@@ -379,6 +389,7 @@ def _place(
         )
     if closest is not None:
         _, cluster, weakest, verdict = closest
+        verdict = verdict or compare_features(features, cluster.features[weakest], settings)
         return None, MergeDecision(
             member, "", False, "new node; no node fits", cluster.states[weakest].member, verdict
         )

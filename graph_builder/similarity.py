@@ -153,8 +153,10 @@ class ScreenState:
     def copy_files(self, screenshot: Path, hierarchy: Path | None) -> None:
         """Write the screenshot (and the hierarchy, when both sides have one) to these paths.
 
-        Files are copied, not decoded; each lands atomically (a temporary file renamed).
-        In-memory states write their image; their hierarchy text is not kept.
+        Files are hard-linked when source and target share a file system (step files are
+        only ever replaced, never changed in place), else copied; never decoded. Each
+        lands atomically (a temporary name, then renamed). In-memory states write their
+        image; their hierarchy text is not kept.
         """
         sources: list[tuple[Path | bytes, Path]] = []
         if self.folder is not None and self._png is None and self._image is None:
@@ -166,10 +168,11 @@ class ScreenState:
         for source, target in sources:
             tmp = target.with_name(f".{target.name}.tmp")
             try:
+                tmp.unlink(missing_ok=True)
                 if isinstance(source, bytes):
                     tmp.write_bytes(source)
                 else:
-                    shutil.copyfile(source, tmp)
+                    _link_or_copy(source, tmp)
                 os.replace(tmp, target)
             except OSError as exc:
                 tmp.unlink(missing_ok=True)
@@ -212,6 +215,13 @@ class ScreenState:
         )
         self._features = (settings, features)
         return features
+
+
+def _link_or_copy(source: Path, target: Path) -> None:
+    try:
+        os.link(source, target)
+    except OSError:  # another file system, or links not supported
+        shutil.copyfile(source, target)
 
 
 def _hash_length(settings: SimilaritySettings) -> int:
@@ -295,6 +305,21 @@ def compare(a: ScreenState, b: ScreenState, *, settings: SimilaritySettings) -> 
 
 def visual_similarity(a: Features, b: Features) -> float:
     return 1.0 - (a.hash ^ b.hash).bit_count() / a.bits
+
+
+def clearly_different(a: Features, b: Features, settings: SimilaritySettings) -> bool:
+    """True when compare_features would say different from the activity and hash alone.
+
+    A cheap test that lets the merge skip the hierarchy components for most pairs.
+    """
+    if settings.activity_must_match and a.activity and b.activity and a.activity != b.activity:
+        return True
+    floor = (
+        settings.visual_floor
+        if a.has_hierarchy and b.has_hierarchy
+        else (settings.visual_only_threshold)
+    )
+    return visual_similarity(a, b) < floor
 
 
 def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> Verdict:
