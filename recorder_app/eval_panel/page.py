@@ -21,6 +21,8 @@ from PySide6.QtWidgets import (
     QHBoxLayout,
     QLabel,
     QLineEdit,
+    QMenu,
+    QMessageBox,
     QProgressBar,
     QPushButton,
     QScrollArea,
@@ -131,6 +133,7 @@ class EvaluationPage(QWidget):
         layout = QVBoxLayout(self)
         layout.setContentsMargins(6, 6, 6, 6)
         layout.addWidget(self.splitter)
+        self.menus = [self._build_menu()]
         self._update_buttons()
 
     # -- construction
@@ -172,6 +175,21 @@ class EvaluationPage(QWidget):
         layout.addWidget(self.progress)
         layout.addWidget(self.state_label)
         return box
+
+    def _build_menu(self) -> QMenu:
+        """The main window's "Evaluate" menu: the same commands as the buttons."""
+        menu = QMenu("E&valuate", self)
+        self.start_action = menu.addAction("Start run", self.start_run)
+        self.pause_action = menu.addAction("Pause", self.pause_button.toggle)
+        self.stop_action = menu.addAction("Stop", self.stop_run)
+        menu.addSeparator()
+        self.resume_action = menu.addAction("Resume run…", self._on_resume_clicked)
+        self.open_action = menu.addAction("Open run…", self._on_open_clicked)
+        menu.addSeparator()
+        self.export_action = menu.addAction("Export report", self.export_report)
+        self.open_report_action = menu.addAction("Open report", self._on_open_report_clicked)
+        menu.addAction("Compare runs", lambda: self.tabs.setCurrentWidget(self.compare_view))
+        return menu
 
     def _build_results_tab(self) -> QWidget:
         tab = QWidget()
@@ -249,6 +267,17 @@ class EvaluationPage(QWidget):
         except (OSError, GraphBuilderError) as exc:
             log.warning("cannot save the evaluation settings: %s", exc)
 
+    def can_close(self) -> bool:
+        """Asked before the studio closes while a run is going: stop it, or stay open."""
+        if self.run is None or not self.run.running:
+            return True
+        answer = QMessageBox.question(
+            self,
+            "An evaluation is running",
+            "Stop the run and quit? Finished tasks are saved; Resume run… continues it later.",
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
     def shutdown(self) -> None:
         """Closing the studio: stop a run (it stays resumable) and keep the settings."""
         if self.run is not None and self.run.running:
@@ -311,6 +340,7 @@ class EvaluationPage(QWidget):
             return
         self.run.set_paused(paused)
         self.pause_button.setText("Continue" if paused else "Pause")
+        self.pause_action.setText("Continue" if paused else "Pause")
         if paused:
             self._set_state("paused", "Paused (between steps)")
         else:
@@ -359,6 +389,7 @@ class EvaluationPage(QWidget):
     def _on_run_ended(self) -> None:
         self.pause_button.setChecked(False)
         self.pause_button.setText("Pause")
+        self.pause_action.setText("Pause")
         self._update_buttons()
 
     def _set_state(self, state: str, text: str) -> None:
@@ -367,14 +398,18 @@ class EvaluationPage(QWidget):
 
     def _update_buttons(self) -> None:
         running = self.run is not None and self.run.running
-        self.start_button.setEnabled(not running)
-        self.resume_button.setEnabled(not running)
-        self.open_button.setEnabled(not running)
-        self.pause_button.setEnabled(running)
-        self.stop_button.setEnabled(running)
         has_run = self.current_run is not None
-        self.export_button.setEnabled(has_run and not running)
-        self.open_report_button.setEnabled(self.report_path is not None)
+        for widgets, enabled in (
+            ((self.start_button, self.start_action), not running),
+            ((self.resume_button, self.resume_action), not running),
+            ((self.open_button, self.open_action), not running),
+            ((self.pause_button, self.pause_action), running),
+            ((self.stop_button, self.stop_action), running),
+            ((self.export_button, self.export_action), has_run and not running),
+            ((self.open_report_button, self.open_report_action), self.report_path is not None),
+        ):
+            for widget in widgets:
+                widget.setEnabled(enabled)
 
     # -- results
 

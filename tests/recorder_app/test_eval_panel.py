@@ -248,8 +248,10 @@ def test_stop_mid_run_then_resume_completes_the_rest(qtbot, page, ws):
     qtbot.waitUntil(lambda: page.results_model.rowCount() >= 1, timeout=RUN_TIMEOUT_MS)
     qtbot.mouseClick(page.pause_button, Qt.MouseButton.LeftButton)
     assert page.pause_button.text() == "Continue" and page.run.paused
-    qtbot.mouseClick(page.stop_button, Qt.MouseButton.LeftButton)
+    assert page.stop_action.isEnabled() and not page.start_action.isEnabled()
+    page.stop_action.trigger()  # the Evaluate menu's Stop, same as the button
     wait_for_end(qtbot, page)
+    assert page.start_action.isEnabled() and not page.stop_action.isEnabled()
     run = page.current_run
     done = {r.task_id for r in RunStore.open(run).results()}
     assert 1 <= len(done) < TASKS
@@ -295,3 +297,19 @@ def test_settings_are_per_workspace_and_never_hold_a_key(qtbot, page, ws):
     assert again.form.key_env_edit.text() == "MY_VLM_KEY"
     assert again.form.variant_combo.currentData() == "normalized"
     assert again.form.build_config().agent_config == config.agent_config
+
+
+def test_the_studio_window_has_the_evaluate_tab_and_menu(qtbot, settings, ws):
+    from recorder_app.connection import DeviceConnection
+    from recorder_app.main_window import StudioMainWindow
+
+    window = StudioMainWindow(settings, DeviceConnection(port=1))
+    qtbot.addWidget(window)
+    window.open_workspace(ws.root)
+    page = window.pages["evaluate"]
+    assert isinstance(page, EvaluationPage)
+    assert window.tabs.tabText(window.tabs.indexOf(page)) == "Evaluate"
+    assert page.workspace == ws  # the window handed the workspace over
+    titles = [a.text() for a in window.menuBar().actions()]
+    assert "E&valuate" in titles
+    assert page.can_close()  # nothing running: nothing to ask
