@@ -7,6 +7,7 @@ They hold the id of what they show and read the rest from the document. Edits th
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -387,6 +388,14 @@ class NodeInspector(QWidget):
 # --------------------------------------------------------------------------- edge
 
 
+def _points_text(points: tuple[tuple[float, float], ...], limit: int = 6) -> str:
+    """Demonstrated points in [0,1000] space, repeats counted: "(413, 307) ×5"."""
+    counts = Counter((round(x), round(y)) for x, y in points)
+    parts = [f"({x}, {y})" + (f" ×{n}" if n > 1 else "") for (x, y), n in counts.items()]
+    more = f" and {len(parts) - limit} more" if len(parts) > limit else ""
+    return (", ".join(parts[:limit]) + more) or "none"
+
+
 class TextsEdit(QPlainTextEdit):
     """Accepted texts, one per line; ``editing_finished`` when focus leaves after a change."""
 
@@ -456,6 +465,7 @@ class EdgeInspector(QWidget):
         self.threshold.setKeyboardTracking(False)
         self.threshold.setToolTip("Least rapidfuzz ratio (0-100) a typed text needs")
         self.points_label = QLabel()
+        self.points_label.setWordWrap(True)
 
         self.form = QFormLayout()
         self.form.addRow("Points", self.points_label)
@@ -502,12 +512,7 @@ class EdgeInspector(QWidget):
         for widget in widgets:
             widget.blockSignals(True)
         pointed = rule.action_type.is_pointed
-        self.points_label.setText(
-            ", ".join(f"({x:.0f}, {y:.0f})" for x, y in rule.points[:6])
-            + (" …" if len(rule.points) > 6 else "")
-            if rule.points
-            else "none"
-        )
+        self.points_label.setText(_points_text(rule.points))
         self.radius.setValue(rule.radius)
         self.use_bounds.setChecked(rule.bounds is not None)
         self.use_bounds.setEnabled(self._bounds_for(edge_id) is not None)

@@ -42,7 +42,7 @@ from recorder_app.graph_editor.layout import layered_layout
 
 THUMB_WIDTH = 120.0
 MAX_THUMB_HEIGHT = 270.0
-COLUMN_GAP = 190.0
+COLUMN_GAP = 230.0
 ROW_GAP = 70.0
 HEADER = 20.0
 
@@ -315,6 +315,9 @@ class PortItem(QGraphicsItem):
         painter.drawEllipse(QPointF(0, 0), self.RADIUS, self.RADIUS)
 
 
+BADGE_SPOTS = (0.5, 0.42, 0.58, 0.34, 0.66, 0.26, 0.74, 0.18, 0.82)
+
+
 class EdgeItem(QGraphicsItem):
     GLYPH_RADIUS = 9.0
 
@@ -340,6 +343,22 @@ class EdgeItem(QGraphicsItem):
         self._glyph_center = path.pointAtPercent(0.5)
         self._badge = self._badge_rect()
 
+    @property
+    def badge(self) -> QRectF:
+        return self._badge
+
+    def place_badge(self, obstacles: list[QRectF]) -> None:
+        """Slide the badge along the edge to where it hides the least, nearest the middle."""
+
+        def hidden(t: float) -> float:
+            self._glyph_center = self._path.pointAtPercent(t)
+            self._badge = self._badge_rect()
+            overlaps = (self._badge.intersected(o) for o in obstacles)
+            return sum(r.width() * r.height() for r in overlaps if not r.isEmpty())
+
+        best = min(BADGE_SPOTS, key=hidden)  # min keeps the first (most central) of ties
+        hidden(best)
+
     def _badge_rect(self) -> QRectF:
         r = self.GLYPH_RADIUS
         caption_w = 0.0
@@ -347,8 +366,9 @@ class EdgeItem(QGraphicsItem):
             caption_w = min(
                 QFontMetricsF(_caption_font()).horizontalAdvance(self._caption) + 8, 120.0
             )
-        c = self._glyph_center
-        return QRectF(c.x() - r - 3, c.y() - r - 2, 2 * r + 6 + caption_w, 2 * r + 4)
+        c = self._glyph_center  # the badge is centred on the line, the glyph at its left
+        width = 2 * r + 6 + caption_w
+        return QRectF(c.x() - width / 2, c.y() - r - 2, width, 2 * r + 4)
 
     def boundingRect(self) -> QRectF:
         return (
@@ -387,7 +407,7 @@ class EdgeItem(QGraphicsItem):
         painter.setPen(QPen(color, 1.5))
         painter.setBrush(GLYPH_FILL)
         painter.drawRoundedRect(self._badge, 8, 8)
-        c = self._glyph_center
+        c = QPointF(self._badge.left() + self.GLYPH_RADIUS + 3, self._badge.center().y())
         painter.setPen(QPen(EDGE_COLOR, 2))
         GLYPHS[self._edge.rule.action_type](painter, c, self.GLYPH_RADIUS, self._edge)
         if self._caption:
@@ -530,12 +550,17 @@ class GraphScene(QGraphicsScene):
         for edge in graph.edges:
             if edge.source in self._nodes and edge.target in self._nodes:
                 pairs.setdefault((edge.source, edge.target), []).append(edge)
+        obstacles = [
+            self._frame(n).adjusted(-2, -HEADER - 2, PortItem.RADIUS + 6, 2) for n in self._nodes
+        ]
         for (source, target), edges in pairs.items():
             src, tgt = self._frame(source), self._frame(target)
             for k, edge in enumerate(edges):
                 path = _edge_path(src, tgt, k - (len(edges) - 1) / 2, source == target)
                 caption = edge_caption(edge, captions.get(edge.id, ""))
                 edge_item = EdgeItem(edge, path, caption, edge_problems.get(edge.id, ""))
+                edge_item.place_badge(obstacles)
+                obstacles.append(edge_item.badge.adjusted(-3, -3, 3, 3))
                 self.addItem(edge_item)
                 self._edges[edge.id] = edge_item
 

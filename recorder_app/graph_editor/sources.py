@@ -11,7 +11,7 @@ from pathlib import Path
 
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
-from graph_builder.merge import target_element
+from graph_builder.hierarchy import Hierarchy, UIElement
 from graph_builder.model import (
     Demonstration,
     EdgeSupport,
@@ -69,17 +69,27 @@ class ScreenSources:
         return self._states[member]
 
     def target_label(self, support: EdgeSupport) -> str:
-        """What the demonstrated action touched, as a person would name it ("" if unknown)."""
-        if support.action.element is not None:
-            return support.action.element.label()
+        """What a demonstrated tap touched, as a person would name it ("" if unknown).
+
+        A tapped row is named by the first text inside it, not by its class.
+        """
+        action = support.action
+        if not action.type.is_pointed:
+            return ""
         state = self.member_state(support.member)
-        if state is None or not support.action.type.is_pointed:
-            return ""
-        try:
-            element = target_element(support.action, state)
-        except GraphBuilderError:
-            return ""
-        return element.label() if element is not None else ""
+        hierarchy = None
+        if state is not None:
+            try:
+                hierarchy = state.hierarchy()
+            except GraphBuilderError:
+                hierarchy = None
+        if state is not None and hierarchy is not None:
+            device = action.rescaled(state.observation.screen)
+            if device.x is not None and device.y is not None:
+                element = hierarchy.element_at(device.x, device.y)
+                if element is not None:
+                    return spoken_label(hierarchy, element)
+        return action.element.label() if action.element is not None else ""
 
     def member_screenshot(self, member: MemberRef) -> Path | None:
         found = self.member_observation(member)
@@ -128,3 +138,14 @@ def graph_settings(graph: TaskGraph) -> SimilaritySettings:
         except GraphBuilderError:
             pass
     return SimilaritySettings()
+
+
+def spoken_label(hierarchy: Hierarchy, element: UIElement) -> str:
+    """The element's text, else the first text inside it, else its id or class."""
+    pending = [element]
+    while pending:
+        current = pending.pop(0)
+        if current.text or current.content_desc:
+            return current.text or current.content_desc
+        pending[:0] = hierarchy.children(current)
+    return element.resource_id.rpartition("/")[2] or element.class_name.rpartition(".")[2]
