@@ -238,14 +238,15 @@ def report_html(reports: Sequence[TaskBuildReport], pins: dict[str, tuple[Pin, .
         kept = [p for p in before if p not in stale]
         if before:
             parts.append(
-                f"<p><b>Manual decisions kept:</b> {len(kept)} of {len(before)}</p>"
+                f"<p><b>Manual decisions applied in full:</b> {len(kept)} of {len(before)}</p>"
                 + _list([describe_pin(p) for p in kept])
             )
         if report.stale_pins:
             parts.append(
-                "<p style='color:#b45309'><b>Manual decisions that no longer apply</b> "
-                "(their screens are no longer in the demonstrations used; they stay in "
-                "graph.json and apply again if the screens come back):</p>"
+                "<p style='color:#b45309'><b>Manual decisions that no longer apply in full</b> "
+                "(some of their screens are not in the demonstrations used; the screens "
+                "still there follow them, and they stay in graph.json to apply in full "
+                "again if the screens come back):</p>"
                 + _list([describe_pin(p) for p in report.stale_pins])
             )
         sections = (
@@ -258,9 +259,8 @@ def report_html(reports: Sequence[TaskBuildReport], pins: dict[str, tuple[Pin, .
                 parts.append(f"<p><b>{title}</b></p>" + _list(lines))
         if report.decisions:
             parts.append(
-                "<details><p><b>Merge decisions</b></p>"
+                "<p><b>Where each screen went</b></p>"
                 + _list([d.describe() for d in report.decisions])
-                + "</details>"
             )
     return "".join(parts) or "<p>No task had demonstrations to build.</p>"
 

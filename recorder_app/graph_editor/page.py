@@ -164,6 +164,8 @@ class GraphEditorPage(QWidget):
         self.redo_action = make(
             "Redo", ["Ctrl+Shift+Z", "Ctrl+Y"], self.redo, "Redo the edit undone last"
         )
+        for action in (self.undo_action, self.redo_action):
+            action.setIconText(action.text())  # the toolbar stays short; menus name the edit
         self.delete_action = make(
             "Delete",
             ["Delete", "Backspace"],

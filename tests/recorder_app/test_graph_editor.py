@@ -473,8 +473,8 @@ def test_rebuild_keeps_manual_decisions_and_reports_the_stale_ones(
     report = finished.args[0][0]
     assert len(report.stale_pins) == 2
     text = page.report_dialog.plain_text()
-    assert "Manual decisions kept: 0 of 2" in text
-    assert "no longer apply" in text and "d2#4" in text
+    assert "Manual decisions applied in full: 0 of 2" in text
+    assert "no longer apply in full" in text and "d2#4" in text
 
 
 def test_edits_wait_for_a_running_build(qtbot, page, monkeypatch) -> None:  # type: ignore[no-untyped-def]
