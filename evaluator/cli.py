@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import tomllib
 from pathlib import Path
@@ -165,6 +166,7 @@ class ProgressPrinter:
 
 
 def run_eval(args: argparse.Namespace) -> int:
+    from evaluator.control import Control
     from evaluator.prices import load_prices
     from evaluator.report import write_report
     from evaluator.runner import RunConfig, RunFinished, iter_run
@@ -188,17 +190,29 @@ def run_eval(args: argparse.Namespace) -> int:
         resume=args.resume,
     )
     printer = ProgressPrinter()
+    control = Control()
+    resume_hint = f"finished tasks are saved; continue with: --out {args.out} --resume"
+
+    def stop_softly(signum: int, frame: object) -> None:
+        print("\nstopping after the current step (Ctrl-C again to quit at once)", file=sys.stderr)
+        control.stop.set()
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+    previous = signal.signal(signal.SIGINT, stop_softly)
     finished: RunFinished | None = None
     try:
-        for event in iter_run(config):
+        for event in iter_run(config, control=control):
             printer(event)
             if isinstance(event, RunFinished):
                 finished = event
     except KeyboardInterrupt:
-        print(
-            f"\nstopped; finished tasks are saved. Continue with: --out {args.out} --resume",
-            file=sys.stderr,
-        )
+        print(f"\nquit; {resume_hint}", file=sys.stderr)
+        return 130
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    assert finished is not None
+    if finished.stopped:
+        print(f"stopped; {resume_hint}", file=sys.stderr)
         return 130
     assert finished is not None
     if not args.no_report:

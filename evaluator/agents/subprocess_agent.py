@@ -68,6 +68,7 @@ class SubprocessAgent(BaseAgent):
                 bufsize=1,
                 cwd=self.config.get("cwd"),
                 env=env,
+                start_new_session=True,  # a Ctrl-C meant for the evaluator must not kill it
             )
         except OSError as exc:
             raise AgentError(f"cannot start agent program {self.command[0]!r}: {exc}") from exc

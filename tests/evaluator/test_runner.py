@@ -206,3 +206,47 @@ def test_killing_the_cli_mid_run_loses_nothing_finished(synthetic, tmp_path):
     assert len(results_after) == 10
     assert sum(r.success for r in results_after) == 8  # it cannot type: two tasks fail
     assert f"{len(done_before)} already finished" in resumed.stderr
+
+
+def test_ctrl_c_stops_after_the_current_step_and_resumes(synthetic, tmp_path):
+    out = tmp_path / "run"
+    agent_config = tmp_path / "agent.json"
+    agent_config.write_text(
+        json.dumps({"command": [sys.executable, str(LINE_AGENT), "--delay", "0.05"]})
+    )
+    command = [
+        sys.executable,
+        "-m",
+        "elderbench",
+        "eval",
+        "--suite",
+        str(synthetic.suite),
+        "--agent",
+        "subprocess",
+        "--agent-config",
+        str(agent_config),
+        "--instruction",
+        "normalized",
+        "--out",
+        str(out),
+        "--no-report",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.PIPE, text=True)
+    results = out / "results.jsonl"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        if results.exists() and len(results.read_bytes().splitlines()) >= 2:
+            break
+        time.sleep(0.02)
+    process.send_signal(signal.SIGINT)
+    _, stderr = process.communicate(timeout=30)
+    assert process.returncode == 130
+    assert "stopping after the current step" in stderr and "--resume" in stderr
+    stopped = RunStore.open(out).results()
+    assert 2 <= len(stopped) < 10 and not any(r.is_error for r in stopped)
+    resumed = subprocess.run(
+        [*command, "--resume"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=120
+    )
+    assert resumed.returncode == 0, resumed.stderr[-2000:]
+    assert len(RunStore.open(out).results()) == 10
