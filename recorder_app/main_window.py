@@ -247,17 +247,8 @@ class StudioMainWindow(QMainWindow):
         self.settings.sync()
 
     def closeEvent(self, event: QCloseEvent) -> None:
-        recorder = self.record_page.recorder
-        if recorder.recording:
-            answer = QMessageBox.question(
-                self,
-                "Recording in progress",
-                "A demonstration is being recorded. Quit anyway? Its steps are saved and it "
-                "is kept as incomplete, so you can resume it next time.",
-            )
-            if answer != QMessageBox.StandardButton.Yes:
-                event.ignore()
-                return
+        # No "are you sure": every step is already on disk, and a demo that is still open
+        # stays incomplete and is offered for resuming the next time the studio starts.
         if not all(p.can_close() for p in self.pages.values() if hasattr(p, "can_close")):
             event.ignore()
             return

@@ -37,7 +37,13 @@ from graph_builder.model import Action
 from recorder_app.connection import DeviceConnection
 from recorder_app.device_bar import DeviceBar
 from recorder_app.mirror_view import MirrorFeed, MirrorView
-from recorder_app.recorder import IDLE, RecorderController, ResumeRequest, StartRequest
+from recorder_app.recorder import (
+    IDLE,
+    RecorderController,
+    ResumeRequest,
+    StartRequest,
+    saved_steps,
+)
 from recorder_app.session import ScreenCapture, SessionState
 from recorder_app.task_panel import TaskPanel
 from recorder_app.workspace import Workspace
@@ -91,6 +97,7 @@ class RecordPage(QWidget):
         self._serial: str | None = None
         self._mirror_live = False
         self._capture_ms: float | None = None
+        self._lost_during: str | None = None  # demo folder whose phone loss was reported
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
         self.mirror = MirrorView()
@@ -385,15 +392,19 @@ class RecordPage(QWidget):
 
     @Slot(str)
     def _on_device_lost(self, serial: str) -> None:
-        if self.recorder.recording:
-            saved = self.steps_list.count()
-            self.recorder.stop()
-            self.problem_occurred.emit(
-                "The phone disconnected",
-                f"The phone {serial} disconnected during the demonstration. The {saved} "
-                "steps recorded so far are saved, and the demonstration is kept as "
-                "incomplete. Reconnect the phone, then resume it from the Demos tab.",
-            )
+        if not self.recorder.recording:
+            return
+        already_reported = self.recorder.state == SessionState.INTERRUPTED.value
+        self._lost_during = self.recorder.demo_folder
+        self.recorder.stop()
+        if already_reported:
+            return
+        self.problem_occurred.emit(
+            "The phone disconnected",
+            f"The phone {serial} disconnected during the demonstration. "
+            f"{saved_steps(self.steps_list.count())} and the demonstration is kept as "
+            "incomplete. Reconnect the phone, then resume it from the Demos tab.",
+        )
 
     @Slot(str, str)
     def _on_mirror_started(self, name: str, fallback_reason: str) -> None:
@@ -485,8 +496,8 @@ class RecordPage(QWidget):
     def _on_screen_captured(self, screen: ScreenCapture) -> None:
         self._capture_ms = screen.capture_ms
         self._emit_recorder_status()
-        if not self._mirror_live:
-            self.mirror.show_still(screen.screenshot_png, screen.screen)
+        if not self._mirror_live or self.mirror.device_size is None:
+            self.mirror.show_still(screen.screenshot_png, screen.screen)  # until frames come
         self.mirror.set_hierarchy(screen.hierarchy)
         notes = []
         if not screen.settled:
@@ -521,6 +532,9 @@ class RecordPage(QWidget):
 
     @Slot(str, str)
     def _on_demo_interrupted(self, title: str, message: str) -> None:
+        if self._lost_during is not None and self._lost_during == self.recorder.demo_folder:
+            self.message_posted.emit(f"{title}: {message.splitlines()[0]}", 0)  # said already
+            return
         self.problem_occurred.emit(title, message)
 
     @Slot(str)

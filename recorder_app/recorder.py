@@ -46,6 +46,11 @@ class ResumeRequest:
     folder: Path
 
 
+def saved_steps(count: int) -> str:
+    """``1 step is saved`` / ``3 steps are saved``."""
+    return f"{count} step is saved" if count == 1 else f"{count} steps are saved"
+
+
 class RecorderWorker(QObject):
     """Owns the session and the device; lives in the recorder thread."""
 
@@ -181,9 +186,9 @@ class RecorderWorker(QObject):
         self.state_changed.emit(SessionState.INTERRUPTED.value)
         self.demo_interrupted.emit(
             title,
-            f"{message}\n\nThe {saved} step{'s' if saved != 1 else ''} recorded so far "
-            "are saved; the demonstration is kept as incomplete. Fix the problem and choose "
-            "Retry capture, or Stop and resume it later from the Demos tab.",
+            f"{message}\n\n{saved_steps(saved)}; the demonstration is kept as "
+            "incomplete. Fix the problem and choose Retry capture, or Stop and resume it "
+            "later from the Demos tab.",
         )
 
     def _close_session(self) -> None:

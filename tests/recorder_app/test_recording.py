@@ -1,0 +1,228 @@
+"""Recording on the virtual phone purely through mouse and key events on the studio window."""
+
+from __future__ import annotations
+
+import io as bytes_io
+
+import numpy as np
+import pytest
+from PIL import Image
+from PySide6.QtCore import QPoint, Qt
+from PySide6.QtWidgets import QMessageBox
+
+from graph_builder import io
+from graph_builder.model import ActionType, DemoStatus
+from recorder_app.connection import DeviceConnection
+from recorder_app.demo_browser import DemoBrowser
+from recorder_app.main_window import StudioMainWindow
+
+SERIAL = "virtual-1"
+READY_TIMEOUT_MS = 15_000
+
+
+class Recording:
+    """Drives the Record tab like a user, noting the phone's true screen at each ready."""
+
+    def __init__(self, qtbot, window: StudioMainWindow, phone) -> None:
+        self.qtbot = qtbot
+        self.window = window
+        self.page = window.record_page
+        self.mirror = window.record_page.mirror
+        self.phone = phone
+        self.truth: list[str] = []  # ground-truth screen before each step
+        self.pixels: list[np.ndarray] = []  # what the phone showed before each step
+
+    def acknowledge_problems(self) -> int:
+        """Press OK on every problem box, as the user would; how many there were."""
+        boxes = [b for b in self.window.findChildren(QMessageBox) if b.isVisible()]
+        for box in boxes:
+            box.accept()
+        return len(boxes)
+
+    def wait_ready(self) -> None:
+        self.qtbot.waitUntil(lambda: self.page.recorder.ready, timeout=READY_TIMEOUT_MS)
+        self.truth.append(self.phone.ground_truth())
+        self.pixels.append(np.asarray(self.phone.render()))
+
+    def element(self, label: str):
+        screen = self.page.recorder.screen
+        assert screen is not None and screen.hierarchy is not None
+        return next(e for e in screen.hierarchy.visible() if e.label() == label)
+
+    def point(self, x: float, y: float) -> QPoint:
+        return self.mirror.widget_point(x, y).toPoint()
+
+    def tap(self, label: str) -> None:
+        target = self.point(*self.element(label).bounds.center)
+        self.qtbot.mouseMove(self.mirror, target)
+        assert self.mirror.hovered_element is not None
+        assert self.mirror.hovered_element.label() == label  # highlighted before the click
+        self.qtbot.mouseClick(self.mirror, Qt.MouseButton.LeftButton, pos=target)
+
+    def long_press(self, label: str) -> None:
+        target = self.point(*self.element(label).bounds.center)
+        self.qtbot.mousePress(self.mirror, Qt.MouseButton.LeftButton, pos=target)
+        self.qtbot.wait(600)
+        self.qtbot.mouseRelease(self.mirror, Qt.MouseButton.LeftButton, pos=target)
+
+    def swipe(self, start: tuple[int, int], end: tuple[int, int]) -> None:
+        a, b = self.point(*start), self.point(*end)
+        self.qtbot.mousePress(self.mirror, Qt.MouseButton.LeftButton, pos=a)
+        self.qtbot.mouseMove(self.mirror, (a + b) / 2)
+        self.qtbot.mouseRelease(self.mirror, Qt.MouseButton.LeftButton, pos=b)
+
+    def key(self, key: Qt.Key, modifier=Qt.KeyboardModifier.NoModifier) -> None:
+        self.qtbot.keyClick(self.window, key, modifier)
+
+    def type_text(self, text: str) -> None:
+        self.key(Qt.Key.Key_T, Qt.KeyboardModifier.ControlModifier)  # focus the text box
+        self.qtbot.keyClicks(self.page.text_edit, text)
+        self.qtbot.keyClick(self.page.text_edit, Qt.Key.Key_Return)
+
+
+@pytest.fixture
+def window(qtbot, settings, workspace, virtual_server):
+    connection = DeviceConnection(
+        port=virtual_server.port,
+        mirror_prefer="screencap",
+        mirror_max_fps=10,
+        settle_timeout=2.0,
+    )
+    window = StudioMainWindow(settings, connection, poll_ms=300)
+    qtbot.addWidget(window)
+    window.resize(1000, 760)
+    window.show()
+    window.activateWindow()
+    qtbot.waitUntil(window.isActiveWindow)
+    window.open_workspace(workspace.root)
+    window.record_page.start()
+    qtbot.waitUntil(
+        lambda: window.record_page.device_bar.connected_serial == SERIAL, timeout=10_000
+    )
+    qtbot.waitUntil(lambda: window.record_page.mirror.device_size == (1080, 2400), timeout=10_000)
+    return window
+
+
+def start_demo(recording: Recording, task_id: str = "wifi-search") -> None:
+    panel = recording.page.task_panel
+    panel.id_edit.setText(task_id)
+    panel.instruction_edit.setPlainText("where do I find the wifi thing")
+    panel.app_edit.setText("com.android.settings")
+    panel.annotator_edit.setText("a01")
+    recording.page.reset_check.setChecked(False)  # start on the home screen
+    recording.key(Qt.Key.Key_R, Qt.KeyboardModifier.ControlModifier)
+    recording.wait_ready()
+
+
+def decoded(path) -> np.ndarray:
+    return np.asarray(Image.open(bytes_io.BytesIO(io.read_png(path))).convert("RGB"))
+
+
+def test_a_demo_recorded_with_mouse_and_keys_pairs_each_action_with_its_screen(
+    qtbot, window, workspace, virtual_server
+):
+    rec = Recording(qtbot, window, virtual_server.phones[0])
+    start_demo(rec)
+    refused: list[str] = []
+    rec.page.recorder.input_refused.connect(refused.append)
+
+    rec.tap("Settings")
+    # A click while the recorder performs and captures is refused, never recorded.
+    qtbot.mouseClick(rec.mirror, Qt.MouseButton.LeftButton, pos=rec.point(540, 1200))
+    assert refused and "not recorded" in refused[-1]
+    assert rec.mirror._busy_message  # the busy overlay is up
+    rec.wait_ready()
+    rec.tap("search_action_bar")
+    rec.wait_ready()
+    rec.type_text("wifi")
+    rec.wait_ready()
+    rec.long_press("wifi")
+    rec.wait_ready()
+    rec.key(Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # back: hides the keyboard
+    rec.wait_ready()
+    rec.key(Qt.Key.Key_Left, Qt.KeyboardModifier.AltModifier)  # back: to Settings
+    rec.wait_ready()
+    rec.swipe((540, 1800), (540, 700))
+    rec.wait_ready()
+    rec.key(Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # task complete
+    qtbot.waitUntil(lambda: rec.page.recorder.state == "finished", timeout=READY_TIMEOUT_MS)
+
+    (folder,) = io.demo_dirs(workspace.demos_dir, "wifi-search")
+    demo = io.load_demo(folder)
+    assert demo.status is DemoStatus.COMPLETE and demo.annotator == "a01"
+    assert demo.device.model == "ElderPhone Virtual"
+    kinds = [s.action.type for s in demo.steps]
+    assert kinds == [
+        ActionType.TAP,
+        ActionType.TAP,
+        ActionType.TYPE,
+        ActionType.LONG_PRESS,
+        ActionType.BACK,
+        ActionType.BACK,
+        ActionType.SWIPE,
+        ActionType.DONE,
+    ]
+    tap, search, typed, press, _, _, swipe, _ = (s.action for s in demo.steps)
+    # Actions are in device pixels, with the element under the pointer.
+    assert tap.screen == (1080, 2400) and tap.element.text == "Settings"
+    assert tap.element.bounds.contains(tap.x, tap.y)
+    assert search.element.resource_id.endswith("search_action_bar")
+    assert typed.text == "wifi"
+    assert press.element.class_name == "android.widget.EditText"
+    assert press.duration_ms >= 600
+    assert swipe.direction == "up" and abs(swipe.y - 1800) < 10 and abs(swipe.y2 - 700) < 10
+    # Each screenshot shows the screen the action was taken on, never the one after it.
+    assert len(rec.pixels) == len(demo.steps)
+    for step, before in zip(demo.steps, rec.pixels, strict=True):
+        assert step.observation.phash and step.observation.hierarchy
+        saved = decoded(folder / step.observation.screenshot)
+        assert np.array_equal(saved, before), f"step {step.index} shows another screen"
+    assert rec.truth[0].startswith("launcher/home") and rec.truth[1].startswith("settings/main")
+    assert demo.steps[1].observation.activity.startswith("com.android.settings/")
+
+    # The Demos tab shows the saved demonstration.
+    browser: DemoBrowser = window.demo_browser
+    window.show_page("demos")
+    assert browser.select_demo(folder)
+    assert browser.tree.topLevelItem(0).text(0) == "wifi-search  (1 demo)"
+    assert browser.step_label.text().startswith("Step 1 of 8: tap")
+    assert browser.viewer.has_image
+
+
+def test_killing_the_phone_server_mid_demo_keeps_an_incomplete_demo_that_resumes(
+    qtbot, window, workspace, virtual_server
+):
+    from devices.virtual.testing import fast_phone, running_server
+
+    rec = Recording(qtbot, window, virtual_server.phones[0])
+    start_demo(rec, "settings-open")
+    rec.tap("Settings")
+    rec.wait_ready()
+    port = virtual_server.port
+    virtual_server.close()
+    rec.tap("search_action_bar")  # performing fails: the phone is gone
+    qtbot.waitUntil(lambda: window.last_problem is not None, timeout=READY_TIMEOUT_MS)
+    qtbot.waitUntil(lambda: not rec.page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    (folder,) = io.demo_dirs(workspace.demos_dir, "settings-open")
+    demo = io.load_demo(folder)
+    assert demo.status is DemoStatus.INCOMPLETE
+    assert [s.action.type for s in demo.steps] == [ActionType.TAP]  # the failed tap is not kept
+    assert "disconnect" in window.last_problem[0].lower() + window.last_problem[1].lower()
+    assert rec.acknowledge_problems() == 1  # one dialog for one fault
+
+    with running_server(phones=[fast_phone(SERIAL)], port=port) as server:
+        rec.phone = server.phones[0]
+        qtbot.waitUntil(lambda: rec.page.device_bar.connected_serial == SERIAL, timeout=10_000)
+        window.demo_browser.refresh()
+        assert window.demo_browser.select_demo(folder)
+        window.demo_browser.resume_button.click()
+        rec.wait_ready()
+        assert rec.page.steps_list.count() == 1  # the saved step is listed again
+        rec.tap("Settings")
+        rec.wait_ready()
+        rec.page.complete_button.click()
+        qtbot.waitUntil(lambda: rec.page.recorder.state == "finished", timeout=READY_TIMEOUT_MS)
+        window.record_page.feed.stop_now()
+    demo = io.load_demo(folder)
+    assert demo.status is DemoStatus.COMPLETE
+    assert [s.action.type for s in demo.steps] == [ActionType.TAP, ActionType.TAP, ActionType.DONE]
