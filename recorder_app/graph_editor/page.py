@@ -64,6 +64,15 @@ log = logging.getLogger(__name__)
 PICTURE_WIDTH = int(THUMB_WIDTH * 2)  # sharp when zoomed in to 200 %
 
 
+def _fill(target: QMenu | QToolBar, actions: Sequence[QAction | None]) -> None:
+    """Add actions in order; None is a separator."""
+    for action in actions:
+        if action is None:
+            target.addSeparator()
+        else:
+            target.addAction(action)
+
+
 class _BuildProgress(QObject):
     """Lives in the GUI thread; the build thread emits, so the slot runs in the GUI thread."""
 
@@ -120,25 +129,24 @@ class GraphEditorPage(QWidget):
         self._make_actions()
         self.toolbar = QToolBar()
         self.toolbar.setObjectName("graphToolbar")
-        for action in (
-            self.save_action,
-            None,
-            self.undo_action,
-            self.redo_action,
-            None,
-            self.merge_action,
-            self.delete_action,
-            self.done_action,
-            self.start_action,
-            None,
-            self.fit_action,
-            self.zoom_in_action,
-            self.zoom_out_action,
-        ):
-            if action is None:
-                self.toolbar.addSeparator()
-            else:
-                self.toolbar.addAction(action)
+        _fill(
+            self.toolbar,
+            [
+                self.save_action,
+                None,
+                self.undo_action,
+                self.redo_action,
+                None,
+                self.merge_action,
+                self.delete_action,
+                self.done_action,
+                self.start_action,
+                None,
+                self.fit_action,
+                self.zoom_in_action,
+                self.zoom_out_action,
+            ],
+        )
         self._layout()
         self._connect()
         self._on_graph_changed()
@@ -204,27 +212,31 @@ class GraphEditorPage(QWidget):
             "List the tasks of another suite folder, such as task_graphs/sample",
         )
         self.edit_menu = QMenu("&Edit", self)
-        for action in (
-            self.undo_action,
-            self.redo_action,
-            None,
-            self.delete_action,
-            self.merge_action,
-            self.done_action,
-            self.start_action,
-        ):
-            self.edit_menu.addSeparator() if action is None else self.edit_menu.addAction(action)
+        _fill(
+            self.edit_menu,
+            [
+                self.undo_action,
+                self.redo_action,
+                None,
+                self.delete_action,
+                self.merge_action,
+                self.done_action,
+                self.start_action,
+            ],
+        )
         self.graph_menu = QMenu("&Graph", self)
-        for action in (
-            self.open_folder_action,
-            self.build_action,
-            self.save_action,
-            None,
-            self.fit_action,
-            self.zoom_in_action,
-            self.zoom_out_action,
-        ):
-            self.graph_menu.addSeparator() if action is None else self.graph_menu.addAction(action)
+        _fill(
+            self.graph_menu,
+            [
+                self.open_folder_action,
+                self.build_action,
+                self.save_action,
+                None,
+                self.fit_action,
+                self.zoom_in_action,
+                self.zoom_out_action,
+            ],
+        )
         self.menus = [self.edit_menu, self.graph_menu]
 
     def _layout(self) -> None:

@@ -87,13 +87,13 @@ def edge_caption(edge: Edge, target: str = "") -> str:
 # --------------------------------------------------------------------------- glyphs
 
 
-def _glyph_tap(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
+def _glyph_tap(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
     p.setBrush(EDGE_COLOR)
     p.drawEllipse(c, r * 0.45, r * 0.45)
 
 
-def _glyph_long_press(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
-    _glyph_tap(p, c, r, edge)
+def _glyph_long_press(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
+    _glyph_tap(p, c, r, direction)
     p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawEllipse(c, r * 0.8, r * 0.8)
 
@@ -106,8 +106,8 @@ _DIRECTIONS = {
 }
 
 
-def _glyph_swipe(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
-    dx, dy = _DIRECTIONS.get(edge.rule.direction or SwipeDirection.UP, (0.0, -1.0))
+def _glyph_swipe(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
+    dx, dy = _DIRECTIONS[direction or SwipeDirection.UP]
     tip = c + QPointF(dx, dy) * r * 0.8
     tail = c - QPointF(dx, dy) * r * 0.8
     p.drawLine(tail, tip)
@@ -117,7 +117,7 @@ def _glyph_swipe(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
     p.drawPolygon(QPolygonF([tip, back + side, back - side]))
 
 
-def _glyph_type(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
+def _glyph_type(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
     font = QFont(p.font())
     font.setBold(True)
     font.setPixelSize(int(r * 1.4))
@@ -125,7 +125,7 @@ def _glyph_type(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
     p.drawText(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r), Qt.AlignmentFlag.AlignCenter, "T")
 
 
-def _glyph_back(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
+def _glyph_back(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
     p.setBrush(EDGE_COLOR)
     p.drawPolygon(
         QPolygonF(
@@ -138,7 +138,7 @@ def _glyph_back(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
     )
 
 
-def _glyph_home(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
+def _glyph_home(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
     p.setBrush(EDGE_COLOR)
     p.drawPolygon(
         QPolygonF(
@@ -155,19 +155,19 @@ def _glyph_home(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
     )
 
 
-def _glyph_wait(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
+def _glyph_wait(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
     p.setBrush(Qt.BrushStyle.NoBrush)
     p.drawEllipse(c, r * 0.7, r * 0.7)
     p.drawLine(c, c + QPointF(0, -r * 0.5))
     p.drawLine(c, c + QPointF(r * 0.35, 0))
 
 
-def _glyph_done(p: QPainter, c: QPointF, r: float, edge: Edge) -> None:
+def _glyph_done(p: QPainter, c: QPointF, r: float, direction: SwipeDirection | None) -> None:
     p.drawLine(c + QPointF(-r * 0.5, 0), c + QPointF(-r * 0.1, r * 0.4))
     p.drawLine(c + QPointF(-r * 0.1, r * 0.4), c + QPointF(r * 0.6, -r * 0.5))
 
 
-GLYPHS: dict[ActionType, Callable[[QPainter, QPointF, float, Edge], None]] = {
+GLYPHS: dict[ActionType, Callable[[QPainter, QPointF, float, SwipeDirection | None], None]] = {
     ActionType.TAP: _glyph_tap,
     ActionType.LONG_PRESS: _glyph_long_press,
     ActionType.SWIPE: _glyph_swipe,
@@ -326,7 +326,8 @@ class EdgeItem(QGraphicsItem):
     ) -> None:
         super().__init__()
         self.edge_id = edge.id
-        self._edge = edge  # drawn only; the item never hands it out
+        self.action_type = edge.rule.action_type
+        self.direction = edge.rule.direction
         self._path = path
         self._caption = caption or edge_caption(edge)
         self.problem = problem
@@ -409,7 +410,7 @@ class EdgeItem(QGraphicsItem):
         painter.drawRoundedRect(self._badge, 8, 8)
         c = QPointF(self._badge.left() + self.GLYPH_RADIUS + 3, self._badge.center().y())
         painter.setPen(QPen(EDGE_COLOR, 2))
-        GLYPHS[self._edge.rule.action_type](painter, c, self.GLYPH_RADIUS, self._edge)
+        GLYPHS[self.action_type](painter, c, self.GLYPH_RADIUS, self.direction)
         if self._caption:
             painter.setFont(_caption_font())
             painter.setPen(QColor("#111827"))
