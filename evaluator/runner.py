@@ -312,11 +312,10 @@ class _Session:
         device = None
         judges: list[Judge] = []
         if serial is not None:
+            # Judge configs were checked before the run started; this cannot fail on them.
+            judges = [create_judge(n, self.config.judge_config.get(n)) for n in self.config.judges]
             try:
                 device = self.device_factory(serial)
-                judges = [
-                    create_judge(n, self.config.judge_config.get(n)) for n in self.config.judges
-                ]
             except Exception as exc:  # noqa: BLE001 - any failure to open a device retires it
                 self.events.put(WorkerStopped(name, f"cannot use device {serial}: {exc}"))
                 return
@@ -467,7 +466,7 @@ def iter_run(
             f"{len(online)} selected task(s) run online ({online[0].task_id}, ...); pass "
             "--device SERIAL, or --protocol offline"
         )
-    for name in config.judges if online else ():
+    for name in config.judges if config.devices else ():
         create_judge(name, config.judge_config.get(name))  # fail early on a bad judge config
     first_agent = create_agent(config.agent, config.agent_settings())
     try:
