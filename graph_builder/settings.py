@@ -10,6 +10,7 @@ docs/graph_builder.md explains each field and why its default is what it is.
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -17,6 +18,15 @@ from typing import Any
 from graph_builder.errors import FormatError
 
 Box = tuple[float, float, float, float]
+
+# Texts that change while the screen stays the same: clock times, dates, "5 min ago".
+DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
+    r"\b\d{1,2}[:.]\d{2}\b",
+    r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
+    r"\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
+    r"\b\d{1,4}[/-]\d{1,2}[/-]\d{1,4}\b",
+    r"\b\d+\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\s+ago\b",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,8 +41,10 @@ class SimilaritySettings:
     volatile_regions: tuple[Box, ...] = ()
 
     # -- hierarchy similarity
-    volatile_text_weight: float = 0.15
-    long_text_chars: int = 40
+    volatile_text_patterns: tuple[str, ...] = DEFAULT_VOLATILE_PATTERNS
+    volatile_text_weight: float = 0.05
+    long_text_chars: int = 80
+    max_text_changes: float = 0.5
 
     # -- the same/different decision
     weight_visual: float = 0.4
@@ -86,6 +98,17 @@ class SimilaritySettings:
             raise ValueError("tap_radius and point_tolerance must not be negative")
         if not 0 <= self.text_threshold <= 100:
             raise ValueError("text_threshold must be between 0 and 100")
+        if self.long_text_chars < 1 or self.max_text_changes < 0:
+            raise ValueError("long_text_chars must be positive and max_text_changes not negative")
+        patterns = tuple(self.volatile_text_patterns)
+        for pattern in patterns:
+            try:
+                re.compile(pattern)
+            except (re.error, TypeError) as exc:
+                raise ValueError(
+                    f"volatile text pattern {pattern!r} is not a regex: {exc}"
+                ) from exc
+        object.__setattr__(self, "volatile_text_patterns", patterns)
         boxes = tuple(tuple(float(v) for v in box) for box in self.volatile_regions)
         if any(len(b) != 4 or b[0] > b[2] or b[1] > b[3] for b in boxes):
             raise ValueError("volatile_regions must be [left, top, right, bottom] in [0,1000]")
@@ -94,6 +117,7 @@ class SimilaritySettings:
     def to_json(self) -> dict[str, Any]:
         out = dataclasses.asdict(self)
         out["volatile_regions"] = [list(b) for b in self.volatile_regions]
+        out["volatile_text_patterns"] = list(self.volatile_text_patterns)
         return out
 
     @classmethod
@@ -119,7 +143,7 @@ class SimilaritySettings:
                 value = type(default)(value) if ok else value
             elif isinstance(default, str):
                 ok = isinstance(value, str)
-            else:  # volatile_regions
+            else:  # volatile_regions, volatile_text_patterns
                 ok = isinstance(value, list)
             if not ok:
                 raise FormatError(f"setting {key!r} has the wrong type: {value!r}", source=source)

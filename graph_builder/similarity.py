@@ -4,11 +4,14 @@ Three components, each in [0, 1]:
 
 - **visual**: 1 - Hamming distance / bits of the masked perceptual hashes (``phash``);
 - **structure**: multiset Jaccard of the visible elements' class + resource-id paths;
-- **content**: weighted Jaccard of the normalized texts and content descriptions, where
-  volatile texts (with digits, such as clocks, dates and counters, or very long ones) weigh
-  ``volatile_text_weight``;
+- **content**: weighted Jaccard of the normalized texts and content descriptions, plus the
+  on/off state of checkable and selected elements (switches, tabs). Volatile texts (times,
+  dates, "5 min ago", or longer than ``long_text_chars``) weigh ``volatile_text_weight``;
 
-plus the foreground activity, which must match when both are known. System UI elements
+plus the foreground activity, which must match when both are known, and **text changes**:
+the summed weight of the texts and states found on only one of the two screens. One real
+text changing (a counter, a typed word, a switch) is a different state, so at most
+``max_text_changes`` is allowed, which a few ticking clocks stay under. System UI elements
 (status bar, navigation bar) are left out of the hierarchy components.
 
 >>> verdict = compare(ScreenState.from_observation(obs_a, folder_a),
@@ -19,19 +22,20 @@ plus the foreground activity, which must match when both are known. System UI el
 
 from __future__ import annotations
 
+import functools
 import io
 import os
 import re
 import shutil
 from collections import Counter
-from collections.abc import Iterator, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
 from PIL import Image
 
 from graph_builder.errors import FormatError
-from graph_builder.hierarchy import Hierarchy, UIElement, load_hierarchy
+from graph_builder.hierarchy import Hierarchy, load_hierarchy
 from graph_builder.io import PNG_MAGIC, read_png
 from graph_builder.model import MemberRef, Observation
 from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
@@ -47,7 +51,6 @@ __all__ = [
     "load_settings",
 ]
 
-_DIGIT = re.compile(r"\d")
 _SPACE = re.compile(r"\s+")
 
 
@@ -206,12 +209,15 @@ class ScreenState:
         if value is None:
             value = hash_bits(compute_phash(self.image(), hierarchy, settings=settings), settings)
             assert value is not None
+        structure, content = (
+            hierarchy_signatures(hierarchy, settings) if hierarchy is not None else (None, None)
+        )
         features = Features(
             hash=value,
             bits=_hash_length(settings),
             activity=(self.observation.activity or "").strip() or None,
-            structure=structure_signature(hierarchy) if hierarchy is not None else None,
-            content=content_signature(hierarchy, settings) if hierarchy is not None else None,
+            structure=structure,
+            content=content,
         )
         self._features = (settings, features)
         return features
@@ -228,37 +234,48 @@ def _hash_length(settings: SimilaritySettings) -> int:
     return settings.hash_size * settings.hash_size
 
 
-def _app_elements(hierarchy: Hierarchy) -> Iterator[UIElement]:
-    return (e for e in hierarchy.visible() if e.package != SYSTEM_UI_PACKAGE)
-
-
-def structure_signature(hierarchy: Hierarchy) -> Counter[str]:
-    """Multiset of root-to-element paths of ``class#resource-id`` steps (System UI left out)."""
-    paths: dict[int, str] = {}
-    counts: Counter[str] = Counter()
-    for e in hierarchy.elements:
-        step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
-        path = f"{paths[e.parent]}/{step}" if e.parent is not None else step
-        paths[e.index] = path
-        if e.visible and e.bounds.area > 0 and e.package != SYSTEM_UI_PACKAGE:
-            counts[path] += 1
-    return counts
-
-
 def normalize_text(text: str) -> str:
     return _SPACE.sub(" ", text).strip().casefold()
 
 
-def content_signature(hierarchy: Hierarchy, settings: SimilaritySettings) -> dict[str, float]:
-    """Normalized visible texts -> weight; digits (clocks, counters) and long texts weigh less."""
-    out: dict[str, float] = {}
-    for e in _app_elements(hierarchy):
+def _volatile(settings: SimilaritySettings) -> re.Pattern[str]:
+    return _compiled_patterns(settings.volatile_text_patterns)
+
+
+@functools.lru_cache(maxsize=8)
+def _compiled_patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)", re.IGNORECASE)
+
+
+def hierarchy_signatures(
+    hierarchy: Hierarchy, settings: SimilaritySettings
+) -> tuple[Counter[str], dict[str, float]]:
+    """The structure multiset and the weighted content tokens of one screen.
+
+    Structure: root-to-element paths of ``class#resource-id`` steps. Content: normalized
+    texts and content descriptions, and ``[on]``/``[off]``/``[selected]`` tokens for
+    checkable and selected elements, keyed by path and occurrence. System UI is left out.
+    """
+    volatile = _volatile(settings)
+    paths: dict[int, str] = {}
+    structure: Counter[str] = Counter()
+    content: dict[str, float] = {}
+    for e in hierarchy.elements:
+        step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
+        path = f"{paths[e.parent]}/{step}" if e.parent is not None else step
+        paths[e.index] = path
+        if not e.visible or e.bounds.area <= 0 or e.package == SYSTEM_UI_PACKAGE:
+            continue
+        structure[path] += 1
         for raw in (e.text, e.content_desc):
             text = normalize_text(raw)
-            if text and text not in out:
-                volatile = _DIGIT.search(text) is not None or len(text) > settings.long_text_chars
-                out[text] = settings.volatile_text_weight if volatile else 1.0
-    return out
+            if text and text not in content:
+                fleeting = len(text) > settings.long_text_chars or volatile.search(text)
+                content[text] = settings.volatile_text_weight if fleeting else 1.0
+        if e.checkable or e.selected:
+            state = "on" if e.checked else "off" if e.checkable else "selected"
+            content[f"[{state}] {path}#{structure[path]}"] = 1.0
+    return structure, content
 
 
 def multiset_jaccard(a: Counter[str], b: Counter[str]) -> float:
@@ -276,6 +293,19 @@ def weighted_jaccard(a: Mapping[str, float], b: Mapping[str, float]) -> float:
     return inter / union if union else 1.0
 
 
+def text_changes(a: Mapping[str, float], b: Mapping[str, float]) -> float:
+    """The summed weight of the tokens found on only one side."""
+    return sum(w for k, w in a.items() if k not in b) + sum(w for k, w in b.items() if k not in a)
+
+
+def _changed(a: Mapping[str, float], b: Mapping[str, float]) -> list[str]:
+    """The heaviest one-sided tokens first, for the explanation."""
+    tokens = [(w, k) for k, w in a.items() if k not in b] + [
+        (w, k) for k, w in b.items() if k not in a
+    ]
+    return [k for _, k in sorted(tokens, key=lambda t: -t[0])]
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
     """The decision with every component, so an editor can show why."""
@@ -287,6 +317,7 @@ class Verdict:
     content: float | None
     activity: str  # "same" | "different" | "unknown"
     reason: str
+    changes: float | None = None
 
     def describe(self) -> str:
         parts = [f"visual {self.visual:.2f}"]
@@ -294,6 +325,8 @@ class Verdict:
             parts.append(f"structure {self.structure:.2f}")
         if self.content is not None:
             parts.append(f"content {self.content:.2f}")
+        if self.changes is not None:
+            parts.append(f"text changes {self.changes:.2f}")
         parts.append(f"activity {self.activity}")
         return f"{'SAME' if self.same else 'DIFFERENT'} ({self.reason}; {', '.join(parts)})"
 
@@ -334,7 +367,7 @@ def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> 
             f"no hierarchy: visual {visual:.2f} "
             f"{'>=' if same else '<'} {settings.visual_only_threshold:.2f}"
         )
-        structure = content = None
+        structure = content = changes = None
         score = visual
     else:
         structure = multiset_jaccard(a.structure, b.structure)
@@ -351,8 +384,17 @@ def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> 
             ("content", content, settings.content_floor),
         )
         low = next(((name, v, f) for name, v, f in floors if v < f), None)
+        changes = text_changes(a.content, b.content)
         if low is not None:
             same, reason = False, f"{low[0]} {low[1]:.2f} < floor {low[2]:.2f}"
+        elif changes > settings.max_text_changes:
+            same, reason = (
+                False,
+                (
+                    f"text changes {changes:.2f} > {settings.max_text_changes:.2f} allowed: "
+                    + ", ".join(repr(t) for t in _changed(a.content, b.content)[:3])
+                ),
+            )
         else:
             same = score >= settings.same_threshold
             reason = f"score {score:.2f} {'>=' if same else '<'} {settings.same_threshold:.2f}"
@@ -366,4 +408,5 @@ def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> 
         content=content,
         activity=activity,
         reason=reason,
+        changes=changes,
     )

@@ -81,6 +81,7 @@ def test_settings_file_is_used_and_bad_settings_are_reported(
                 "visual_floor": 0.0,
                 "structure_floor": 0.0,
                 "content_floor": 0.0,
+                "max_text_changes": 1000.0,
                 "same_threshold": 0.0,
             }
         )

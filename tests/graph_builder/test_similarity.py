@@ -17,8 +17,9 @@ from graph_builder.similarity import (
     ScreenState,
     SimilaritySettings,
     compare,
-    content_signature,
+    hierarchy_signatures,
     load_settings,
+    text_changes,
 )
 from tests.graph_builder.gb_synthetic import Screen, render, state
 from tests.shared_fixtures import require_llamatouch_trace
@@ -51,21 +52,36 @@ def test_dialog_over_a_screen_is_a_different_state() -> None:
     assert not verdict.same
 
 
-def test_changing_counter_text_is_down_weighted() -> None:
-    a = Screen("Inbox", ("Alice", "Bob"), extra={"counter": "3 unread"})
-    b = Screen("Inbox", ("Alice", "Bob"), extra={"counter": "4 unread"})
+def test_ticking_times_are_tolerated_but_a_changed_counter_is_a_new_state() -> None:
+    a = Screen("Inbox", ("Alice", "Bob"), extra={"updated": "Updated 10:42", "n": "3 unread"})
+    b = Screen("Inbox", ("Alice", "Bob"), extra={"updated": "Updated 10:43", "n": "3 unread"})
     verdict = compare(state(a), state(b), settings=S)
-    assert verdict.same
-    strict = dataclasses.replace(S, volatile_text_weight=1.0)
-    assert compare(state(a), state(b), settings=strict).content < verdict.content  # type: ignore[operator]
+    assert verdict.same and verdict.changes == pytest.approx(2 * S.volatile_text_weight)
+    c = Screen("Inbox", ("Alice", "Bob"), extra={"updated": "Updated 10:42", "n": "4 unread"})
+    verdict = compare(state(a), state(c), settings=S)
+    assert not verdict.same
+    assert "text changes 2.00 > 0.50" in verdict.reason and "'4 unread'" in verdict.reason
 
 
 def test_volatile_texts_weigh_less() -> None:
-    image, xml = render(Screen("Clock", extra={"time": "10:42", "desc": "x" * 60}))
-    weights = content_signature(parse_hierarchy(xml), S)
+    _, xml = render(
+        Screen("Clock", extra={"time": "10:42", "date": "Sun, Nov 29", "desc": "x" * 90})
+    )
+    _, weights = hierarchy_signatures(parse_hierarchy(xml), S)
     assert weights["clock"] == 1.0
-    assert weights["10:42"] == S.volatile_text_weight
-    assert weights["x" * 60] == S.volatile_text_weight
+    assert weights["10:42"] == weights["sun, nov 29"] == S.volatile_text_weight
+    assert weights["x" * 90] == S.volatile_text_weight
+    assert "12:00" not in weights  # the status bar clock is System UI
+
+
+def test_a_switch_turned_on_is_a_different_state() -> None:
+    off = render(Screen("Display", ("Dark theme",)))[1]
+    on = off.replace('text="Dark theme"', 'text="Dark theme" checkable="true" checked="true"')
+    off = off.replace('text="Dark theme"', 'text="Dark theme" checkable="true" checked="false"')
+    _, a = hierarchy_signatures(parse_hierarchy(off), S)
+    _, b = hierarchy_signatures(parse_hierarchy(on), S)
+    assert text_changes(a, b) == 2.0
+    assert any(k.startswith("[on] ") for k in b) and any(k.startswith("[off] ") for k in a)
 
 
 def test_different_activities_are_different_even_when_identical() -> None:
@@ -180,6 +196,7 @@ def test_settings_round_trip_and_load(tmp_path: Path) -> None:
         ({"same_threshold": 1.5}, "between 0 and 1"),
         ({"hash_method": "md5"}, "unknown"),
         ({"hash_size": 8.5}, "wrong type"),
+        ({"volatile_text_patterns": ["("]}, "not a regex"),
         ([], "JSON object"),
     ],
 )
