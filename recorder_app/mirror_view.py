@@ -76,6 +76,7 @@ class MirrorView(QWidget):
         self._placeholder = "No phone selected"
         self._press: tuple[QPointF, float] | None = None
         self._drag: QPointF | None = None
+        self._pointer: QPointF | None = None  # last pointer position over the widget
 
     # -- content
 
@@ -106,7 +107,7 @@ class MirrorView(QWidget):
     def set_hierarchy(self, hierarchy: Hierarchy | None) -> None:
         """The pre-action hierarchy used for the hover highlight (None while busy)."""
         self._hierarchy = hierarchy
-        self._hover = None
+        self._hover = self._element_under(self._pointer) if self._pointer is not None else None
         self.update()
 
     def set_busy(self, message: str | None) -> None:
@@ -149,14 +150,19 @@ class MirrorView(QWidget):
         self._drag = event.position()
         self.update()
 
+    def _element_under(self, pos: QPointF) -> UIElement | None:
+        point = self.device_point(pos)
+        if point is None or self._hierarchy is None or self._press is not None:
+            return None
+        return self._hierarchy.element_at(*point)
+
     def mouseMoveEvent(self, event: QMouseEvent) -> None:
         pos = event.position()
+        self._pointer = pos
         if self._press is not None:
             self._drag = pos
         point = self.device_point(pos)
-        hover = None
-        if point is not None and self._hierarchy is not None and self._press is None:
-            hover = self._hierarchy.element_at(*point)
+        hover = self._element_under(pos)
         if hover != self._hover or self._press is not None:
             self._hover = hover
             self.update()
@@ -187,6 +193,7 @@ class MirrorView(QWidget):
         self.gesture_made.emit(action)
 
     def leaveEvent(self, event: object) -> None:
+        self._pointer = None
         if self._hover is not None:
             self._hover = None
             self.update()

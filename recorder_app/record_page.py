@@ -440,8 +440,8 @@ class RecordPage(QWidget):
     @Slot(str)
     def _on_recorder_state_changed(self, state: str) -> None:
         self.mirror.set_busy(BUSY_MESSAGES.get(state))
-        if state != SessionState.READY.value:
-            self.mirror.set_hierarchy(None)
+        screen = self.recorder.screen  # set while ready, also after a refused action
+        self.mirror.set_hierarchy(screen.hierarchy if screen is not None else None)
         self.state_label.setText(STATE_TEXT.get(state, state))
         self.state_label.setProperty("state", state)
         self.state_label.style().polish(self.state_label)

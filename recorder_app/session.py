@@ -42,7 +42,6 @@ from recorder_app.errors import RecordingError, explain_os_error
 log = logging.getLogger(__name__)
 
 SETTLE_TIMEOUT_S = 3.0
-CAPTURE_ATTEMPTS = 2  # a hierarchy dump that fails once (mid-animation) is tried again
 
 
 class Capture(Protocol):
@@ -177,18 +176,12 @@ class RecordingSession:
         settled = self.device.wait_until_settled(self.settle_timeout)
         from devices.errors import HierarchyDumpError
 
-        for attempt in range(CAPTURE_ATTEMPTS):
-            try:
-                observed = self.device.observe()
-                break
-            except HierarchyDumpError as exc:
-                if attempt + 1 == CAPTURE_ATTEMPTS:
-                    raise RecordingError(
-                        "The phone did not return its screen layout (the hierarchy dump "
-                        f"failed: {exc}). The screen may still be animating; "
-                        "wait a moment and choose Retry capture."
-                    ) from exc
-                log.info("hierarchy dump failed, trying again: %s", exc)
+        try:
+            observed = self.device.observe()  # the device layer already retries the dump
+        except HierarchyDumpError as exc:
+            raise RecordingError(
+                f"The phone did not return its screen layout: {exc} Then choose Retry capture."
+            ) from exc
         hierarchy, problem = self._parse(observed.hierarchy_xml)
         self._pending = ScreenCapture(
             step_index=len(self.writer.demo.steps),

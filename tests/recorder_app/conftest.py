@@ -22,3 +22,14 @@ def settings(tmp_path):
 @pytest.fixture
 def workspace(tmp_path) -> Workspace:
     return Workspace.open(tmp_path / "ws")
+
+
+@pytest.fixture
+def studio(qtbot, settings, workspace, virtual_server):
+    """Call it to open the main window on the virtual phone (``prefer`` picks the mirror)."""
+    from tests.recorder_app.studio_driver import open_studio
+
+    def make(prefer: str = "screencap"):
+        return open_studio(qtbot, settings, workspace, virtual_server.port, prefer)
+
+    return make

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from graph_builder import io
@@ -69,13 +67,3 @@ def test_push_recent_moves_to_front_without_duplicates(tmp_path):
     recent = push_recent(recent, b)
     assert push_recent(recent, a) == [a, b]
     assert len(push_recent([str(i) for i in range(20)], a, limit=8)) == 8
-
-
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes into read-only folders")
-def test_read_only_workspace_is_reported_in_plain_words(tmp_path):
-    ws = Workspace.open(tmp_path)
-    os.chmod(ws.demos_dir, 0o555)
-    try:
-        assert "permission" in ws.write_problem()
-    finally:
-        os.chmod(ws.demos_dir, 0o755)
