@@ -3,8 +3,9 @@
 Each task is a chain of screens drawn with Pillow, whose uiautomator XML agrees with the
 pixels: on every screen one button leads on, the others are distractors. Some tasks end
 by typing a quoted text into a field. Every task has a hand-built graph (node images, tap
-edges with element bounds and demonstrated points, a type edge) and, on request, the
-matching demonstration, so graphs can also be rebuilt from demonstrations.
+edges with element bounds and demonstrated points, a type edge) and, on request, two
+demonstrations, so graphs can also be rebuilt from them: ``demo1`` goes straight,
+``demo2`` first taps a wrong button and goes back (a loop at START).
 
 Instructions come in two variants: the normalized one names the buttons ("Open Display,
 then tap Font size."), the original one says what an older adult might say instead.
@@ -28,6 +29,7 @@ from graph_builder.model import (
     SEMANTICS,
     SYNTAX,
     Action,
+    ActionType,
     Bounds,
     DemoStatus,
     DeviceInfo,
@@ -49,7 +51,8 @@ from graph_builder.model import (
 )
 
 SCREEN: Size = (540, 1200)
-DEMO_ID = "demo1"
+DEMO_ID = "demo1"  # the straight path
+DETOUR_DEMO_ID = "demo2"  # taps a wrong button first, goes back, then the straight path
 _LABELS = (
     "Settings",
     "Display",
@@ -212,6 +215,8 @@ class _Plan:
     screens: list[Screen]
     actions: list[Action]  # actions[i] leads from screens[i] to screens[i + 1]
     size: Size
+    detour: Screen  # where a distractor on the first screen leads
+    detour_tap: Action
 
 
 def _plan(index: int, rng: random.Random, size: Size) -> _Plan:
@@ -283,7 +288,22 @@ def _plan(index: int, rng: random.Random, size: Size) -> _Plan:
         reset=ResetRecipe(app),
         success=SuccessCriteria(activity=screens[-1].activity, must_contain=(final_title,)),
     )
-    return _Plan(task, screens, actions, size)
+    wrong = next(label for label in screens[0].buttons if label != path[0])
+    bounds = screens[0].buttons[wrong]
+    detour_tap = Action.tap(
+        *bounds.center,
+        screen=size,
+        element=ElementRef(bounds=bounds, text=wrong, class_name="android.widget.Button"),
+    )
+    detour = render_screen(
+        f"{app} {wrong}",
+        ["Nothing to do here"],
+        app=app,
+        activity=f"{app}/.Other",
+        size=size,
+        hue=index * 7 + 120,
+    )
+    return _Plan(task, screens, actions, size, detour, detour_tap)
 
 
 def _rule(action: Action) -> MatchRule:
@@ -295,34 +315,68 @@ def _rule(action: Action) -> MatchRule:
     return MatchRule(n.type, texts=(n.text,))
 
 
-def _graph(plan: _Plan) -> TaskGraph:
+def _graph(plan: _Plan) -> tuple[TaskGraph, list[Screen]]:
+    """The graph both demonstrations support, and each node's screen."""
     last = len(plan.screens) - 1
     nodes = []
     for j, screen in enumerate(plan.screens):
         node_id = "start" if j == 0 else "done" if j == last else f"n{j}"
         kind = NodeKind.START if j == 0 else NodeKind.DONE if j == last else NodeKind.STATE
+        members = [MemberRef(DEMO_ID, j), MemberRef(DETOUR_DEMO_ID, j + 2)]
+        if j == 0:
+            members.append(MemberRef(DETOUR_DEMO_ID, 0))
         nodes.append(
             Node(
                 node_id,
                 kind,
                 f"nodes/{node_id}.png",
                 plan.size,
-                members=(MemberRef(DEMO_ID, j),),
+                members=tuple(sorted(members)),
                 hierarchy=f"nodes/{node_id}.xml",
                 activity=screen.activity,
             )
         )
+    nodes.append(
+        Node(
+            "detour",
+            NodeKind.STATE,
+            "nodes/detour.png",
+            plan.size,
+            members=(MemberRef(DETOUR_DEMO_ID, 1),),
+            hierarchy="nodes/detour.xml",
+            activity=plan.detour.activity,
+        )
+    )
     edges = [
         Edge(
             f"e{j}",
             nodes[j].id,
             nodes[j + 1].id,
             _rule(a),
-            (EdgeSupport(MemberRef(DEMO_ID, j), a),),
+            (
+                EdgeSupport(MemberRef(DEMO_ID, j), a),
+                EdgeSupport(MemberRef(DETOUR_DEMO_ID, j + 2), a),
+            ),
         )
         for j, a in enumerate(plan.actions)
     ]
-    return TaskGraph(plan.task.id, tuple(nodes), tuple(edges))
+    edges += [
+        Edge(
+            "wrong",
+            "start",
+            "detour",
+            _rule(plan.detour_tap),
+            (EdgeSupport(MemberRef(DETOUR_DEMO_ID, 0), plan.detour_tap),),
+        ),
+        Edge(
+            "back",
+            "detour",
+            "start",
+            MatchRule(ActionType.BACK),
+            (EdgeSupport(MemberRef(DETOUR_DEMO_ID, 1), Action.back()),),
+        ),
+    ]
+    return TaskGraph(plan.task.id, tuple(nodes), tuple(edges)), [*plan.screens, plan.detour]
 
 
 def write_suite(
@@ -345,35 +399,40 @@ def write_suite(
         task_dir = root / plan.task.id
         save_task(plan.task, task_dir)
         if graphs:
-            graph = _graph(plan)
-            for node, screen in zip(graph.nodes, plan.screens, strict=True):
+            graph, node_screens = _graph(plan)
+            for node, screen in zip(graph.nodes, node_screens, strict=True):
                 atomic_write_bytes(task_dir / node.screenshot, screen.png)
                 assert node.hierarchy is not None
                 atomic_write_bytes(task_dir / node.hierarchy, screen.xml.encode("utf-8"))
             save_graph(graph, task_dir)
         if demos is not None:
-            write_demo(demos, plan)
+            write_demos(demos, plan)
         tasks.append(plan.task)
     return tasks
 
 
-def write_demo(demos_root: Path, plan: _Plan) -> Path:
-    writer = DemoWriter.create(
-        demos_root,
-        plan.task,
-        device=DeviceInfo("synthetic", width=SCREEN[0], height=SCREEN[1]),
-        demo_id=DEMO_ID,
-        clock=lambda: 0.0,
-    )
-    steps = [*plan.actions, Action.done()]
-    for j, (screen, action) in enumerate(zip(plan.screens, steps, strict=True)):
-        writer.add_step(
-            screen.png,
-            screen.xml,
-            action=action,
-            activity=screen.activity,
-            screen=plan.size,
-            time=float(j),
+def write_demos(demos_root: Path, plan: _Plan) -> list[Path]:
+    """The straight demonstration and the one with a detour, as recorded demo folders."""
+    straight = list(zip(plan.screens, [*plan.actions, Action.done()], strict=True))
+    detour = [(plan.screens[0], plan.detour_tap), (plan.detour, Action.back()), *straight]
+    folders = []
+    for demo_id, steps in ((DEMO_ID, straight), (DETOUR_DEMO_ID, detour)):
+        writer = DemoWriter.create(
+            demos_root,
+            plan.task,
+            device=DeviceInfo("synthetic", width=plan.size[0], height=plan.size[1]),
+            demo_id=demo_id,
+            clock=lambda: 0.0,
         )
-    writer.finish(DemoStatus.COMPLETE)
-    return writer.folder
+        for j, (screen, action) in enumerate(steps):
+            writer.add_step(
+                screen.png,
+                screen.xml,
+                action=action,
+                activity=screen.activity,
+                screen=plan.size,
+                time=float(j),
+            )
+        writer.finish(DemoStatus.COMPLETE)
+        folders.append(writer.folder)
+    return folders

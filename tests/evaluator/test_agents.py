@@ -13,6 +13,7 @@ from evaluator.errors import ConfigError
 from evaluator.run_store import RunStore
 from evaluator.runner import RunConfig, run_suite
 from graph_builder.build import build_workspace
+from graph_builder.io import load_graph
 from graph_builder.similarity import SimilaritySettings
 
 LINE_AGENT = Path(__file__).with_name("line_agent.py")
@@ -47,11 +48,34 @@ def test_replay_scores_100_percent_offline_on_hand_built_graphs(synthetic, tmp_p
     )
 
 
+@pytest.mark.parametrize("demo_id", ["demo1", "demo2"])
+def test_replay_follows_either_demo_on_the_hand_built_graphs(synthetic, tmp_path, demo_id):
+    results = evaluate(
+        synthetic.suite,
+        tmp_path / "run",
+        "replay",
+        demos=synthetic.demos,
+        agent_config={"demo_id": demo_id},
+    )
+    assert success_rate(results) == 1.0
+
+
 def test_replay_scores_100_percent_on_graphs_built_from_its_demos(synthetic, tmp_path):
     reports = build_workspace(synthetic.demos, tmp_path / "built", settings=SimilaritySettings())
-    assert all(r.written for r in reports)
-    results = evaluate(tmp_path / "built", tmp_path / "run", "replay", demos=synthetic.demos)
-    assert len(results) == 10 and success_rate(results) == 1.0
+    assert all(r.written and r.demos_used == 2 for r in reports)
+    assert all(r.nodes == len(load_graph(synthetic.suite / r.task_id).nodes) for r in reports)
+    for demo_id in ("demo1", "demo2"):
+        results = evaluate(
+            tmp_path / "built",
+            tmp_path / demo_id,
+            "replay",
+            demos=synthetic.demos,
+            agent_config={"demo_id": demo_id},
+        )
+        assert len(results) == 10 and success_rate(results) == 1.0
+    steps = RunStore.open(tmp_path / "demo2").read_steps("task000")
+    assert [s.rule for s in steps[:2]] == ["inside bounds", "type back"]
+    assert steps[1].next_node == steps[0].node  # back at START
 
 
 def test_random_scores_low_and_is_reproducible(synthetic, tmp_path):

@@ -19,9 +19,9 @@ SECRET = "sk-test-DO-NOT-LEAK-7f3a9"
 
 
 def targets(suite: Path, task_id: str) -> list[tuple[float, float]]:
-    """The [0,1000] points of the task's tap edges, in path order."""
+    """The [0,1000] points of the task's tap edges on the straight path (e0, e1, ...)."""
     graph = load_graph(suite / task_id)
-    return [e.rule.points[0] for e in graph.edges if e.rule.points]
+    return [e.rule.points[0] for e in graph.edges if e.id.startswith("e") and e.rule.points]
 
 
 def answer_in(style: str, point: tuple[float, float] | None, size=(270, 600)) -> str:
