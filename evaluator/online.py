@@ -218,9 +218,11 @@ def run_online(
         screen = Screen(
             size=capture.screen,
             screenshot_path=trace.folder / f"{index:04d}.png",
-            hierarchy_path=trace.folder / f"{index:04d}.xml" if xml_path else None,
+            hierarchy_path=trace.folder / f"{index:04d}.xml" if hierarchy is not None else None,
             png=capture.screenshot_png,
-            hierarchy_xml=capture.hierarchy_xml or None,
+            # an unreadable dump is shown as no hierarchy rather than failing the agent
+            hierarchy_xml=capture.hierarchy_xml if hierarchy is not None else None,
+            hierarchy=hierarchy,
             activity=capture.activity,
         )
         seen = _Seen(index, capture, screen, screen_state(capture, hierarchy), png_path, xml_path)

@@ -61,6 +61,7 @@ class Screen:
         hierarchy_path: Path | None = None,
         png: bytes | None = None,
         hierarchy_xml: str | None = None,
+        hierarchy: Hierarchy | None = None,
         activity: str | None = None,
     ) -> None:
         self.size = size
@@ -69,7 +70,7 @@ class Screen:
         self.activity = activity
         self._png = png
         self._xml = hierarchy_xml
-        self._hierarchy: Hierarchy | None = None
+        self._hierarchy: Hierarchy | None = hierarchy
         self._image: Image.Image | None = None
         self._lock = threading.Lock()
 
@@ -155,6 +156,7 @@ class Agent(Protocol):
     """A GUI agent. One instance runs one task at a time (one per worker thread)."""
 
     name: str
+    model: str | None  # for costs: the price table's model name (None: no model)
 
     def reset(self, task: Task, variant: InstructionVariant) -> None:
         """Forget the previous task and prepare for ``task``."""
