@@ -54,67 +54,103 @@ FIXTURE = Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "
 # A step is the text or content description of the element to tap, or BACK, HOME,
 # SWIPEUP / SWIPEDOWN (scroll the content), TYPE:<text>, WAIT:<seconds>.
 TASKS: dict[str, tuple[str, list[list[str]]]] = {
-    "settings_dark_theme": ("com.android.settings", [
-        ["Display", "Dark theme"],
-        ["SWIPEUP", "Display", "Dark theme"],
-        ["Display", "Navigate up", "Display", "Dark theme"],
-        ["Search Settings", "Navigate up", "Display", "Dark theme"],
-    ]),
-    "settings_font_size": ("com.android.settings", [
-        ["Display", "Font size", "Make larger"],
-        ["SWIPEUP", "SWIPEDOWN", "Display", "Font size", "Make larger"],
-        ["Display", "Dark theme", "Dark theme", "Font size", "Make larger"],
-    ]),
-    "clock_add_alarm": ("com.android.deskclock", [
-        ["Add alarm", "Increase hour", "OK"],
-        ["Clock", "Alarm", "Add alarm", "Increase hour", "OK"],
-        ["Add alarm", "Cancel", "Add alarm", "Increase hour", "OK"],
-    ]),
-    "clock_world_time": ("com.android.deskclock", [
-        ["Clock", "WAIT:20"],
-        ["Add alarm", "Cancel", "Clock"],
-        ["Clock", "Alarm", "WAIT:25", "Clock"],
-    ]),
-    "weather_change_city": ("com.elderphone.weather", [
-        ["Change city", "Riverside"],
-        ["Settings", "Navigate up", "Change city", "Riverside"],
-        ["Change city", "BACK", "Change city", "Riverside"],
-    ]),
-    "weather_fahrenheit": ("com.elderphone.weather", [
-        ["Settings", "Use Fahrenheit (°F)"],
-        ["Change city", "Navigate up", "Settings", "Use Fahrenheit (°F)"],
-        ["SWIPEUP", "SWIPEDOWN", "Settings", "Use Fahrenheit (°F)"],
-    ]),
-    "pharmacy_refill": ("com.elderphone.pharmacy", [
-        ["Refill Lisinopril 10 mg", "Cart, 1 item"],
-        ["My orders", "BACK", "Refill Lisinopril 10 mg", "Cart, 1 item"],
-        ["Search medicines", "BACK", "Refill Lisinopril 10 mg", "Cart, 1 item"],
-    ]),
-    "pharmacy_search": ("com.elderphone.pharmacy", [
-        ["Search medicines", "TYPE:vitamin", "Vitamin D3 1000 IU"],
-        ["My orders", "BACK", "Search medicines", "TYPE:vitamin", "Vitamin D3 1000 IU"],
-        ["SWIPEUP", "Vitamin D3 1000 IU"],
-    ]),
-    "dialer_call_emma": ("com.android.dialer", [
-        ["Call Daughter (Emma)"],
-        ["Recents", "Favorites", "Call Daughter (Emma)"],
-        ["Contacts", "Favorites", "Call Daughter (Emma)"],
-    ]),
-    "messages_open_emma": ("com.android.messaging", [
-        ["Daughter (Emma)"],
-        ["Start chat", "Navigate up", "Daughter (Emma)"],
-        ["Dr. Lee", "Navigate up", "Daughter (Emma)"],
-    ]),
-    "contacts_dr_lee": ("com.android.contacts", [
-        ["Dr. Lee"],
-        ["Search contacts", "TYPE:lee", "Dr. Lee"],
-        ["Alice Brown", "Navigate up", "Dr. Lee"],
-    ]),
-    "contacts_call_dr_lee": ("com.android.contacts", [
-        ["Dr. Lee", "Call"],
-        ["Betty Carter", "BACK", "Dr. Lee", "Call"],
-        ["Search contacts", "TYPE:lee", "Dr. Lee", "Call"],
-    ]),
+    "settings_dark_theme": (
+        "com.android.settings",
+        [
+            ["Display", "Dark theme"],
+            ["SWIPEUP", "Display", "Dark theme"],
+            ["Display", "Navigate up", "Display", "Dark theme"],
+            ["Search Settings", "Navigate up", "Display", "Dark theme"],
+        ],
+    ),
+    "settings_font_size": (
+        "com.android.settings",
+        [
+            ["Display", "Font size", "Make larger"],
+            ["SWIPEUP", "SWIPEDOWN", "Display", "Font size", "Make larger"],
+            ["Display", "Dark theme", "Dark theme", "Font size", "Make larger"],
+        ],
+    ),
+    "clock_add_alarm": (
+        "com.android.deskclock",
+        [
+            ["Add alarm", "Increase hour", "OK"],
+            ["Clock", "Alarm", "Add alarm", "Increase hour", "OK"],
+            ["Add alarm", "Cancel", "Add alarm", "Increase hour", "OK"],
+        ],
+    ),
+    "clock_world_time": (
+        "com.android.deskclock",
+        [
+            ["Clock", "WAIT:20"],
+            ["Add alarm", "Cancel", "Clock"],
+            ["Clock", "Alarm", "WAIT:25", "Clock"],
+        ],
+    ),
+    "weather_change_city": (
+        "com.elderphone.weather",
+        [
+            ["Change city", "Riverside"],
+            ["Settings", "Navigate up", "Change city", "Riverside"],
+            ["Change city", "BACK", "Change city", "Riverside"],
+        ],
+    ),
+    "weather_fahrenheit": (
+        "com.elderphone.weather",
+        [
+            ["Settings", "Use Fahrenheit (°F)"],
+            ["Change city", "Navigate up", "Settings", "Use Fahrenheit (°F)"],
+            ["SWIPEUP", "SWIPEDOWN", "Settings", "Use Fahrenheit (°F)"],
+        ],
+    ),
+    "pharmacy_refill": (
+        "com.elderphone.pharmacy",
+        [
+            ["Refill Lisinopril 10 mg", "Cart, 1 item"],
+            ["My orders", "BACK", "Refill Lisinopril 10 mg", "Cart, 1 item"],
+            ["Search medicines", "BACK", "Refill Lisinopril 10 mg", "Cart, 1 item"],
+        ],
+    ),
+    "pharmacy_search": (
+        "com.elderphone.pharmacy",
+        [
+            ["Search medicines", "TYPE:vitamin", "Vitamin D3 1000 IU"],
+            ["My orders", "BACK", "Search medicines", "TYPE:vitamin", "Vitamin D3 1000 IU"],
+            ["SWIPEUP", "Vitamin D3 1000 IU"],
+        ],
+    ),
+    "dialer_call_emma": (
+        "com.android.dialer",
+        [
+            ["Call Daughter (Emma)"],
+            ["Recents", "Favorites", "Call Daughter (Emma)"],
+            ["Contacts", "Favorites", "Call Daughter (Emma)"],
+        ],
+    ),
+    "messages_open_emma": (
+        "com.android.messaging",
+        [
+            ["Daughter (Emma)"],
+            ["Start chat", "Navigate up", "Daughter (Emma)"],
+            ["Dr. Lee", "Navigate up", "Daughter (Emma)"],
+        ],
+    ),
+    "contacts_dr_lee": (
+        "com.android.contacts",
+        [
+            ["Dr. Lee"],
+            ["Search contacts", "TYPE:lee", "Dr. Lee"],
+            ["Alice Brown", "Navigate up", "Dr. Lee"],
+        ],
+    ),
+    "contacts_call_dr_lee": (
+        "com.android.contacts",
+        [
+            ["Dr. Lee", "Call"],
+            ["Betty Carter", "BACK", "Dr. Lee", "Call"],
+            ["Search contacts", "TYPE:lee", "Dr. Lee", "Call"],
+        ],
+    ),
 }
 
 
@@ -175,21 +211,29 @@ def record(demos_root: Path, tasks: dict[str, tuple[str, list[list[str]]]]) -> R
 
 
 def _record_demo(
-    device: AndroidDevice, demos_root: Path, task: Task, demo_id: str, package: str,
-    path: list[str], truth: dict[tuple[str, MemberRef], str],
+    device: AndroidDevice,
+    demos_root: Path,
+    task: Task,
+    demo_id: str,
+    package: str,
+    path: list[str],
+    truth: dict[tuple[str, MemberRef], str],
 ) -> None:
     device.reset_app(ResetRecipe(package, clear_data=True))
     device.wait_until_settled(3)
     writer = DemoWriter.create(demos_root, task, demo_id=demo_id, source="benchmark")
     for index, step in enumerate([*path, "DONE"]):
         capture = device.observe()
-        truth[(task.id, MemberRef(demo_id, index))] = device.shell(
-            f"getprop {SCREEN_PROP}").strip()
+        truth[(task.id, MemberRef(demo_id, index))] = device.shell(f"getprop {SCREEN_PROP}").strip()
         action = Action.done() if step == "DONE" else _action(step, capture)
         hierarchy = capture.hierarchy()
         writer.add_step(
-            capture.screenshot_png, capture.hierarchy_xml, action=action,
-            activity=capture.activity, screen=capture.screen, time=capture.time,
+            capture.screenshot_png,
+            capture.hierarchy_xml,
+            action=action,
+            activity=capture.activity,
+            screen=capture.screen,
+            time=capture.time,
             phash=compute_phash(capture.image(), hierarchy),
         )
         if step != "DONE":
@@ -217,11 +261,13 @@ def load_recording(root: Path) -> Recording:
 def exact_hierarchy_key(xml: str, activity: str | None) -> str:
     """DroidBot-style state string: the activity and the set of every element's signature."""
     hierarchy = parse_hierarchy(xml)
-    views = sorted({
-        f"[class]{e.class_name}[resource_id]{e.resource_id}[text]{e.text}"
-        f"[enabled,{e.enabled}][checked,{e.checked}][selected,{e.selected}]"
-        for e in hierarchy.elements
-    })
+    views = sorted(
+        {
+            f"[class]{e.class_name}[resource_id]{e.resource_id}[text]{e.text}"
+            f"[enabled,{e.enabled}][checked,{e.checked}][selected,{e.selected}]"
+            for e in hierarchy.elements
+        }
+    )
     return hashlib.sha256(f"{activity}{{{','.join(views)}}}".encode()).hexdigest()
 
 
@@ -240,13 +286,19 @@ class Score:
         return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
 
     def __str__(self) -> str:
-        return (f"precision {self.precision:.4f}  recall {self.recall:.4f}  "
-                f"(pairs: {self.tp} right merges, {self.fp} wrong merges, {self.fn} missed)")
+        return (
+            f"precision {self.precision:.4f}  recall {self.recall:.4f}  "
+            f"(pairs: {self.tp} right merges, {self.fp} wrong merges, {self.fn} missed)"
+        )
 
 
 def score_pairs(
-    members: Iterable[MemberRef], predicted: dict[MemberRef, str], truth: dict[MemberRef, str],
-    score: Score, errors: list[str], task_id: str,
+    members: Iterable[MemberRef],
+    predicted: dict[MemberRef, str],
+    truth: dict[MemberRef, str],
+    score: Score,
+    errors: list[str],
+    task_id: str,
 ) -> None:
     for a, b in itertools.combinations(sorted(members), 2):
         same_pred, same_true = predicted[a] == predicted[b], truth[a] == truth[b]
@@ -260,7 +312,7 @@ def score_pairs(
             errors.append(f"{task_id}: kept apart {a} and {b} [{truth[a]}]")
 
 
-def evaluate(recording: Recording, settings: SimilaritySettings) -> None:
+def evaluate(recording: Recording, settings: SimilaritySettings, verbose: bool) -> None:
     ours, baseline = Score(), Score()
     our_errors: list[str] = []
     base_errors: list[str] = []
@@ -282,14 +334,17 @@ def evaluate(recording: Recording, settings: SimilaritySettings) -> None:
                 xml = (folder / (obs.hierarchy or "")).read_text(encoding="utf-8")
                 exact[MemberRef(demo.id, step.index)] = exact_hierarchy_key(xml, obs.activity)
         score_pairs(members, exact, truth, baseline, base_errors, task_id)
-        print(f"  {task_id}: {len(folders)} demos, {len(members)} screens, "
-              f"{len(set(truth.values()))} true states, {len(result.graph.nodes)} nodes")
+        print(
+            f"  {task_id}: {len(folders)} demos, {len(members)} screens, "
+            f"{len(set(truth.values()))} true states, {len(result.graph.nodes)} nodes"
+        )
     print(f"merged {len(tasks)} tasks in {time.perf_counter() - started:.2f} s")
     print(f"graph builder:        {ours}")
     print(f"exact hierarchy hash: {baseline}")
     for line in our_errors:
         print(f"  builder error: {line}")
-    print(f"  ({len(base_errors)} baseline errors, mostly screens split by the running clock)")
+    for line in base_errors if verbose else ():
+        print(f"  baseline error: {line}")
 
 
 def check_real_fixture(settings: SimilaritySettings) -> None:
@@ -299,8 +354,9 @@ def check_real_fixture(settings: SimilaritySettings) -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         result = import_llamatouch(trace, task_id="real", demos_root=Path(tmp))
-        graph = merge_demonstrations([DemoInput.from_folder(result.folder)],
-                                     settings=settings).graph
+        graph = merge_demonstrations(
+            [DemoInput.from_folder(result.folder)], settings=settings
+        ).graph
     merged = [n.id for n in graph.nodes if len(n.members) > 1]
     verdict = "OK" if not merged else f"FAILED: merged {merged}"
     print(f"real fixture: 5 distinct screens -> {len(graph.nodes)} nodes ({verdict})")
@@ -311,10 +367,11 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="record into this folder and keep it")
     parser.add_argument("--reuse", type=Path, help="score a folder recorded with --keep again")
     parser.add_argument("--settings", type=Path, help="similarity settings JSON")
+    parser.add_argument("--verbose", action="store_true", help="list the baseline's errors too")
     args = parser.parse_args()
     settings = load_settings(args.settings) if args.settings else SimilaritySettings()
     if args.reuse:
-        evaluate(load_recording(args.reuse), settings)
+        evaluate(load_recording(args.reuse), settings, args.verbose)
     else:
         with tempfile.TemporaryDirectory() as tmp:
             root = args.keep or Path(tmp) / "demos"
@@ -324,7 +381,7 @@ def main() -> None:
             for line in recording.dropped:
                 print(f"  dropped {line}")
             save_recording(recording)
-            evaluate(recording, settings)
+            evaluate(recording, settings, args.verbose)
     check_real_fixture(settings)
 
 

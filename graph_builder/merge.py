@@ -4,9 +4,9 @@ Every observed screen is placed in a node of equivalent screens; every demonstra
 between two screens becomes (or supports) an edge between their nodes.
 
 - The first screens of all demonstrations form START (a warning says when they do not
-  look alike). The screens where demonstrations ended with ``done`` form DONE nodes,
-  merged among themselves when equivalent. Every other screen joins START or a state node,
-  within a demonstration (loops, going back) and across demonstrations.
+  look alike). A node holding a screen where a demonstration ended with ``done`` is a
+  DONE node; such end screens never join START. Every screen joins the node of its
+  equivalent screens, within a demonstration (loops, going back) and across them.
 - A screen joins a node only if it is the same as every member of the node (complete
   linkage over up to ``linkage_sample`` members), so chains A~B~C with A!~C do not drift.
   Among the nodes it fits, it joins the one whose weakest match is strongest.
@@ -319,7 +319,7 @@ def merge_demonstrations(
             target.states.append(state)
             target.features.append(features)
             if category is NodeKind.DONE and target.kind is NodeKind.STATE:
-                target.kind = NodeKind.DONE  # a pinned group that holds an end screen
+                target.kind = NodeKind.DONE  # it now holds an end screen
             if group is not None:
                 group_cluster.setdefault(group, target)
             placed[(item.demo.id, index)] = target
@@ -366,7 +366,13 @@ def _place(
 ) -> tuple[_Cluster | None, MergeDecision]:
     """The best node a screen fits (complete linkage), or None with the closest miss."""
     member = state.member or MemberRef("?", 0)
-    allowed = (NodeKind.DONE,) if category is NodeKind.DONE else (NodeKind.START, NodeKind.STATE)
+    # An end screen may join a state node (which then becomes DONE) but never START, so
+    # a task whose end looks like its start keeps a DONE node.
+    allowed = (
+        (NodeKind.STATE, NodeKind.DONE)
+        if category is NodeKind.DONE
+        else (NodeKind.START, NodeKind.STATE, NodeKind.DONE)
+    )
     best: tuple[float, _Cluster, int, Verdict | None] | None = None
     closest: tuple[float, _Cluster, int, Verdict | None] | None = None
     for cluster in clusters:

@@ -45,6 +45,7 @@ class SimilaritySettings:
     volatile_text_weight: float = 0.05
     long_text_chars: int = 80
     max_text_changes: float = 0.5
+    ignore_toasts: bool = True
 
     # -- the same/different decision
     weight_visual: float = 0.4

@@ -247,6 +247,26 @@ def _compiled_patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
     return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)", re.IGNORECASE)
 
 
+def _toast_elements(hierarchy: Hierarchy) -> set[int]:
+    """Indices of toast windows: a window holding ``android:id/message`` and nothing to tap.
+
+    A toast outlives the action that raised it by seconds, so the same screen is dumped
+    with and without it. Dialogs use the same id but have buttons, so they stay.
+    """
+    out: set[int] = set()
+    for root in hierarchy.roots():
+        subtree, stack = [], [root]
+        while stack:
+            element = stack.pop()
+            subtree.append(element)
+            stack.extend(hierarchy.children(element))
+        if any(e.resource_id == "android:id/message" for e in subtree) and not any(
+            e.interactive for e in subtree
+        ):
+            out.update(e.index for e in subtree)
+    return out
+
+
 def hierarchy_signatures(
     hierarchy: Hierarchy, settings: SimilaritySettings
 ) -> tuple[Counter[str], dict[str, float]]:
@@ -254,9 +274,11 @@ def hierarchy_signatures(
 
     Structure: root-to-element paths of ``class#resource-id`` steps. Content: normalized
     texts and content descriptions, and ``[on]``/``[off]``/``[selected]`` tokens for
-    checkable and selected elements, keyed by path and occurrence. System UI is left out.
+    checkable and selected elements, keyed by path and occurrence. System UI is left out,
+    and so are toasts when ``settings.ignore_toasts``.
     """
     volatile = _volatile(settings)
+    skip = _toast_elements(hierarchy) if settings.ignore_toasts else set()
     paths: dict[int, str] = {}
     structure: Counter[str] = Counter()
     content: dict[str, float] = {}
@@ -265,6 +287,8 @@ def hierarchy_signatures(
         path = f"{paths[e.parent]}/{step}" if e.parent is not None else step
         paths[e.index] = path
         if not e.visible or e.bounds.area <= 0 or e.package == SYSTEM_UI_PACKAGE:
+            continue
+        if e.index in skip:
             continue
         structure[path] += 1
         for raw in (e.text, e.content_desc):

@@ -244,3 +244,32 @@ def test_demo_input_needs_one_state_per_step() -> None:
     d1, _ = _two_paths()
     with pytest.raises(GraphBuilderError, match="states were given"):
         DemoInput(d1.demo, d1.states[:2])
+
+
+def test_an_end_screen_joins_the_same_intermediate_screen_which_becomes_done() -> None:
+    clock = Screen("World clock", ("New York", "London"))
+    d1 = demo(
+        "d1", [(HOME, tap_row(HOME, "Clock")), (clock, Action.wait()), (clock, Action.done())]
+    )
+    d2 = demo("d2", [(HOME, tap_row(HOME, "Clock")), (clock.with_clock("12:01"), Action.done())])
+    graph = merge_demonstrations([d1, d2], settings=S).graph
+    assert [n.id for n in graph.nodes] == ["start", "done"]
+    assert set(graph.node("done").members) == {
+        MemberRef("d1", 1),
+        MemberRef("d1", 2),
+        MemberRef("d2", 1),
+    }
+    assert [e.rule.action_type for e in graph.out_edges("done")] == [ActionType.WAIT]
+
+
+def test_an_end_screen_like_the_start_keeps_its_own_done_node() -> None:
+    d1 = demo(
+        "d1", [(HOME, tap_row(HOME, "Settings")), (SETTINGS, Action.back()), (HOME, Action.done())]
+    )
+    graph = merge_demonstrations([d1], settings=S).graph
+    assert [(n.id, n.kind) for n in graph.nodes] == [
+        ("start", NodeKind.START),
+        ("n1", NodeKind.STATE),
+        ("done", NodeKind.DONE),
+    ]
+    assert validate_graph(graph) == []

@@ -234,3 +234,21 @@ def test_real_screen_same_as_itself_after_a_clock_tick() -> None:
     ImageDraw.Draw(ticked).rectangle((0, 0, 200, 70), fill=(0, 0, 0))  # the clock area
     hierarchy = load_hierarchy(folder / "2.xml")
     assert compute_phash(image, hierarchy) == compute_phash(ticked, hierarchy)
+
+
+TOAST = (
+    '<node class="android.widget.LinearLayout" package="com.example.app" bounds="[20,500][250,540]">'
+    '<node class="android.widget.TextView" package="com.example.app" resource-id="android:id/message"'
+    ' text="Added to cart" bounds="[20,500][250,540]"/></node></hierarchy>'
+)
+
+
+def test_toasts_are_left_out_but_dialogs_count() -> None:
+    _, xml = render(HOME)
+    plain = hierarchy_signatures(parse_hierarchy(xml), S)
+    with_toast = xml.replace("</hierarchy>", TOAST)
+    assert hierarchy_signatures(parse_hierarchy(with_toast), S) == plain
+    kept = dataclasses.replace(S, ignore_toasts=False)
+    assert "added to cart" in hierarchy_signatures(parse_hierarchy(with_toast), kept)[1]
+    dialog = with_toast.replace('text="Added to cart"', 'text="Delete?" clickable="true"')
+    assert "delete?" in hierarchy_signatures(parse_hierarchy(dialog), S)[1]
