@@ -237,8 +237,9 @@ def test_real_screen_same_as_itself_after_a_clock_tick() -> None:
 
 
 TOAST = (
-    '<node class="android.widget.LinearLayout" package="com.example.app" bounds="[20,500][250,540]">'
-    '<node class="android.widget.TextView" package="com.example.app" resource-id="android:id/message"'
+    '<node class="android.widget.LinearLayout" package="com.example.app"'
+    ' bounds="[20,500][250,540]"><node class="android.widget.TextView"'
+    ' package="com.example.app" resource-id="android:id/message"'
     ' text="Added to cart" bounds="[20,500][250,540]"/></node></hierarchy>'
 )
 
