@@ -24,6 +24,7 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
+from recorder_app.recorder import describe_action, step_hierarchy
 from recorder_app.step_viewer import StepViewer
 from recorder_app.workspace import DemoSummary, Workspace
 
@@ -313,7 +314,8 @@ class DemoBrowser(QWidget):
         except GraphBuilderError:
             png = None
         self.viewer.show_step(png, step.observation.screen, step.action)
-        self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {step.action.describe()}")
+        described = describe_action(step.action, step_hierarchy(folder, step))
+        self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
         obs = step.observation
         lines = [self._demo_details(), f"activity: {obs.activity or '?'}"]
         if step.action.element is not None:

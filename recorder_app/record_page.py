@@ -42,9 +42,12 @@ from recorder_app.recorder import (
     RecorderController,
     ResumeRequest,
     StartRequest,
+    describe_action,
     saved_steps,
+    step_hierarchy,
 )
 from recorder_app.session import ScreenCapture, SessionState
+from recorder_app.step_viewer import StepViewer
 from recorder_app.task_panel import TaskPanel
 from recorder_app.workspace import Workspace
 
@@ -98,6 +101,7 @@ class RecordPage(QWidget):
         self._mirror_live = False
         self._capture_ms: float | None = None
         self._lost_during: str | None = None  # demo folder whose phone loss was reported
+        self._steps_folder: Path | None = None  # the demo listed in the Steps tab
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
         self.mirror = MirrorView()
@@ -245,7 +249,16 @@ class RecordPage(QWidget):
         self.side_tabs = QTabWidget()
         self.side_tabs.setObjectName("recordSideTabs")
         self.side_tabs.addTab(task_scroll, "Task")
-        self.side_tabs.addTab(self.steps_list, "Steps")
+        self.step_preview = StepViewer()
+        self.step_preview.setMinimumSize(160, 200)
+        self.step_preview.clear("The recorded steps appear here, each on the screen it was taken")
+        steps_split = QSplitter(Qt.Orientation.Vertical)
+        steps_split.setObjectName("stepsSplitter")
+        steps_split.addWidget(self.steps_list)
+        steps_split.addWidget(self.step_preview)
+        steps_split.setStretchFactor(1, 1)
+        steps_split.setSizes([140, 400])
+        self.side_tabs.addTab(steps_split, "Steps")
 
         side = QWidget()
         side.setObjectName("recordSide")
@@ -263,6 +276,7 @@ class RecordPage(QWidget):
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setCollapsible(0, False)
         self.splitter.setCollapsible(1, False)
+        self.splitter.setSizes([900, 470])
         layout = QVBoxLayout(self)
         layout.addWidget(self.device_bar)
         layout.addWidget(self.splitter, 1)
@@ -278,6 +292,7 @@ class RecordPage(QWidget):
         self.feed.failed.connect(self._on_mirror_failed)
         self.mirror.gesture_made.connect(self.submit)
         self.text_edit.returnPressed.connect(self._on_text_entered)
+        self.steps_list.currentRowChanged.connect(self._on_step_row_changed)
         rec.state_changed.connect(self._on_recorder_state_changed)
         rec.demo_started.connect(self._on_demo_started)
         rec.screen_captured.connect(self._on_screen_captured)
@@ -471,6 +486,7 @@ class RecordPage(QWidget):
 
     @Slot(str, int)
     def _on_demo_started(self, folder: str, saved_steps: int) -> None:
+        self._steps_folder = Path(folder)
         self.steps_list.clear()
         try:
             demo = io.load_demo(Path(folder))
@@ -478,7 +494,11 @@ class RecordPage(QWidget):
             log.warning("cannot list the steps of %s: %s", folder, exc)
         else:
             for step in demo.steps:
-                self.steps_list.addItem(f"{step.index + 1}. {step.action.describe()}")
+                hierarchy = step_hierarchy(Path(folder), step)
+                self.steps_list.addItem(
+                    f"{step.index + 1}. {describe_action(step.action, hierarchy)}"
+                )
+            self.steps_list.setCurrentRow(self.steps_list.count() - 1)
             self.instruction_label.setText(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
             self.instruction_label.setToolTip(demo.instruction)
             self.instruction_label.show()
@@ -515,9 +535,23 @@ class RecordPage(QWidget):
         while self.steps_list.count() > index:
             self.steps_list.takeItem(self.steps_list.count() - 1)
         self.steps_list.addItem(f"{index + 1}. {description}")
-        self.steps_list.scrollToBottom()
+        self.steps_list.setCurrentRow(self.steps_list.count() - 1)
         self._update_steps_tab()
         self.demo_saved.emit(folder)
+
+    @Slot(int)
+    def _on_step_row_changed(self, row: int) -> None:
+        """Preview a recorded step: its pre-action screenshot with the action drawn on it."""
+        if row < 0 or self._steps_folder is None:
+            return
+        try:
+            demo = io.load_demo(self._steps_folder)
+            step = demo.steps[row]
+            png = io.read_png(self._steps_folder / step.observation.screenshot)
+        except (GraphBuilderError, IndexError) as exc:
+            self.step_preview.clear(f"Cannot show this step: {exc}")
+            return
+        self.step_preview.show_step(png, step.observation.screen, step.action)
 
     @Slot(str)
     def _on_action_failed(self, message: str) -> None:

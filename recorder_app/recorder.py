@@ -20,8 +20,10 @@ from pathlib import Path
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import Action, ActionType, ResetRecipe, Task
+from graph_builder.hierarchy import Hierarchy, load_hierarchy
+from graph_builder.model import Action, ActionType, ResetRecipe, Step, Task
 from recorder_app.errors import RecordingError, explain_os_error
+from recorder_app.graph_editor.sources import spoken_label
 from recorder_app.session import RecordingDevice, RecordingSession, ScreenCapture, SessionState
 
 log = logging.getLogger(__name__)
@@ -44,6 +46,27 @@ class StartRequest:
 class ResumeRequest:
     serial: str
     folder: Path
+
+
+def describe_action(action: Action, hierarchy: Hierarchy | None) -> str:
+    """``tap (539, 711) 'Wi-Fi'``: a tapped row is named by the first text inside it."""
+    if hierarchy is None or not action.type.is_pointed or action.point is None:
+        return action.describe()
+    element = hierarchy.element_at(*action.point)
+    if element is None:
+        return action.describe()
+    label = spoken_label(hierarchy, element)
+    return f"{action.type.value.replace('_', ' ')} ({action.x:.0f}, {action.y:.0f}) {label!r}"
+
+
+def step_hierarchy(folder: Path, step: Step) -> Hierarchy | None:
+    """A saved step's hierarchy, or None when it has none or it cannot be read."""
+    if step.observation.hierarchy is None:
+        return None
+    try:
+        return load_hierarchy(folder / step.observation.hierarchy)
+    except GraphBuilderError:
+        return None
 
 
 def saved_steps(count: int) -> str:
@@ -108,6 +131,7 @@ class RecorderWorker(QObject):
         if session is None:
             return
         self.state_changed.emit(SessionState.PERFORMING.value)
+        screen = session.pending  # the screen the action is taken on
         try:
             step = session.act(action)
         except RecordingError as exc:
@@ -120,7 +144,10 @@ class RecorderWorker(QObject):
         except Exception as exc:
             self._interrupt("The action failed", self._explain(exc, f"{action.describe()} failed"))
             return
-        self.step_saved.emit(str(session.folder), step.index, step.action.describe())
+        hierarchy = screen.hierarchy if screen is not None else None
+        self.step_saved.emit(
+            str(session.folder), step.index, describe_action(step.action, hierarchy)
+        )
         self._capture()
 
     @Slot()
