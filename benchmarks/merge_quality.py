@@ -151,6 +151,30 @@ TASKS: dict[str, tuple[str, list[list[str]]]] = {
             ["Search contacts", "TYPE:lee", "Dr. Lee", "Call"],
         ],
     ),
+    "messages_send_ok": (
+        "com.android.messaging",
+        [
+            ["Daughter (Emma)", "Text message", "TYPE:OK", "Send SMS"],
+            ["Start chat", "Navigate up", "Daughter (Emma)", "Text message", "TYPE:OK", "Send SMS"],
+            ["Dr. Lee", "Navigate up", "Daughter (Emma)", "Text message", "TYPE:OK", "Send SMS"],
+        ],
+    ),
+    "dialer_open_emma": (
+        "com.android.dialer",
+        [
+            ["Contacts", "Daughter (Emma)"],
+            ["Recents", "Contacts", "Daughter (Emma)"],
+            ["Contacts", "Favorites", "Contacts", "Daughter (Emma)"],
+        ],
+    ),
+    "clock_delete_alarm": (
+        "com.android.deskclock",
+        [
+            ["Delete"],
+            ["Clock", "Alarm", "Delete"],
+            ["Add alarm", "Cancel", "Delete"],
+        ],
+    ),
 }
 
 
