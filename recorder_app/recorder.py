@@ -203,6 +203,7 @@ class RecorderWorker(QObject):
             return
         self.screen_captured.emit(screen)
         self.state_changed.emit(SessionState.READY.value)
+        session.hash_pending()
 
     def _interrupt(self, title: str, message: str) -> None:
         session = self._session

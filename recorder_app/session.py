@@ -191,13 +191,25 @@ class RecordingSession:
             activity=observed.activity,
             screen=tuple(observed.screen),  # type: ignore[arg-type]
             time=observed.time,
-            phash=_phash(observed.screenshot_png, hierarchy),
+            phash=None,  # see hash_pending(): the user need not wait for it
             settled=settled,
             capture_ms=(time.perf_counter() - started) * 1000,
             hierarchy_problem=problem,
         )
         self.state = SessionState.READY
         return self._pending
+
+    def hash_pending(self) -> None:
+        """Compute the pending observation's perceptual hash (about 0.1 s).
+
+        The worker calls this right after announcing that it is ready, so the hash is
+        computed while the user decides; an action that arrives meanwhile waits for it.
+        """
+        pending = self._pending
+        if pending is not None and pending.phash is None:
+            self._pending = replace(
+                pending, phash=_phash(pending.screenshot_png, pending.hierarchy)
+            )
 
     @staticmethod
     def _parse(xml: str | None) -> tuple[Hierarchy | None, str | None]:
@@ -272,6 +284,9 @@ class RecordingSession:
         return self._pending
 
     def _save(self, pending: ScreenCapture, action: Action) -> Step:
+        if pending.phash is None:
+            self.hash_pending()
+            pending = self._pending or pending
         try:
             return self.writer.add_step(
                 pending.screenshot_png,
