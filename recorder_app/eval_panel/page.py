@@ -309,6 +309,8 @@ class EvaluationPage(QWidget):
         if self.run is not None and self.run.running:
             self.report_problem("A run is in progress", "Stop it before starting another.")
             return
+        if self.run is not None:
+            self.run.deleteLater()  # its thread has ended; free it with its worker
         device_factory = self.connection.open_device if self.connection is not None else None
         run = EvaluationRun(config, device_factory=device_factory, parent=self)
         run.run_started.connect(self._on_run_started)

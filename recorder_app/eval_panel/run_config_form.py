@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
+    QCheckBox,
     QComboBox,
     QFileDialog,
     QFormLayout,
@@ -31,6 +32,7 @@ from PySide6.QtWidgets import (
 
 from evaluator.agents import AGENTS
 from evaluator.errors import ConfigError
+from evaluator.judges import JUDGES
 from evaluator.runner import RunConfig
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_task, suite_task_dirs
@@ -39,6 +41,7 @@ from recorder_app.eval_panel.settings import (
     AgentSettings,
     EvalSettings,
     SettingsError,
+    judge_config,
     new_run_folder,
     suite_choices,
 )
@@ -214,6 +217,22 @@ class RunConfigForm(QWidget):
         form.addRow("Workers", self.workers_spin)
         form.addRow("Devices", self.device_list)
         form.addRow("", self.refresh_devices_button)
+        self.judge_boxes: dict[str, QCheckBox] = {}
+        judges_row = QHBoxLayout()
+        for name in sorted(JUDGES):
+            check = QCheckBox(name)
+            check.setObjectName(f"judge_{name}")
+            self.judge_boxes[name] = check
+            judges_row.addWidget(check)
+        judges_row.addStretch(1)
+        self.judge_config_edit = QLineEdit()
+        self.judge_config_edit.setObjectName("judgeConfigEdit")
+        self.judge_config_edit.setPlaceholderText('{"vlm": {"base_url": …, "model": …}}')
+        self.judge_config_edit.setToolTip(
+            "Settings per judge as JSON; keys only by variable name (api_key_env)"
+        )
+        form.addRow("Judges (online)", judges_row)
+        form.addRow("Judge settings", self.judge_config_edit)
         form.addRow("Output", out_row)
         return box
 
@@ -261,6 +280,9 @@ class RunConfigForm(QWidget):
             item.setData(SERIAL_ROLE, serial)
             item.setCheckState(Qt.CheckState.Checked)
             self.device_list.addItem(item)
+        for name, check in self.judge_boxes.items():
+            check.setChecked(name in settings.judges)
+        self.judge_config_edit.setText(settings.judge_config)
         self.out_edit.setText(settings.out)
         self._custom_categories = settings.custom_categories
 
@@ -279,6 +301,8 @@ class RunConfigForm(QWidget):
             mode=self.mode_combo.currentData(),
             workers=self.workers_spin.value(),
             devices=self.devices(),
+            judges=self.judges(),
+            judge_config=self.judge_config_edit.text().strip(),
             out=self.out_edit.text().strip(),
             custom_categories=self._custom_categories,
         )
@@ -299,6 +323,9 @@ class RunConfigForm(QWidget):
             combo.currentData()
             for combo in (self.label_filter, self.app_filter, self.protocol_filter)
         )
+
+    def judges(self) -> tuple[str, ...]:
+        return tuple(name for name, check in self.judge_boxes.items() if check.isChecked())
 
     def devices(self) -> tuple[str, ...]:
         """The checked devices (remembered ones are listed checked until a refresh)."""
@@ -336,6 +363,7 @@ class RunConfigForm(QWidget):
             else:
                 raise SettingsError("choose an output folder for the run")
         demos = self.demos_edit.text().strip()
+        judges = judge_config(self.judge_config_edit.text())
         try:
             return RunConfig(
                 suite=Path(suite),
@@ -349,6 +377,8 @@ class RunConfigForm(QWidget):
                 mode=self.mode_combo.currentData(),
                 devices=self.devices(),
                 workers=self.workers_spin.value(),
+                judges=self.judges() or ("rule",),
+                judge_config=judges,
             )
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc

@@ -107,7 +107,7 @@ class EvaluationRun(QObject):
     ) -> None:
         super().__init__(parent)
         self.config = config
-        self._thread = QThread()
+        self._thread = QThread(self)
         self._thread.setObjectName("evaluation-run")
         self._worker = RunWorker(config, device_factory)
         self._worker.moveToThread(self._thread)

@@ -29,6 +29,44 @@ class SettingsError(ValueError):
     """A setting that cannot make a run; the message says which and how to fix it."""
 
 
+def json_object(text: str, what: str, example: str) -> dict[str, Any]:
+    """A JSON object typed into the form ({} when blank); secrets are refused."""
+    if not text.strip():
+        return {}
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise SettingsError(f"{what} are not valid JSON: {exc}") from exc
+    if not isinstance(data, dict):
+        raise SettingsError(f"{what} must be a JSON object, e.g. {example}")
+    if redact(data) != data:
+        raise SettingsError(
+            f"{what} hold a secret; put the key in an environment variable and give the "
+            'variable\'s name instead ("api_key_env")'
+        )
+    return data
+
+
+def scrub(text: str) -> str:
+    """The typed JSON with secret values replaced by ``***``, so none reaches the disk."""
+    try:
+        data = json.loads(text)
+    except ValueError:
+        return text
+    return json.dumps(redact(data)) if redact(data) != data else text
+
+
+def judge_config(text: str) -> dict[str, dict[str, Any]]:
+    """Per-judge settings, e.g. ``{"vlm": {"base_url": ..., "model": ...}}``."""
+    data = json_object(
+        text, "the judge settings", '{"vlm": {"base_url": "http://...", "model": "m"}}'
+    )
+    for name, settings in data.items():
+        if not isinstance(settings, dict):
+            raise SettingsError(f"the settings of judge {name!r} must be a JSON object")
+    return data
+
+
 @dataclass(frozen=True, slots=True)
 class AgentSettings:
     """What the form edits for one agent. ``extra`` is a JSON object of further settings."""
@@ -45,7 +83,7 @@ class AgentSettings:
             "model": self.model,
             "api_key_env": self.api_key_env,
             "prompt": self.prompt,
-            "extra": self.extra,
+            "extra": scrub(self.extra),
         }
 
     @classmethod
@@ -54,20 +92,7 @@ class AgentSettings:
 
     def agent_config(self) -> dict[str, Any]:
         """The agent's config dict (as ``create_agent`` takes it); blank fields are left out."""
-        config: dict[str, Any] = {}
-        if self.extra.strip():
-            try:
-                extra = json.loads(self.extra)
-            except ValueError as exc:
-                raise SettingsError(f"the extra agent settings are not valid JSON: {exc}") from exc
-            if not isinstance(extra, dict):
-                raise SettingsError('the extra agent settings must be a JSON object: {"seed": 3}')
-            if redact(extra) != extra:
-                raise SettingsError(
-                    "the extra agent settings hold a secret; put the key in an environment "
-                    "variable and enter the variable's name as API key variable"
-                )
-            config.update(extra)
+        config = json_object(self.extra, "the extra agent settings", '{"seed": 3}')
         for key, value in (
             ("base_url", self.endpoint),
             ("model", self.model),
@@ -96,6 +121,8 @@ class EvalSettings:
     mode: str = "strict"
     workers: int = 1
     devices: tuple[str, ...] = ()
+    judges: tuple[str, ...] = ("rule",)
+    judge_config: str = ""
     out: str = ""
     custom_categories: tuple[str, ...] = ()
 
@@ -120,6 +147,8 @@ class EvalSettings:
             "mode": self.mode,
             "workers": self.workers,
             "devices": list(self.devices),
+            "judges": list(self.judges),
+            "judge_config": scrub(self.judge_config),
             "out": self.out,
             "custom_categories": list(self.custom_categories),
         }
@@ -139,6 +168,7 @@ class EvalSettings:
                 "run_protocol",
                 "variant",
                 "mode",
+                "judge_config",
                 "out",
             )
         }
@@ -156,6 +186,7 @@ class EvalSettings:
             },
             workers=workers,
             devices=tuple(str(d) for d in data.get("devices") or ()),
+            judges=tuple(str(j) for j in data.get("judges") or ("rule",)),
             custom_categories=tuple(str(c) for c in data.get("custom_categories") or ()),
         )
 

@@ -19,7 +19,7 @@ from evaluator.run_store import FailureCategory, RunStore
 from evaluator.synthetic import write_suite
 from recorder_app.eval_panel import EvaluationPage
 from recorder_app.eval_panel.results_table import COLUMN
-from recorder_app.eval_panel.settings import SETTINGS_FILE, load_settings
+from recorder_app.eval_panel.settings import SETTINGS_FILE, SettingsError, load_settings
 from recorder_app.workspace import Workspace
 
 TASKS = 6
@@ -277,12 +277,21 @@ def test_settings_are_per_workspace_and_never_hold_a_key(qtbot, page, ws):
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
     assert page.run is None
     assert page.last_problem is not None and "secret" in page.last_problem[1]
+    page.save_settings()  # what closing the studio does: the typed secret is not written
+    assert "sk-secret" not in (ws.root / SETTINGS_FILE).read_text()
     page.form.extra_edit.setText('{"history_steps": 4}')
     choose(page.form.variant_combo, "normalized")
+    page.form.judge_boxes["vlm"].setChecked(True)
+    page.form.judge_config_edit.setText('{"vlm": {"model": "judge", "token": "abc"}}')
+    with pytest.raises(SettingsError, match="secret"):
+        page.form.build_config()
+    vlm = {"base_url": "http://127.0.0.1:9/v1", "model": "judge", "api_key_env": "JUDGE_KEY"}
+    page.form.judge_config_edit.setText(json.dumps({"vlm": vlm}))
     page.save_settings()
     text = (ws.root / SETTINGS_FILE).read_text()
     assert "sk-secret" not in text and "MY_VLM_KEY" in text
     config = page.form.build_config()
+    assert config.judges == ("rule", "vlm") and config.judge_config == {"vlm": vlm}
     assert config.agent_config == {
         "history_steps": 4,
         "base_url": "http://127.0.0.1:9/v1",
@@ -297,6 +306,7 @@ def test_settings_are_per_workspace_and_never_hold_a_key(qtbot, page, ws):
     assert again.form.key_env_edit.text() == "MY_VLM_KEY"
     assert again.form.variant_combo.currentData() == "normalized"
     assert again.form.build_config().agent_config == config.agent_config
+    assert again.form.build_config().judge_config == {"vlm": vlm}
 
 
 def test_the_studio_window_has_the_evaluate_tab_and_menu(qtbot, settings, ws):
