@@ -231,7 +231,7 @@ def _video_frame(image: Image.Image, width: int, height: int) -> av.VideoFrame:
     factor = min(image.width // width, image.height // height)
     if factor >= 2:
         image = image.reduce(factor)
-    pixels = np.asarray(image.convert("RGB"))
+    pixels = np.asarray(image if image.mode == "RGB" else image.convert("RGB"))
     return av.VideoFrame.from_ndarray(pixels, format="rgb24").reformat(
         width=width, height=height, format="yuv420p", interpolation="FAST_BILINEAR"
     )
