@@ -185,9 +185,9 @@ class DemoBrowser(QWidget):
         target = str(Path(folder))
         for i in range(self.tree.topLevelItemCount()):
             task_item = self.tree.topLevelItem(i)
-            for j in range(task_item.childCount()):
-                item = task_item.child(j)
-                if item.data(0, FOLDER_ROLE) == target:
+            for j in range(task_item.childCount() if task_item else 0):
+                item = task_item.child(j) if task_item else None
+                if item is not None and item.data(0, FOLDER_ROLE) == target:
                     self.tree.setCurrentItem(item)
                     return True
         return False

@@ -89,7 +89,7 @@ class MirrorView(QWidget):
 
     def show_still(self, png: bytes, device_size: tuple[int, int]) -> None:
         """Show a screenshot when no live frame is available."""
-        image = QImage.fromData(png, "PNG")
+        image = QImage.fromData(png)
         if image.isNull():
             return
         self._array = None
@@ -328,7 +328,7 @@ class MirrorFeed(QObject):
             return
         self._last_index = frame.index
         self._latency_ms = max(0.0, (time.time() - frame.time) * 1000)
-        self._view.set_frame(frame.array, tuple(frame.device_size))
+        self._view.set_frame(frame.array, frame.device_size)
 
     @Slot()
     def _on_stats_due(self) -> None:

@@ -45,20 +45,25 @@ SETTLE_TIMEOUT_S = 3.0
 
 
 class Capture(Protocol):
-    """What ``devices.android.AndroidDevice.observe`` returns."""
+    """What ``devices.android.AndroidDevice.observe`` returns (a frozen dataclass)."""
 
-    screenshot_png: bytes
-    hierarchy_xml: str
-    activity: str | None
-    screen: tuple[int, int]
-    time: float
+    @property
+    def screenshot_png(self) -> bytes: ...
+    @property
+    def hierarchy_xml(self) -> str: ...
+    @property
+    def activity(self) -> str | None: ...
+    @property
+    def screen(self) -> tuple[int, int]: ...
+    @property
+    def time(self) -> float: ...
 
 
 class RecordingDevice(Protocol):
     """The part of ``devices.android.AndroidDevice`` the recorder uses."""
 
-    serial: str
-
+    @property
+    def serial(self) -> str: ...
     def info(self) -> DeviceInfo: ...
     def observe(self) -> Capture: ...
     def perform(self, action: Action) -> None: ...
@@ -189,7 +194,7 @@ class RecordingSession:
             hierarchy_xml=observed.hierarchy_xml or None,
             hierarchy=hierarchy,
             activity=observed.activity,
-            screen=tuple(observed.screen),  # type: ignore[arg-type]
+            screen=observed.screen,
             time=observed.time,
             phash=None,  # see hash_pending(): the user need not wait for it
             settled=settled,

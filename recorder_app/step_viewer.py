@@ -101,7 +101,7 @@ class StepViewer(QWidget):
         self._message = "Select a demonstration"
 
     def show_step(self, png: bytes | None, screen: tuple[int, int], action: Action | None) -> None:
-        image = QImage.fromData(png, "PNG") if png else QImage()
+        image = QImage.fromData(png) if png else QImage()
         self._image = None if image.isNull() else image
         self._screen = screen
         self._action = action

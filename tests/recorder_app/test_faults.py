@@ -106,3 +106,47 @@ def test_a_read_only_workspace_is_explained_and_nothing_starts(
     assert "not writable" in title and "read-only" in message
     assert rec.page.recorder.state == "idle"
     assert not (workspace.demos_dir / "ro").exists()
+
+
+def test_phones_coming_and_going_are_followed_and_explained(qtbot, studio, virtual_server):
+    from devices.virtual.testing import fast_phone
+
+    window = studio()
+    bar = window.record_page.device_bar
+    phone = virtual_server.phones[0]
+    virtual_server.remove_phone(SERIAL)
+    qtbot.waitUntil(lambda: "No phone attached" in bar.status_label.text(), timeout=10_000)
+    assert bar.connected_serial is None
+    assert window.record_page.mirror.device_size is None  # no stale picture of a lost phone
+    virtual_server.add_phone(phone)
+    virtual_server.add_phone(fast_phone("virtual-2"))
+    qtbot.waitUntil(lambda: len(bar.serials) == 2, timeout=10_000)
+    assert "2 phones attached" in bar.status_label.text()  # two: the user chooses
+    assert bar.combo.itemText(0) == "ElderPhone Virtual · 1080×2400 · Android 14"
+    bar.combo.setCurrentIndex(bar.combo.findData("virtual-2"))
+    bar.connect_button.click()
+    assert bar.connected_serial == "virtual-2"
+    qtbot.waitUntil(lambda: window.record_page.mirror.device_size is not None, timeout=10_000)
+
+
+def test_unexpected_errors_are_shown_in_a_dialog_and_the_studio_goes_on(qtbot, studio):
+    import sys
+
+    from PySide6.QtWidgets import QMessageBox
+
+    from recorder_app.app import install_excepthook
+
+    window = studio()
+    saved = sys.excepthook
+    try:
+        install_excepthook(window)
+        try:
+            raise RuntimeError("boom")
+        except RuntimeError as exc:
+            sys.excepthook(type(exc), exc, exc.__traceback__)
+    finally:
+        sys.excepthook = saved
+    (box,) = [b for b in window.findChildren(QMessageBox) if b.isVisible()]
+    assert "RuntimeError: boom" in box.text() and "Traceback" in box.detailedText()
+    box.accept()
+    assert window.record_page.device_bar.connected_serial == SERIAL
