@@ -24,6 +24,7 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
+from recorder_app.graph_editor.sources import spoken_label
 from recorder_app.recorder import describe_action, step_hierarchy
 from recorder_app.step_viewer import StepViewer
 from recorder_app.workspace import DemoSummary, Workspace
@@ -109,6 +110,7 @@ class DemoBrowser(QWidget):
         splitter.addWidget(left)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
+        splitter.setSizes([340, 900])
         layout = QVBoxLayout(self)
         layout.addWidget(splitter)
         self.splitter = splitter
@@ -314,13 +316,17 @@ class DemoBrowser(QWidget):
         except GraphBuilderError:
             png = None
         self.viewer.show_step(png, step.observation.screen, step.action)
-        described = describe_action(step.action, step_hierarchy(folder, step))
+        hierarchy = step_hierarchy(folder, step)
+        described = describe_action(step.action, hierarchy)
         self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
         obs = step.observation
         lines = [self._demo_details(), f"activity: {obs.activity or '?'}"]
         if step.action.element is not None:
             e = step.action.element
-            lines.append(f"element: {e.label()!r} {e.class_name} {e.bounds.as_list()}")
+            found = hierarchy.element_at(*e.bounds.center) if hierarchy else None
+            name = spoken_label(hierarchy, found) if hierarchy and found else e.label()
+            kind = e.class_name.rpartition(".")[2]
+            lines.append(f"element: {name!r} ({kind} {e.bounds.as_list()})")
         if obs.phash:
             lines.append(f"phash: {obs.phash}")
         self.detail_label.setText("\n".join(lines))
