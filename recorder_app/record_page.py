@@ -320,6 +320,7 @@ class RecordPage(QWidget):
 
     def start(self) -> None:
         """Begin watching for phones."""
+        self._emit_recorder_status()
         self.device_bar.start()
 
     def shutdown(self) -> None:

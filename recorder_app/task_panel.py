@@ -97,7 +97,7 @@ class TaskPanel(QWidget):
         form.addRow("", self.clear_data_check)
         form.addRow("Annotator", self.annotator_edit)
         layout = QVBoxLayout(self)
-        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setContentsMargins(8, 6, 8, 6)
         layout.addLayout(form)
         layout.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignRight)
 
@@ -118,7 +118,7 @@ class TaskPanel(QWidget):
     @staticmethod
     def _label_list() -> QListWidget:
         lst = QListWidget()
-        lst.setFixedHeight(64)
+        lst.setFixedHeight(76)
         lst.setToolTip("Tick every label that applies")
         return lst
 
