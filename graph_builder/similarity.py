@@ -274,7 +274,7 @@ def hierarchy_signatures(
 
     Structure: root-to-element paths of ``class#resource-id`` steps. Content: normalized
     texts and content descriptions, and ``[on]``/``[off]``/``[selected]`` tokens for
-    checkable and selected elements, keyed by path and occurrence. System UI is left out,
+    checkable and selected elements, keyed by label and occurrence. System UI is left out,
     and so are toasts when ``settings.ignore_toasts``.
     """
     volatile = _volatile(settings)
@@ -282,6 +282,7 @@ def hierarchy_signatures(
     paths: dict[int, str] = {}
     structure: Counter[str] = Counter()
     content: dict[str, float] = {}
+    names: Counter[str] = Counter()
     for e in hierarchy.elements:
         step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
         path = f"{paths[e.parent]}/{step}" if e.parent is not None else step
@@ -297,8 +298,12 @@ def hierarchy_signatures(
                 fleeting = len(text) > settings.long_text_chars or volatile.search(text)
                 content[text] = settings.volatile_text_weight if fleeting else 1.0
         if e.checkable or e.selected:
+            # Keyed by a readable name and its occurrence, not by the state, so that a
+            # flipped switch shows up as one token gone and one new.
+            name = e.label().rpartition(".")[2] if not (e.text or e.content_desc) else e.label()
+            names[name] += 1
             state = "on" if e.checked else "off" if e.checkable else "selected"
-            content[f"[{state}] {path}#{structure[path]}"] = 1.0
+            content[f"[{state}] {name} #{names[name]}"] = 1.0
     return structure, content
 
 
