@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
 import random
+import resource
 import shutil
 import statistics
 import tempfile
@@ -138,15 +140,26 @@ def workspace(tasks: int, demos: int, steps: int) -> Path:
     return root
 
 
-def timed_build(demos_root: Path, jobs: int, tasks: list[str] | None = None) -> float:
+def _cpu_seconds() -> float:
+    own, children = (
+        resource.getrusage(resource.RUSAGE_SELF),
+        resource.getrusage(resource.RUSAGE_CHILDREN),
+    )
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+def timed_build(demos_root: Path, jobs: int, tasks: list[str] | None = None) -> tuple[float, float]:
+    """Wall seconds and CPU seconds (all processes) of one build into a fresh suite."""
     with tempfile.TemporaryDirectory() as suite:
+        cpu = _cpu_seconds()
         started = time.perf_counter()
         reports = build_workspace(
             demos_root, Path(suite), settings=SimilaritySettings(), tasks=tasks, jobs=jobs
         )
         elapsed = time.perf_counter() - started
+        cpu = _cpu_seconds() - cpu
     assert all(r.written for r in reports), [r.summary() for r in reports if not r.written]
-    return elapsed
+    return elapsed, cpu
 
 
 def main() -> None:
@@ -159,30 +172,40 @@ def main() -> None:
     args = parser.parse_args()
 
     root = workspace(args.tasks, args.demos, args.steps)
+    print(
+        f"load average before: {os.getloadavg()[0]:.1f} (other work on the machine slows wall time)"
+    )
     for jobs in sorted({1, args.jobs}):
         runs = [timed_build(root, jobs) for _ in range(args.repeat)]
+        wall = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[1] for r in runs)
         print(
             f"build {args.tasks} tasks x {args.demos} demos x {args.steps} steps, "
-            f"{jobs} worker(s): median {statistics.median(runs):.2f} s "
-            f"(runs: {', '.join(f'{r:.2f}' for r in runs)})"
+            f"{jobs} worker(s): median {wall:.2f} s wall, {cpu:.2f} s CPU "
+            f"(walls: {', '.join(f'{r[0]:.2f}' for r in runs)})"
         )
 
     ids = sorted(p.name for p in root.iterdir() if p.is_dir())
     print(f"time as the number of tasks grows ({args.jobs} workers, median):")
     for n in (len(ids) // 4, len(ids) // 2, len(ids)):
-        t = statistics.median(timed_build(root, args.jobs, ids[:n]) for _ in range(args.repeat))
-        print(f"  {n:4d} tasks: median {t:.2f} s = {1000 * t / n:.1f} ms per task")
+        runs = [timed_build(root, args.jobs, ids[:n]) for _ in range(args.repeat)]
+        wall = statistics.median(r[0] for r in runs)
+        cpu = statistics.median(r[1] for r in runs)
+        print(
+            f"  {n:4d} tasks: {wall:.2f} s wall, {cpu:.2f} s CPU = "
+            f"{1000 * cpu / n:.1f} ms CPU per task"
+        )
 
     growth_root = workspace(10, 40, args.steps)
     settings = SimilaritySettings()
-    print("merge time per task as demonstrations per task grow (10 tasks, median):")
+    print("merge CPU time per task as demonstrations per task grow (10 tasks, median):")
     for k in (2, 5, 10, 20, 40):
         per_task = []
         for task in sorted(p.name for p in growth_root.iterdir() if p.is_dir()):
             inputs, _ = load_demo_inputs(growth_root, task)
-            started = time.perf_counter()
+            started = time.process_time()
             merge_demonstrations(inputs[:k], settings=settings)
-            per_task.append(time.perf_counter() - started)
+            per_task.append(time.process_time() - started)
         median = statistics.median(per_task)
         print(
             f"  {k:3d} demos: {1000 * median:7.1f} ms per task, "
