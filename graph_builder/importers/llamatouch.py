@@ -113,6 +113,11 @@ def import_llamatouch(
     """Write the trajectory in ``source`` as a complete demonstration of ``task_id``."""
     source = Path(source)
     validate_id(task_id, "task id")
+    demo_id = validate_id(demo_id or source.name, "demonstration id")
+    if (Path(demos_root) / task_id / demo_id).exists():  # fail before the slow part
+        raise GraphBuilderError(
+            f"{Path(demos_root) / task_id / demo_id} already exists; choose another --demo-id"
+        )
     indices = sorted(int(p.stem) for p in source.glob("*.png") if p.stem.isdigit())
     if not indices or indices != list(range(len(indices))):
         raise FormatError("expected screenshots 0.png, 1.png, ... without gaps", source=source)
@@ -159,7 +164,7 @@ def import_llamatouch(
     writer = DemoWriter.create(
         demos_root,
         task,
-        demo_id=validate_id(demo_id or source.name, "demonstration id"),
+        demo_id=demo_id,
         device=DeviceInfo(serial="llamatouch", width=width, height=height),
         source="llamatouch",
     )
