@@ -54,6 +54,11 @@ class Recording:
         assert self.mirror.hovered_element.label() == label  # highlighted before the click
         self.qtbot.mouseClick(self.mirror, Qt.MouseButton.LeftButton, pos=target)
 
+    def click(self, label: str) -> None:
+        """A click with no checks on the way (the phone may vanish meanwhile)."""
+        target = self.point(*self.element(label).bounds.center)
+        self.qtbot.mouseClick(self.mirror, Qt.MouseButton.LeftButton, pos=target)
+
     def long_press(self, label: str) -> None:
         target = self.point(*self.element(label).bounds.center)
         self.qtbot.mousePress(self.mirror, Qt.MouseButton.LeftButton, pos=target)

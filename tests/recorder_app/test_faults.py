@@ -28,7 +28,7 @@ def test_a_full_disk_refuses_the_action_before_the_phone_moves(
     qtbot.waitUntil(lambda: window.last_problem is not None, timeout=READY_TIMEOUT_MS)
     title, message = window.last_problem
     assert "not recorded" in title and "disk is full" in message
-    assert rec.page.recorder.ready  # the same screen still waits for input
+    qtbot.waitUntil(lambda: rec.page.recorder.ready)  # the same screen still waits for input
     assert rec.phone.ground_truth() == before  # the phone was not touched
     assert rec.acknowledge_problems() == 1
 
@@ -57,7 +57,8 @@ def test_a_failing_hierarchy_dump_interrupts_and_retry_recovers(
 
     commands["uiautomator"] = idle_state_never_reached
     rec.tap("Settings")
-    qtbot.waitUntil(lambda: rec.page.recorder.state == "interrupted", timeout=30_000)
+    qtbot.waitUntil(lambda: window.last_problem is not None, timeout=30_000)
+    assert rec.page.recorder.state == "interrupted"
     title, message = window.last_problem
     assert "could not be captured" in title and "Retry capture" in message
     assert "1 step is saved" in message
