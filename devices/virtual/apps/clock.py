@@ -14,13 +14,14 @@ from devices.virtual.apps.kit import (
     PRIMARY,
     SURFACE_CONTAINER,
     Column,
+    TabbedScreen,
     alert,
+    cancel_and,
     fab,
     icon_button,
     radio,
     scroll_list,
     switch,
-    tabs,
     tabs_height,
     text,
     toolbar,
@@ -60,16 +61,10 @@ def _until(ui: Ui, hour: int, minute: int) -> str:
     return f"Alarm set for {' and '.join(parts)} from now."
 
 
-class ClockScreen(Screen):
+class ClockScreen(TabbedScreen):
     activity = ACTIVITY
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._select(0)
-
-    def _select(self, index: int) -> None:
-        self.tab = index
-        self.screen_id = TAB_IDS[index]
+    tab_items = TABS
+    tab_ids = TAB_IDS
 
     def build(self, ui: Ui) -> View:
         c = ui.content
@@ -93,15 +88,7 @@ class ClockScreen(Screen):
         else:
             root.add(self._clock(ui, body))
         root.add(
-            tabs(
-                ui,
-                Rect(c.left, c.bottom - th, c.right, c.bottom),
-                TABS,
-                self.tab,
-                self._select,
-                rid=f"{PACKAGE}:id/bottom_view",
-                item_rid=f"{PACKAGE}:id/tab_item",
-            )
+            self.tab_bar(ui, rid=f"{PACKAGE}:id/bottom_view", item_rid=f"{PACKAGE}:id/tab_item")
         )
         return root
 
@@ -405,10 +392,7 @@ class TimePickerDialog(Dialog):
             ui,
             title="Set alarm" if self.index is None else "Edit alarm",
             body=body,
-            buttons=(
-                ("Cancel", ui.close_dialog, "android:id/button2"),
-                ("OK", lambda: self._save(ui), "android:id/button1"),
-            ),
+            buttons=cancel_and(ui, "OK", lambda: self._save(ui)),
         )
 
     def _save(self, ui: Ui) -> None:

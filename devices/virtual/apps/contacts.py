@@ -15,7 +15,6 @@ from devices.virtual.apps.kit import (
     edit_text,
     fab,
     icon_button,
-    letter_avatar,
     list_row,
     scroll_list,
     text,
@@ -27,9 +26,9 @@ from devices.virtual.apps.people import (
     CONTACTS,
     DEFAULT_FAVORITES,
     Contact,
-    avatar_color,
     by_name,
     contact_rows,
+    large_avatar,
     place_call,
 )
 from devices.virtual.widgets import Rect, TextBuffer, View
@@ -84,16 +83,7 @@ class ContactDetailScreen(Screen):
         )
         col = Column(c.left, c.top + bar_h, c.width)
         col.skip(ui.dp(16))
-        ar = col.place(ui.dp(120))
-        cx = ar.center[0]
-        root.add(
-            letter_avatar(
-                ui,
-                Rect(cx - ui.dp(60), ar.top, cx + ui.dp(60), ar.bottom),
-                person.name,
-                avatar_color(person.name),
-            )
-        )
+        root.add(large_avatar(ui, col, person.name))
         col.skip(ui.dp(16))
         root.add(
             text(

@@ -17,12 +17,12 @@ from devices.virtual.apps.kit import (
     PRIMARY,
     SURFACE_CONTAINER,
     Column,
+    TabbedScreen,
     fab,
     icon_button,
     letter_avatar,
     list_row,
     scroll_list,
-    tabs,
     tabs_height,
     text,
     toolbar,
@@ -89,18 +89,12 @@ def _number_of(entry: dict[str, str]) -> str:
     return contact.number if contact else ""
 
 
-class DialerScreen(Screen):
+class DialerScreen(TabbedScreen):
     """The main activity with its three tabs."""
 
     activity = MAIN_ACTIVITY
-
-    def __init__(self) -> None:
-        super().__init__()
-        self._select(0)
-
-    def _select(self, index: int) -> None:
-        self.tab = index
-        self.screen_id = TAB_IDS[index]
+    tab_items = TABS
+    tab_ids = TAB_IDS
 
     def build(self, ui: Ui) -> View:
         c = ui.content
@@ -123,12 +117,8 @@ class DialerScreen(Screen):
             )
         )
         root.add(
-            tabs(
+            self.tab_bar(
                 ui,
-                Rect(c.left, c.bottom - th, c.right, c.bottom),
-                TABS,
-                self.tab,
-                self._select,
                 rid=f"{DIALER}:id/bottom_nav_bar",
                 item_rid=f"{DIALER}:id/bottom_navigation_item",
             )

@@ -369,21 +369,7 @@ def toolbar(
     bar = View(rect, cls="android.view.ViewGroup", rid=rid or f"{ui.package}:id/toolbar", bg=bg)
     left = c.left + ui.dp(16)
     if up is not None:
-        bar.add(
-            icon_button(
-                ui,
-                Rect(
-                    c.left + ui.dp(4),
-                    rect.top + (h - ui.dp(48)) // 2,
-                    c.left + ui.dp(52),
-                    rect.top + (h + ui.dp(48)) // 2,
-                ),
-                "arrow_back",
-                "Navigate up",
-                up,
-                color=color,
-            )
-        )
+        bar.add(up_button(ui, h, up, color=color))
         left = c.left + ui.dp(64)
     right = c.right - ui.dp(4) - len(actions) * ui.dp(48)
     bar.add(
@@ -395,11 +381,34 @@ def toolbar(
     return bar
 
 
-def action_rect(ui: Ui, bar_top: int, bar_height: int, position: int) -> Rect:
-    """The rect of the ``position``-th toolbar action counted from the right edge."""
-    right = ui.content.right - ui.dp(4) - position * ui.dp(48)
-    top = bar_top + (bar_height - ui.dp(48)) // 2
-    return Rect(right - ui.dp(48), top, right, top + ui.dp(48))
+def up_button(
+    ui: Ui, bar_height: int, on_click: Handler, *, color: Color = ON_SURFACE_VARIANT
+) -> View:
+    """The Navigate up arrow at the start of a bar ``bar_height`` tall at the content top."""
+    c = ui.content
+    rect = Rect(
+        c.left + ui.dp(4),
+        c.top + (bar_height - ui.dp(48)) // 2,
+        c.left + ui.dp(52),
+        c.top + (bar_height + ui.dp(48)) // 2,
+    )
+    return icon_button(ui, rect, "arrow_back", "Navigate up", on_click, color=color)
+
+
+def toolbar_action(
+    ui: Ui, position: int, name: str, desc: str, on_click: Handler, *, rid: str
+) -> View:
+    """An icon button in a default-height toolbar, ``position`` 0 being the rightmost."""
+    c = ui.content
+    bar_h = toolbar_height(ui)
+    step = 52 * position
+    rect = Rect(
+        c.right - ui.dp(52 + step),
+        c.top + (bar_h - ui.dp(48)) // 2,
+        c.right - ui.dp(4 + step),
+        c.top + (bar_h + ui.dp(48)) // 2,
+    )
+    return icon_button(ui, rect, name, desc, on_click, rid=rid)
 
 
 def toolbar_height(ui: Ui, size: float = 22, height: float = 64) -> int:
@@ -644,6 +653,33 @@ def scroll_list(
     )
 
 
+def list_page(
+    ui: Ui,
+    screen: Screen,
+    bar: View,
+    rows: Sequence[View],
+    *,
+    rid: str,
+    list_rid: str,
+    key: str = "list",
+    bottom_pad: int = 0,
+    bg: Color | None = None,
+) -> View:
+    """A LinearLayout page: ``bar`` on top and ``rows`` scrolling in the rest of the content."""
+    c = ui.content
+    rest = Rect(c.left, bar.rect.bottom, c.right, c.bottom)
+    return View(
+        c,
+        cls="android.widget.LinearLayout",
+        rid=rid,
+        bg=bg,
+        children=[
+            bar,
+            scroll_list(ui, screen, key, rest, rows, rid=list_rid, bottom_pad=bottom_pad),
+        ],
+    )
+
+
 def content_frame(ui: Ui, *children: View, bg: Color | None = None) -> View:
     return View(
         ui.content,
@@ -786,6 +822,42 @@ def tabs(
 
 def tabs_height(ui: Ui) -> int:
     return ui.dp(68) + ui.sp(12) + ui.dp(8)
+
+
+class TabbedScreen(Screen):
+    """A screen with a bottom navigation bar; each tab reports its own screen id."""
+
+    tab_items: tuple[tuple[str, str], ...] = ()  # (icon, label) per tab
+    tab_ids: tuple[str, ...] = ()
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.select(0)
+
+    def select(self, index: int) -> None:
+        self.tab = index
+        self.screen_id = self.tab_ids[index]
+
+    def tab_bar(self, ui: Ui, *, rid: str, item_rid: str) -> View:
+        """The tabs along the bottom of the content area."""
+        c = ui.content
+        return tabs(
+            ui,
+            Rect(c.left, c.bottom - tabs_height(ui), c.right, c.bottom),
+            self.tab_items,
+            self.tab,
+            self.select,
+            rid=rid,
+            item_rid=item_rid,
+        )
+
+
+def cancel_and(ui: Ui, label: str, on_confirm: Handler) -> tuple[tuple[str, Handler, str], ...]:
+    """An alert's Cancel button (it closes the dialog), then the one that confirms."""
+    return (
+        ("Cancel", ui.close_dialog, "android:id/button2"),
+        (label, on_confirm, "android:id/button1"),
+    )
 
 
 def alert(

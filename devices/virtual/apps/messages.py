@@ -22,7 +22,7 @@ from devices.virtual.apps.kit import (
     scroll_list,
     text,
     toolbar,
-    toolbar_height,
+    toolbar_action,
     trailing_text,
 )
 from devices.virtual.apps.people import (
@@ -178,21 +178,15 @@ class ThreadScreen(Screen):
         number = contact.number if contact else self.name
         self.compose.on_submit = None
         root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/conversation_fragment")
-        bar_h = toolbar_height(ui)
         bar = toolbar(
             ui,
             self.name,
             up=ui.pop,
             rid=f"{PACKAGE}:id/toolbar",
             actions=[
-                icon_button(
+                toolbar_action(
                     ui,
-                    Rect(
-                        c.right - ui.dp(52),
-                        c.top + (bar_h - ui.dp(48)) // 2,
-                        c.right - ui.dp(4),
-                        c.top + (bar_h + ui.dp(48)) // 2,
-                    ),
+                    0,
                     "phone",
                     "Call",
                     lambda: place_call(ui, number),

@@ -91,6 +91,15 @@ def avatar_color(name: str) -> Color:
     return AVATAR_COLORS[sum(map(ord, name)) % len(AVATAR_COLORS)]
 
 
+def large_avatar(ui: Ui, col: Column, name: str) -> View:
+    """The 120 dp letter avatar centred in the next row of ``col`` (contact card, call)."""
+    r = col.place(ui.dp(120))
+    cx = r.center[0]
+    return letter_avatar(
+        ui, Rect(cx - ui.dp(60), r.top, cx + ui.dp(60), r.bottom), name, avatar_color(name)
+    )
+
+
 def by_name(name: str) -> Contact | None:
     return next((c for c in CONTACT_LIST if c.name == name), None)
 
@@ -193,16 +202,7 @@ class InCallScreen(Screen):
                 )
             )
         col.skip(ui.dp(40))
-        ar = col.place(ui.dp(120))
-        cx = ar.center[0]
-        root.add(
-            letter_avatar(
-                ui,
-                Rect(cx - ui.dp(60), ar.top, cx + ui.dp(60), ar.bottom),
-                title,
-                avatar_color(title),
-            )
-        )
+        root.add(large_avatar(ui, col, title))
         # button grid: mute, keypad, speaker
         size = ui.dp(72)
         gy = c.bottom - ui.dp(300)
@@ -252,6 +252,7 @@ class InCallScreen(Screen):
         root.add(grid)
         end = ui.dp(72)
         ey = c.bottom - ui.dp(120)
+        cx = c.center[0]
         root.add(
             icon_button(
                 ui,

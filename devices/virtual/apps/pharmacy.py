@@ -20,16 +20,19 @@ from devices.virtual.apps.kit import (
     Trailing,
     alert,
     button,
+    cancel_and,
     divider,
     edit_text,
     icon,
     icon_button,
+    list_page,
     list_row,
     measure,
     radio,
     scroll_list,
     text,
     toolbar,
+    toolbar_action,
     toolbar_height,
     trailing_icon_button,
 )
@@ -97,23 +100,17 @@ def totals(ui: Ui) -> tuple[int, int, int]:
     return items, fee, items + fee
 
 
-def _cart_action(ui: Ui, bar_h: int) -> View:
-    c = ui.content
+def _cart_action(ui: Ui) -> View:
     count = cart_count(ui)
-    r = Rect(
-        c.right - ui.dp(52),
-        c.top + (bar_h - ui.dp(48)) // 2,
-        c.right - ui.dp(4),
-        c.top + (bar_h + ui.dp(48)) // 2,
-    )
-    view = icon_button(
+    view = toolbar_action(
         ui,
-        r,
+        0,
         "cart",
         f"Cart, {count} item{'s' if count != 1 else ''}",
         lambda: ui.push(CartScreen()),
         rid=f"{PACKAGE}:id/action_cart",
     )
+    r = view.rect
     if count:
         view.add(
             View(
@@ -142,14 +139,9 @@ class HomeScreen(Screen):
         c = ui.content
         root = View(c, cls="android.widget.FrameLayout", rid=f"{PACKAGE}:id/home_layout")
         bar_h = toolbar_height(ui)
-        orders = icon_button(
+        orders = toolbar_action(
             ui,
-            Rect(
-                c.right - ui.dp(104),
-                c.top + (bar_h - ui.dp(48)) // 2,
-                c.right - ui.dp(56),
-                c.top + (bar_h + ui.dp(48)) // 2,
-            ),
+            1,
             "history",
             "My orders",
             lambda: ui.push(OrdersScreen()),
@@ -160,7 +152,7 @@ class HomeScreen(Screen):
                 ui,
                 "CarePlus Pharmacy",
                 rid=f"{PACKAGE}:id/toolbar",
-                actions=[orders, _cart_action(ui, bar_h)],
+                actions=[orders, _cart_action(ui)],
                 color=GREEN,
             )
         )
@@ -307,7 +299,7 @@ class ProductScreen(Screen):
                 "Product",
                 up=ui.pop,
                 rid=f"{PACKAGE}:id/toolbar",
-                actions=[_cart_action(ui, bar_h)],
+                actions=[_cart_action(ui)],
             )
         )
         col = Column(c.left + ui.dp(24), c.top + bar_h + ui.dp(16), c.width - ui.dp(48))
@@ -465,9 +457,7 @@ class CartScreen(Screen):
     def build(self, ui: Ui) -> View:
         c = ui.content
         data = _data(ui)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/cart_layout")
         bar = toolbar(ui, "Cart", up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         rows: list[View] = []
         for line in data["cart"]:
@@ -586,18 +576,16 @@ class CartScreen(Screen):
                     color=GREEN,
                 )
             )
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "cart",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/cart_list",
-                bottom_pad=ui.dp(24),
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/cart_layout",
+            list_rid=f"{PACKAGE}:id/cart_list",
+            key="cart",
+            bottom_pad=ui.dp(24),
         )
-        return root
 
 
 class PaymentDialog(Dialog):
@@ -611,10 +599,7 @@ class PaymentDialog(Dialog):
             ui,
             title="Confirm payment",
             message=f"Pay {money(total)} with {CARD}?",
-            buttons=(
-                ("Cancel", ui.close_dialog, "android:id/button2"),
-                ("Pay", lambda: self._pay(ui), "android:id/button1"),
-            ),
+            buttons=cancel_and(ui, "Pay", lambda: self._pay(ui)),
         )
 
     def _pay(self, ui: Ui) -> None:
@@ -644,9 +629,7 @@ class OrdersScreen(Screen):
     def build(self, ui: Ui) -> View:
         c = ui.content
         data = _data(ui)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/orders_layout")
         bar = toolbar(ui, "My orders", up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         rows: list[View] = []
         for order in data["orders"]:
@@ -677,17 +660,15 @@ class OrdersScreen(Screen):
                     rid=f"{PACKAGE}:id/empty_orders",
                 )
             )
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "orders",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/orders_list",
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/orders_layout",
+            list_rid=f"{PACKAGE}:id/orders_list",
+            key="orders",
         )
-        return root
 
 
 class PharmacyApp(App):

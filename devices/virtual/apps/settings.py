@@ -24,10 +24,12 @@ from devices.virtual.apps.kit import (
     Column,
     alert,
     button,
+    cancel_and,
     divider,
     edit_text,
     icon,
     icon_button,
+    list_page,
     list_row,
     measure,
     scroll_list,
@@ -36,6 +38,7 @@ from devices.virtual.apps.kit import (
     toolbar,
     toolbar_height,
     trailing_switch,
+    up_button,
 )
 from devices.virtual.widgets import Color, Rect, TextBuffer, View, text_width
 
@@ -674,8 +677,6 @@ class PageScreen(Screen):
         spec = PAGES[self.page]
         c = ui.content
         bar = toolbar(ui, spec.title, up=ui.pop, rid=f"{PACKAGE}:id/action_bar", size=24)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/main_content")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         rows = [item_row(ui, col, item, self) for item in spec.items]
         if self.page == "apps":
@@ -699,17 +700,14 @@ class PageScreen(Screen):
                         self,
                     )
                 )
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "list",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/recycler_view",
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/main_content",
+            list_rid=f"{PACKAGE}:id/recycler_view",
         )
-        return root
 
 
 class MainScreen(Screen):
@@ -789,8 +787,6 @@ class FontSizeScreen(Screen):
     def build(self, ui: Ui) -> View:
         c = ui.content
         bar = toolbar(ui, "Font size", up=ui.pop, rid=f"{PACKAGE}:id/action_bar", size=24)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/main_content")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         rows: list[View] = []
         pad = ui.dp(16)
@@ -943,18 +939,15 @@ class FontSizeScreen(Screen):
                 style="outlined",
             )
         )
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "list",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/recycler_view",
-                bottom_pad=ui.dp(24),
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/main_content",
+            list_rid=f"{PACKAGE}:id/recycler_view",
+            bottom_pad=ui.dp(24),
         )
-        return root
 
 
 class ResetDialog(Dialog):
@@ -971,10 +964,7 @@ class ResetDialog(Dialog):
             title="Reset display size and text?",
             message="Your display size and text preferences will reset to the phone's "
             "original settings",
-            buttons=(
-                ("Cancel", ui.close_dialog, "android:id/button2"),
-                ("Reset settings", confirm, "android:id/button1"),
-            ),
+            buttons=cancel_and(ui, "Reset settings", confirm),
         )
 
 
@@ -1027,20 +1017,7 @@ class SearchScreen(Screen):
             rid=f"{SEARCH_PACKAGE}:id/search_toolbar",
             bg=SURFACE,
         )
-        bar.add(
-            icon_button(
-                ui,
-                Rect(
-                    c.left + ui.dp(4),
-                    c.top + (h - ui.dp(48)) // 2,
-                    c.left + ui.dp(52),
-                    c.top + (h + ui.dp(48)) // 2,
-                ),
-                "arrow_back",
-                "Navigate up",
-                ui.pop,
-            )
-        )
+        bar.add(up_button(ui, h, ui.pop))
         bar.add(
             edit_text(
                 ui,
@@ -1107,8 +1084,6 @@ class AppInfoScreen(Screen):
         app = ui.host.app(self.target)
         c = ui.content
         bar = toolbar(ui, "App info", up=ui.pop, rid=f"{PACKAGE}:id/action_bar", size=24)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/main_content")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         rows: list[View] = []
         col.skip(ui.dp(16))
@@ -1208,17 +1183,14 @@ class AppInfoScreen(Screen):
                 rid=f"{PACKAGE}:id/clear_storage",
             )
         )
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "list",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/recycler_view",
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/main_content",
+            list_rid=f"{PACKAGE}:id/recycler_view",
         )
-        return root
 
 
 class ConfirmDialog(Dialog):
@@ -1240,10 +1212,7 @@ class ConfirmDialog(Dialog):
             ui,
             title=self.title,
             message=self.message,
-            buttons=(
-                ("Cancel", ui.close_dialog, "android:id/button2"),
-                (self.confirm, ok, "android:id/button1"),
-            ),
+            buttons=cancel_and(ui, self.confirm, ok),
         )
 
 

@@ -14,11 +14,12 @@ from devices.virtual.apps.icons import paint_icon
 from devices.virtual.apps.kit import (
     ON_SURFACE_VARIANT,
     Column,
-    icon_button,
+    list_page,
     list_row,
     scroll_list,
     text,
     toolbar,
+    toolbar_action,
     toolbar_height,
     trailing_switch,
     trailing_text,
@@ -98,27 +99,17 @@ class TodayScreen(Screen):
         root = View(c, cls="android.widget.FrameLayout", rid=f"{PACKAGE}:id/main_layout", bg=SKY)
         bar_h = toolbar_height(ui)
         actions = [
-            icon_button(
+            toolbar_action(
                 ui,
-                Rect(
-                    c.right - ui.dp(104),
-                    c.top + (bar_h - ui.dp(48)) // 2,
-                    c.right - ui.dp(56),
-                    c.top + (bar_h + ui.dp(48)) // 2,
-                ),
+                1,
                 "search",
                 "Change city",
                 lambda: ui.push(CitiesScreen()),
                 rid=f"{PACKAGE}:id/action_city",
             ),
-            icon_button(
+            toolbar_action(
                 ui,
-                Rect(
-                    c.right - ui.dp(52),
-                    c.top + (bar_h - ui.dp(48)) // 2,
-                    c.right - ui.dp(4),
-                    c.top + (bar_h + ui.dp(48)) // 2,
-                ),
+                0,
                 "settings",
                 "Settings",
                 lambda: ui.push(WeatherSettingsScreen()),
@@ -291,9 +282,7 @@ class DayScreen(Screen):
         data = _settings(ui)
         unit = data["unit"]
         day = forecast(data["city"])[self.index]
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/day_layout", bg=SKY)
         bar = toolbar(ui, _day_name(ui, self.index), up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom + ui.dp(16), c.width)
         rows: list[View] = [
             text(
@@ -340,17 +329,16 @@ class DayScreen(Screen):
                     ui, col, label, summary=value, min_height=64, summary_rid=f"{PACKAGE}:id/value"
                 )
             )
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "day",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/day_details",
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/day_layout",
+            list_rid=f"{PACKAGE}:id/day_details",
+            key="day",
+            bg=SKY,
         )
-        return root
 
 
 class CitiesScreen(Screen):
@@ -360,9 +348,7 @@ class CitiesScreen(Screen):
     def build(self, ui: Ui) -> View:
         c = ui.content
         data = _settings(ui)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/cities_layout")
         bar = toolbar(ui, "Choose city", up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
 
         def choose(city: str) -> None:
@@ -381,17 +367,15 @@ class CitiesScreen(Screen):
             )
             for city in CITIES
         ]
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "cities",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/cities_list",
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/cities_layout",
+            list_rid=f"{PACKAGE}:id/cities_list",
+            key="cities",
         )
-        return root
 
 
 class WeatherSettingsScreen(Screen):
@@ -401,9 +385,7 @@ class WeatherSettingsScreen(Screen):
     def build(self, ui: Ui) -> View:
         c = ui.content
         data = _settings(ui)
-        root = View(c, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/settings_layout")
         bar = toolbar(ui, "Settings", up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
-        root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         fahrenheit = data["unit"] == "F"
 
@@ -422,17 +404,15 @@ class WeatherSettingsScreen(Screen):
                 trailing=trailing_switch(ui, fahrenheit),
             )
         ]
-        root.add(
-            scroll_list(
-                ui,
-                self,
-                "settings",
-                Rect(c.left, bar.rect.bottom, c.right, c.bottom),
-                rows,
-                rid=f"{PACKAGE}:id/settings_list",
-            )
+        return list_page(
+            ui,
+            self,
+            bar,
+            rows,
+            rid=f"{PACKAGE}:id/settings_layout",
+            list_rid=f"{PACKAGE}:id/settings_list",
+            key="settings",
         )
-        return root
 
 
 class WeatherApp(App):
