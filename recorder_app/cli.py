@@ -9,7 +9,7 @@ from pathlib import Path
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
         "studio",
-        help="open the desktop studio (record demonstrations, browse them)",
+        help="open the desktop studio (record, browse demos, edit graphs, evaluate)",
         description="Open ElderBench Studio: mirror a phone, record demonstrations by "
         "clicking on the mirror, and browse what was recorded.",
     )
