@@ -19,6 +19,7 @@ from devices.virtual.apps.kit import (
     Column,
     TabbedScreen,
     fab,
+    grid_cell,
     icon_button,
     letter_avatar,
     list_row,
@@ -133,13 +134,7 @@ class DialerScreen(TabbedScreen):
         cell_h = ui.dp(150) + ui.sp(16) * 3
         tiles: list[View] = []
         for i, person in enumerate(people):
-            row, col = divmod(i, cols)
-            r = Rect(
-                body.left + col * cell_w,
-                body.top + ui.dp(16) + row * cell_h,
-                body.left + (col + 1) * cell_w,
-                body.top + ui.dp(16) + (row + 1) * cell_h,
-            )
+            r = grid_cell(body.left, body.top + ui.dp(16), cell_w, cell_h, cols, i)
             tile = View(
                 r.inset(ui.dp(8)),
                 cls="android.widget.FrameLayout",
@@ -348,13 +343,7 @@ class DialpadScreen(Screen):
         )
         key_w = (c.width - ui.dp(48)) // 3
         for i, ((digit, letters), rid) in enumerate(zip(_KEYS, _KEY_IDS, strict=True)):
-            row, col = divmod(i, 3)
-            r = Rect(
-                c.left + ui.dp(24) + col * key_w,
-                grid_top + row * key_h,
-                c.left + ui.dp(24) + (col + 1) * key_w,
-                grid_top + (row + 1) * key_h,
-            )
+            r = grid_cell(c.left + ui.dp(24), grid_top, key_w, key_h, 3, i)
             key = View(
                 r.inset(ui.dp(6)),
                 cls="android.widget.FrameLayout",

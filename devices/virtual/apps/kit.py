@@ -58,6 +58,14 @@ class Column:
         self.y += height
 
 
+def grid_cell(left: int, top: int, width: int, height: int, cols: int, index: int) -> Rect:
+    """Cell ``index`` of a grid of ``cols`` columns of width x height cells, filled by rows."""
+    row, col = divmod(index, cols)
+    return Rect(
+        left + col * width, top + row * height, left + (col + 1) * width, top + (row + 1) * height
+    )
+
+
 def text(
     ui: Ui,
     rect: Rect,
@@ -87,6 +95,32 @@ def text(
         valign=valign,
         max_lines=max_lines,
         digest=digest,
+    )
+
+
+def text_line(
+    ui: Ui,
+    col: Column,
+    value: str,
+    *,
+    size: float,
+    color: Color = ON_SURFACE,
+    bold: bool = False,
+    align: str = "start",
+    rid: str = "",
+    max_lines: int = 0,
+) -> View:
+    """Text in the next row of ``col``, one and a half times the text size tall."""
+    return text(
+        ui,
+        col.place(ui.sp(size) * 3 // 2),
+        value,
+        size=size,
+        color=color,
+        bold=bold,
+        align=align,
+        rid=rid,
+        max_lines=max_lines,
     )
 
 

@@ -18,6 +18,7 @@ from devices.virtual.apps.kit import (
     SURFACE,
     Column,
     button,
+    grid_cell,
     letter_avatar,
     scroll_list,
     text,
@@ -204,13 +205,7 @@ class HomeScreen(Screen):
         )
         page = View(workspace.rect, cls="android.view.ViewGroup")
         for i, app in enumerate(apps):
-            row, col = divmod(i, cols)
-            r = Rect(
-                c.left + col * cell_w,
-                grid_top + row * cell_h,
-                c.left + (col + 1) * cell_w,
-                grid_top + (row + 1) * cell_h,
-            )
+            r = grid_cell(c.left, grid_top, cell_w, cell_h, cols, i)
             page.add(app_icon(ui, r, app, label_color=(255, 255, 255), rid=""))
         workspace.add(page)
         drag.add(workspace)
@@ -258,13 +253,7 @@ class AllAppsScreen(Screen):
         top = c.top + ui.dp(24)
         cells = []
         for i, app in enumerate(apps):
-            row, col = divmod(i, cols)
-            r = Rect(
-                c.left + col * cell_w,
-                top + row * cell_h,
-                c.left + (col + 1) * cell_w,
-                top + (row + 1) * cell_h,
-            )
+            r = grid_cell(c.left, top, cell_w, cell_h, cols, i)
             cells.append(app_icon(ui, r, app, label_color=ON_SURFACE, rid=""))
         root.add(
             scroll_list(
