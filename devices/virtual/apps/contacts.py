@@ -18,6 +18,7 @@ from devices.virtual.apps.kit import (
     list_row,
     scroll_list,
     text,
+    text_line,
 )
 from devices.virtual.apps.messages import PACKAGE as MESSAGING
 from devices.virtual.apps.messages import ThreadScreen
@@ -86,9 +87,9 @@ class ContactDetailScreen(Screen):
         root.add(large_avatar(ui, col, person.name))
         col.skip(ui.dp(16))
         root.add(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(30) * 3 // 2),
+                col,
                 person.name,
                 size=30,
                 align="center",

@@ -19,6 +19,7 @@ from devices.virtual.apps.kit import (
     letter_avatar,
     list_row,
     text,
+    text_line,
 )
 from devices.virtual.widgets import Color, Rect, View
 
@@ -165,9 +166,9 @@ class InCallScreen(Screen):
         )
         col = Column(c.left, c.top + ui.dp(48), c.width)
         root.add(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(16) * 3 // 2),
+                col,
                 "Calling...",
                 size=16,
                 color=(200, 200, 200),
@@ -178,9 +179,9 @@ class InCallScreen(Screen):
         col.skip(ui.dp(16))
         title = self.name or self.number
         root.add(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(32) * 3 // 2),
+                col,
                 title,
                 size=32,
                 color=white,
@@ -191,9 +192,9 @@ class InCallScreen(Screen):
         )
         if self.name:
             root.add(
-                text(
+                text_line(
                     ui,
-                    col.place(ui.sp(16) * 3 // 2),
+                    col,
                     f"Mobile {self.number}",
                     size=16,
                     color=(200, 200, 200),

@@ -31,6 +31,7 @@ from devices.virtual.apps.kit import (
     radio,
     scroll_list,
     text,
+    text_line,
     toolbar,
     toolbar_action,
     toolbar_height,
@@ -348,9 +349,9 @@ class ProductScreen(Screen):
                 )
             )
         views.append(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(28) * 3 // 2),
+                col,
                 money(item.price),
                 size=28,
                 bold=True,

@@ -18,6 +18,7 @@ from devices.virtual.apps.kit import (
     list_row,
     scroll_list,
     text,
+    text_line,
     toolbar,
     toolbar_action,
     toolbar_height,
@@ -83,6 +84,21 @@ def _day_name(ui: Ui, index: int) -> str:
     return (ui.now() + timedelta(days=index)).strftime("%A")
 
 
+def _condition_icon(ui: Ui, col: Column, day: Day, *, rid: str = "") -> View:
+    """The day's weather picture, 120 dp, centred in the next row of ``col``."""
+    r = col.place(ui.dp(120))
+    cx = r.center[0]
+    return View(
+        Rect(cx - ui.dp(60), r.top, cx + ui.dp(60), r.bottom),
+        cls="android.widget.ImageView",
+        rid=rid,
+        desc=day.condition,
+        paint=paint_icon,
+        icon=day.icon,
+        icon_color=(120, 144, 156),
+    )
+
+
 class TodayScreen(Screen):
     screen_id = "weather/today"
     activity = ACTIVITY
@@ -119,9 +135,9 @@ class TodayScreen(Screen):
         root.add(toolbar(ui, "Weather", rid=f"{PACKAGE}:id/toolbar", actions=actions))
         col = Column(c.left, c.top + bar_h, c.width)
         rows: list[View] = []
-        city_view = text(
+        city_view = text_line(
             ui,
-            col.place(ui.sp(28) * 3 // 2),
+            col,
             city,
             size=28,
             align="center",
@@ -130,19 +146,7 @@ class TodayScreen(Screen):
         city_view.clickable = city_view.focusable = True
         city_view.on_click = lambda: ui.push(CitiesScreen())
         rows.append(city_view)
-        ir = col.place(ui.dp(120))
-        cx = ir.center[0]
-        rows.append(
-            View(
-                Rect(cx - ui.dp(60), ir.top, cx + ui.dp(60), ir.bottom),
-                cls="android.widget.ImageView",
-                rid=f"{PACKAGE}:id/condition_icon",
-                desc=today.condition,
-                paint=paint_icon,
-                icon=today.icon,
-                icon_color=(120, 144, 156),
-            )
-        )
+        rows.append(_condition_icon(ui, col, today, rid=f"{PACKAGE}:id/condition_icon"))
         rows.append(
             text(
                 ui,
@@ -154,9 +158,9 @@ class TodayScreen(Screen):
             )
         )
         rows.append(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(20) * 3 // 2),
+                col,
                 today.condition,
                 size=20,
                 align="center",
@@ -164,9 +168,9 @@ class TodayScreen(Screen):
             )
         )
         rows.append(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(16) * 3 // 2),
+                col,
                 f"H:{degrees(today.high, unit)}  L:{degrees(today.low, unit)}",
                 size=16,
                 align="center",
@@ -285,31 +289,20 @@ class DayScreen(Screen):
         bar = toolbar(ui, _day_name(ui, self.index), up=ui.pop, rid=f"{PACKAGE}:id/toolbar")
         col = Column(c.left, bar.rect.bottom + ui.dp(16), c.width)
         rows: list[View] = [
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(20) * 3 // 2),
+                col,
                 data["city"],
                 size=20,
                 align="center",
                 rid=f"{PACKAGE}:id/city_name",
             ),
         ]
-        ir = col.place(ui.dp(120))
-        cx = ir.center[0]
+        rows.append(_condition_icon(ui, col, day))
         rows.append(
-            View(
-                Rect(cx - ui.dp(60), ir.top, cx + ui.dp(60), ir.bottom),
-                cls="android.widget.ImageView",
-                desc=day.condition,
-                paint=paint_icon,
-                icon=day.icon,
-                icon_color=(120, 144, 156),
-            )
-        )
-        rows.append(
-            text(
+            text_line(
                 ui,
-                col.place(ui.sp(24) * 3 // 2),
+                col,
                 day.condition,
                 size=24,
                 align="center",
