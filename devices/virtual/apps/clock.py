@@ -12,6 +12,7 @@ from devices.virtual.apps.base import App, Dialog, Screen, Ui
 from devices.virtual.apps.kit import (
     ON_SURFACE_VARIANT,
     PRIMARY,
+    PRIMARY_CONTAINER,
     SURFACE_CONTAINER,
     Column,
     TabbedScreen,
@@ -330,7 +331,7 @@ class TimePickerDialog(Dialog):
                     focusable=True,
                     focused=ui.is_focused(buffer),
                     field=buffer,
-                    bg=(234, 221, 255),
+                    bg=PRIMARY_CONTAINER,
                     radius=ui.dp(8),
                     font_px=ui.sp(48),
                     align="center",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from devices.virtual.apps.base import App, Screen, Ui
 from devices.virtual.apps.kit import (
+    ON_PRIMARY_CONTAINER,
     PRIMARY,
     PRIMARY_CONTAINER,
     SURFACE_HIGH,
@@ -113,7 +114,7 @@ class ContactDetailScreen(Screen):
                 icon_name,
                 label,
                 handler,
-                color=(33, 0, 93),
+                color=ON_PRIMARY_CONTAINER,
                 bg=PRIMARY_CONTAINER,
                 rid=f"{CONTACTS}:id/{label.lower()}_button",
             )

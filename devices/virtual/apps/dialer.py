@@ -16,6 +16,7 @@ from devices.virtual.apps.kit import (
     ON_SURFACE_VARIANT,
     PRIMARY,
     SURFACE_CONTAINER,
+    WHITE,
     Column,
     TabbedScreen,
     fab,
@@ -391,7 +392,7 @@ class DialpadScreen(Screen):
                 "dial",
                 lambda: self._dial(ui),
                 rid=f"{DIALER}:id/dialpad_floating_action_button",
-                color=(255, 255, 255),
+                color=WHITE,
                 bg=(30, 142, 62),
                 glyph=0.45,
             )

@@ -406,10 +406,6 @@ def _edit(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
     d.polygon([b.p(0.12, 0.88), b.p(0.16, 0.7), b.p(0.3, 0.84)], fill=c)
 
 
-def _speaker(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
-    _volume(d, b, c)
-
-
 def _shift(d: ImageDraw.ImageDraw, b: Box, c: Color) -> None:
     d.polygon(
         [
@@ -490,7 +486,7 @@ ICONS: dict[str, Icon] = {
     "bluetooth": _bluetooth,
     "more": _more_vert,
     "edit": _edit,
-    "speaker": _speaker,
+    "speaker": _volume,
     "home": _home_outline,
     "shift": _shift,
     "text_size": _letter("A"),

@@ -11,6 +11,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from devices.virtual.apps.base import SURFACE as SURFACE  # Screen's default background
 from devices.virtual.apps.base import Screen, Ui
 from devices.virtual.apps.icons import paint_icon
 from devices.virtual.widgets import (
@@ -25,7 +26,6 @@ from devices.virtual.widgets import (
     text_height,
 )
 
-SURFACE: Color = (254, 247, 255)
 SURFACE_CONTAINER: Color = (243, 237, 247)
 SURFACE_HIGH: Color = (236, 230, 240)
 ON_SURFACE: Color = (29, 27, 32)
@@ -34,6 +34,7 @@ OUTLINE: Color = (121, 116, 126)
 DIVIDER: Color = (230, 224, 233)
 PRIMARY: Color = (103, 80, 164)
 PRIMARY_CONTAINER: Color = (234, 221, 255)
+ON_PRIMARY_CONTAINER: Color = (33, 0, 93)
 ON_PRIMARY: Color = (255, 255, 255)
 WHITE: Color = (255, 255, 255)
 ERROR: Color = (179, 38, 30)
@@ -622,7 +623,7 @@ def letter_avatar(ui: Ui, rect: Rect, name: str, bg: Color) -> View:
         radius=rect.width // 2,
         label=initial,
         font_px=max(8, rect.height // 2),
-        color=(33, 0, 93),
+        color=ON_PRIMARY_CONTAINER,
         align="center",
         bold=True,
     )
@@ -733,7 +734,7 @@ def fab(
     rid: str = "",
     label: str = "",
     color: Color = PRIMARY_CONTAINER,
-    fg: Color = (33, 0, 93),
+    fg: Color = ON_PRIMARY_CONTAINER,
     bottom: int | None = None,
 ) -> View:
     """A floating action button at the bottom right; with ``label`` it is extended."""
@@ -833,7 +834,7 @@ def tabs(
                 radius=pill_h // 2,
                 paint=paint_icon,
                 icon=icon_name,
-                icon_color=(33, 0, 93) if chosen else ON_SURFACE_VARIANT,
+                icon_color=ON_PRIMARY_CONTAINER if chosen else ON_SURFACE_VARIANT,
                 cls="android.widget.ImageView",
             )
         )

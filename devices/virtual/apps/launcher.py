@@ -16,6 +16,8 @@ from devices.virtual.apps.icons import paint_icon
 from devices.virtual.apps.kit import (
     ON_SURFACE,
     SURFACE,
+    SURFACE_CONTAINER,
+    WHITE,
     Column,
     button,
     grid_cell,
@@ -109,7 +111,7 @@ class ShortcutsPopup(Dialog):
             Rect(left, top, left + width, top + row),
             cls="android.widget.LinearLayout",
             rid=f"{PACKAGE}:id/popup_container",
-            bg=(243, 237, 247),
+            bg=SURFACE_CONTAINER,
             radius=ui.dp(20),
         )
 
@@ -189,7 +191,7 @@ class HomeScreen(Screen):
             rid=f"{PACKAGE}:id/date_widget",
             text=_date_text(now),
             font_px=ui.sp(22),
-            color=(255, 255, 255),
+            color=WHITE,
             digest=False,
         )
         drag.add(date)
@@ -206,7 +208,7 @@ class HomeScreen(Screen):
         page = View(workspace.rect, cls="android.view.ViewGroup")
         for i, app in enumerate(apps):
             r = grid_cell(c.left, grid_top, cell_w, cell_h, cols, i)
-            page.add(app_icon(ui, r, app, label_color=(255, 255, 255), rid=""))
+            page.add(app_icon(ui, r, app, label_color=WHITE, rid=""))
         workspace.add(page)
         drag.add(workspace)
         hot_top = c.bottom - cell_h - ui.dp(8)
@@ -220,7 +222,7 @@ class HomeScreen(Screen):
         x0 = c.left + (c.width - slot * len(dock)) // 2
         for i, app in enumerate(dock):
             r = Rect(x0 + i * slot, hot_top, x0 + (i + 1) * slot, hot_top + cell_h)
-            hotseat.add(app_icon(ui, r, app, label_color=(255, 255, 255), rid=""))
+            hotseat.add(app_icon(ui, r, app, label_color=WHITE, rid=""))
         drag.add(hotseat)
         return root
 
@@ -329,7 +331,7 @@ class RecentsScreen(Screen):
                     Rect(left + ui.dp(44), header.top, left + card_w, header.bottom),
                     app.label,
                     size=16,
-                    color=(255, 255, 255),
+                    color=WHITE,
                     max_lines=1,
                     rid=f"{PACKAGE}:id/title",
                 )

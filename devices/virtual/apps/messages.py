@@ -13,6 +13,7 @@ from devices.virtual.apps.kit import (
     PRIMARY,
     SURFACE_CONTAINER,
     SURFACE_HIGH,
+    WHITE,
     Column,
     edit_text,
     fab,
@@ -231,7 +232,7 @@ class ThreadScreen(Screen):
                 lambda: self._send(ui),
                 rid=f"{PACKAGE}:id/send_message_button",
                 enabled=has_text,
-                color=(255, 255, 255) if has_text else (170, 166, 174),
+                color=WHITE if has_text else (170, 166, 174),
                 bg=PRIMARY if has_text else SURFACE_CONTAINER,
                 glyph=0.45,
             )

@@ -14,6 +14,7 @@ from functools import partial
 from devices.virtual.apps.base import Screen, Ui
 from devices.virtual.apps.kit import (
     PRIMARY,
+    WHITE,
     Column,
     icon_button,
     letter_avatar,
@@ -157,7 +158,6 @@ class InCallScreen(Screen):
 
     def build(self, ui: Ui) -> View:
         c = ui.content
-        white = (255, 255, 255)
         root = View(
             c,
             cls="android.widget.FrameLayout",
@@ -184,7 +184,7 @@ class InCallScreen(Screen):
                 col,
                 title,
                 size=32,
-                color=white,
+                color=WHITE,
                 align="center",
                 rid=f"{DIALER}:id/contactgrid_contact_name",
                 max_lines=1,
@@ -226,7 +226,7 @@ class InCallScreen(Screen):
                 icon_name,
                 label,
                 handler,
-                color=(32, 33, 36) if on else white,
+                color=(32, 33, 36) if on else WHITE,
                 bg=(232, 234, 237) if on else (60, 64, 67),
                 cls="android.widget.ToggleButton"
                 if label != "Keypad"
@@ -246,7 +246,7 @@ class InCallScreen(Screen):
                     ),
                     label,
                     size=14,
-                    color=white,
+                    color=WHITE,
                     align="center",
                 )
             )
@@ -262,7 +262,7 @@ class InCallScreen(Screen):
                 "End call",
                 ui.pop,
                 rid=f"{DIALER}:id/incall_end_call",
-                color=white,
+                color=WHITE,
                 bg=(217, 48, 37),
                 glyph=0.55,
             )

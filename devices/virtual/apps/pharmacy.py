@@ -16,6 +16,7 @@ from devices.virtual.apps.kit import (
     ON_SURFACE_VARIANT,
     SURFACE_CONTAINER,
     SURFACE_HIGH,
+    WHITE,
     Column,
     Trailing,
     alert,
@@ -42,6 +43,7 @@ from devices.virtual.widgets import Color, Rect, TextBuffer, View
 PACKAGE = "com.elderphone.pharmacy"
 UI = "com.elderphone.pharmacy.ui"
 GREEN: Color = (0, 121, 107)
+GREEN_CONTAINER: Color = (224, 242, 241)
 CARD = "Visa ****4242"
 
 
@@ -120,7 +122,7 @@ def _cart_action(ui: Ui) -> View:
                 radius=ui.dp(10),
                 label=str(count),
                 font_px=ui.dp(12),
-                color=(255, 255, 255),
+                color=WHITE,
                 align="center",
                 xml=False,
             )
@@ -270,7 +272,7 @@ class HomeScreen(Screen):
             item.name,
             summary=f"{item.detail} - {money(item.price)}",
             icon_name="pill",
-            icon_bg=(224, 242, 241),
+            icon_bg=GREEN_CONTAINER,
             icon_color=GREEN,
             on_click=lambda: ui.push(ProductScreen(item.id)),
             title_rid=f"{PACKAGE}:id/product_name",
@@ -312,7 +314,7 @@ class ProductScreen(Screen):
                 Rect(ir.center[0] - ui.dp(80), ir.top, ir.center[0] + ui.dp(80), ir.bottom),
                 "pill",
                 color=GREEN,
-                bg=(224, 242, 241),
+                bg=GREEN_CONTAINER,
                 rid=f"{PACKAGE}:id/product_image",
             )
         )
@@ -470,7 +472,7 @@ class CartScreen(Screen):
                     item.name,
                     summary=f"Qty {line['qty']} - {money(item.price * line['qty'])}",
                     icon_name="pill",
-                    icon_bg=(224, 242, 241),
+                    icon_bg=GREEN_CONTAINER,
                     icon_color=GREEN,
                     title_rid=f"{PACKAGE}:id/cart_item_name",
                     summary_rid=f"{PACKAGE}:id/cart_item_detail",
@@ -642,7 +644,7 @@ class OrdersScreen(Screen):
                     f"Order #{order['number']} - {money(order['total'])}",
                     summary=f"Processing - {how}\n" + "\n".join(order["items"]),
                     icon_name="check",
-                    icon_bg=(224, 242, 241),
+                    icon_bg=GREEN_CONTAINER,
                     icon_color=GREEN,
                     title_rid=f"{PACKAGE}:id/order_title",
                     summary_rid=f"{PACKAGE}:id/order_detail",

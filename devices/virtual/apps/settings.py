@@ -21,6 +21,7 @@ from devices.virtual.apps.kit import (
     SURFACE,
     SURFACE_CONTAINER,
     SURFACE_HIGH,
+    WHITE,
     Column,
     alert,
     button,
@@ -591,7 +592,7 @@ def item_row(ui: Ui, col: Column, item: Item, screen: Screen) -> View:
             summary=_summary(ui, item.summary),
             icon_name=item.icon,
             icon_bg=item.icon_bg,
-            icon_color=(255, 255, 255) if item.icon_bg else ON_SURFACE_VARIANT,
+            icon_color=WHITE if item.icon_bg else ON_SURFACE_VARIANT,
             on_click=go,
         )
     if item.kind == "app":
@@ -602,7 +603,7 @@ def item_row(ui: Ui, col: Column, item: Item, screen: Screen) -> View:
             summary=_summary(ui, item.summary),
             icon_name=item.icon,
             icon_bg=item.icon_bg,
-            icon_color=(255, 255, 255),
+            icon_color=WHITE,
             on_click=lambda: ui.push(AppInfoScreen(item.target)),
         )
     return list_row(

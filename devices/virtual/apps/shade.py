@@ -14,7 +14,7 @@ from functools import partial
 
 from devices.virtual.apps.base import Ui
 from devices.virtual.apps.icons import paint_icon
-from devices.virtual.apps.kit import Column, button, measure, seekbar, text
+from devices.virtual.apps.kit import WHITE, Column, button, measure, seekbar, text
 from devices.virtual.apps.messages import PACKAGE as MESSAGING
 from devices.virtual.apps.messages import ThreadScreen
 from devices.virtual.widgets import Color, Rect, View
@@ -172,7 +172,7 @@ def shade(ui: Ui, *, close: Callable[[], None], dismissed: set[str]) -> View:
                 Rect(card.left + pad, y, card.right - pad, y + ui.sp(16) * 3 // 2),
                 sender,
                 size=16,
-                color=(255, 255, 255),
+                color=WHITE,
                 rid="android:id/title",
                 max_lines=1,
             )

@@ -12,7 +12,7 @@ from functools import partial
 
 from devices.virtual.apps.base import App, Screen, Ui
 from devices.virtual.apps.icons import paint_icon
-from devices.virtual.apps.kit import ON_SURFACE, PRIMARY, text
+from devices.virtual.apps.kit import ON_SURFACE, PRIMARY, SURFACE_CONTAINER, WHITE, text
 from devices.virtual.widgets import Color, Rect, View
 
 SYSTEMUI = "com.android.systemui"
@@ -33,7 +33,7 @@ class SystemUi(App):
 def contrast(bg: Color) -> Color:
     """Dark icons on light backgrounds, white ones on dark backgrounds."""
     r, g, b = bg
-    return (29, 27, 32) if (0.299 * r + 0.587 * g + 0.114 * b) > 150 else (255, 255, 255)
+    return ON_SURFACE if (0.299 * r + 0.587 * g + 0.114 * b) > 150 else WHITE
 
 
 def status_bar_height(ui: Ui) -> int:
@@ -215,7 +215,7 @@ def keyboard(
                 rect,
                 "ADB Keyboard {ON}",
                 size=16,
-                color=(255, 255, 255),
+                color=WHITE,
                 align="center",
                 rid=f"{package}:id/keyboard",
             )
@@ -239,7 +239,7 @@ def keyboard(
     ) -> View:
         k = View(
             r.inset(gap),
-            bg=(200, 204, 208) if dark else (255, 255, 255),
+            bg=(200, 204, 208) if dark else WHITE,
             radius=ui.dp(6),
             label="" if icon else label,
             font_px=ui.dp(22),
@@ -307,7 +307,7 @@ def toast(ui: Ui, message: str) -> View:
             rect,
             message,
             size=14,
-            color=(255, 255, 255),
+            color=WHITE,
             align="center",
             rid="android:id/message",
             max_lines=2,
@@ -325,7 +325,7 @@ def volume_panel(ui: Ui, level: int, maximum: int) -> View:
         rect,
         cls="android.widget.FrameLayout",
         rid=f"{SYSTEMUI}:id/volume_dialog",
-        bg=(243, 237, 247),
+        bg=SURFACE_CONTAINER,
         radius=width // 2,
     )
     track = Rect(
