@@ -1,0 +1,417 @@
+"""Regenerate the sample suite from its recipes, on the virtual phone.
+
+    python -m task_graphs.generate [--out task_graphs/sample] [--tasks ID ...] [--size WxH]
+    python -m task_graphs.generate --check      # regenerate elsewhere and compare
+
+For every path of every recipe (``task_graphs.sample_recipes``) a fresh virtual phone with
+a frozen clock is started, the app is reset with the task's recipe, and the path is
+recorded through the device layer (``devices.android.AndroidDevice``) with ``DemoWriter``:
+screenshot, hierarchy, activity and perceptual hash before every action, exactly what the
+studio's recorder stores. Demo ids (d1, d2, ...), times and the phone's own clock are
+fixed, so the output is the same byte for byte on every run with the same libraries.
+
+Offline tasks then get their graphs from the graph builder (``build_workspace``); a graph
+must validate without errors, reach a DONE node from START, and keep every DONE node for
+final screens only. Online tasks get their solution recorded as demo d1 (the replay agent
+can repeat it online), and their rule criteria must fail on the first screen and pass on
+the last. The suite is written to a temporary folder beside ``--out`` and swapped in only
+when everything passed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import io
+import os
+import shutil
+import sys
+import tempfile
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from datetime import UTC
+from pathlib import Path
+
+from PIL import Image
+
+from devices.android import AndroidDevice, Capture, adb_client
+from devices.virtual.testing import FROZEN_CLOCK, fast_phone, running_server
+from evaluator.judges import JudgeEvidence, RuleJudge
+from evaluator.offline import graph_problems
+from graph_builder.build import TaskBuildReport, build_workspace
+from graph_builder.hierarchy import parse_hierarchy
+from graph_builder.io import DemoWriter, load_graph, save_suite, save_task
+from graph_builder.model import (
+    ActionType,
+    Demonstration,
+    MemberRef,
+    NodeKind,
+    Size,
+    Suite,
+    TaskGraph,
+)
+from graph_builder.phash import compute_phash
+from graph_builder.similarity import SimilaritySettings
+from task_graphs.sample_recipes import RECIPES, Recipe, StepKind, recipe
+from task_graphs.sample_recipes import Path as StepPath
+
+SUITE_DIR = Path(__file__).resolve().parent / "sample"
+DEMOS = "demos"
+SUITE_NAME = "ElderBench Studio sample"
+SUITE_DESCRIPTION = (
+    "A small suite on the virtual phone: offline tasks with task graphs built from scripted "
+    "demonstrations, online tasks with rule criteria and a judge rubric. Regenerate it with "
+    "`python -m task_graphs.generate`."
+)
+ANNOTATOR = "task_graphs.generate"
+DEFAULT_SIZE: Size = (1080, 2400)
+BASE_DENSITY = 440  # the virtual phone's density at 1080 px wide
+EPOCH = FROZEN_CLOCK.replace(tzinfo=UTC).timestamp()
+# Seconds between two recorded steps, on the demo's clock and on the phone's own clock
+# (toasts last 2 s: one shows on the screen after its action, and is gone a step later).
+STEP_SECONDS = 2.5
+
+
+class GenerationError(RuntimeError):
+    """A recipe no longer fits the phone, or its graph or criteria are not usable."""
+
+
+class _PhoneClock:
+    """The phone's monotonic time, moved only between steps, so toasts repeat exactly."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+@dataclass(frozen=True, slots=True)
+class Recorded:
+    demo: Demonstration
+    first: Capture
+    last: Capture
+
+
+@dataclass(frozen=True, slots=True)
+class Generated:
+    out: Path
+    recipes: tuple[Recipe, ...]
+    builds: tuple[TaskBuildReport, ...]
+
+    def summary(self) -> str:
+        offline = [r for r in self.recipes if r.offline]
+        online = [r for r in self.recipes if not r.offline]
+        scenarios = Counter(r.task.labels.scenario for r in self.recipes)
+        lines = [
+            f"{len(self.recipes)} tasks in {self.out}: "
+            f"{len(offline)} offline, {len(online)} online",
+            "scenarios: " + ", ".join(f"{k} {v}" for k, v in sorted(scenarios.items())),
+        ]
+        lines += [f"  {b.summary()}" for b in self.builds]
+        lines += [
+            f"  {r.id}: online, solution of {len(r.paths[0]) - 1} actions checked" for r in online
+        ]
+        lines.append(f"distinct file contents: {content_size(self.out) / 1e6:.1f} MB")
+        return "\n".join(lines)
+
+
+# --------------------------------------------------------------------------- recording
+
+
+def _density(size: Size) -> int:
+    """Keep the layout in dp the same at every size, as real phones of one model line do."""
+    return round(BASE_DENSITY * size[0] / DEFAULT_SIZE[0])
+
+
+def compact_png(png: bytes) -> bytes:
+    """The same pixels, compressed harder than the phone's fast screencap encoding."""
+    with Image.open(io.BytesIO(png)) as image:
+        buffer = io.BytesIO()
+        image.save(buffer, format="PNG", compress_level=9)
+    return buffer.getvalue()
+
+
+def _check_path(item: Recipe, path: StepPath) -> None:
+    kinds = [s.kind for s in path]
+    if not kinds or kinds[-1] is not StepKind.DONE or StepKind.DONE in kinds[:-1]:
+        raise GenerationError(f"{item.id}: every path must end with done(), and only there")
+
+
+def record(item: Recipe, path: StepPath, demo_id: str, demos_root: Path, size: Size) -> Recorded:
+    """Record one path as ``demos_root/<task>/<demo_id>`` on a fresh virtual phone."""
+    _check_path(item, path)
+    task = item.task
+    assert task.reset is not None
+    clock = _PhoneClock()
+    phone = fast_phone("virtual-1", size=size, density=_density(size), time_source=clock)
+    with running_server([phone]) as server:
+        device = AndroidDevice(phone.serial, client=adb_client(port=server.port))
+        device.reset_app(task.reset)
+        device.wait_until_settled()
+        writer = DemoWriter.create(
+            demos_root,
+            task,
+            device=device.info(),
+            annotator=ANNOTATOR,
+            demo_id=demo_id,
+            source="scripted",
+            clock=lambda: EPOCH,
+        )
+        first: Capture | None = None
+        for index, step in enumerate(path):
+            capture = device.observe()
+            first = first or capture
+            hierarchy = parse_hierarchy(capture.hierarchy_xml)
+            try:
+                action = step.action(hierarchy, capture.screen)
+            except ValueError as exc:
+                raise GenerationError(f"{task.id}/{demo_id} step {index}: {exc}") from exc
+            png = compact_png(capture.screenshot_png)
+            writer.add_step(
+                png,
+                capture.hierarchy_xml,
+                action=action,
+                activity=capture.activity,
+                screen=capture.screen,
+                time=EPOCH + index * STEP_SECONDS,
+                phash=compute_phash(png, hierarchy),
+            )
+            if action.type is ActionType.DONE:
+                return Recorded(writer.finish(), first, capture)
+            device.perform(action)
+            clock.now += STEP_SECONDS
+            device.wait_until_settled()
+    raise AssertionError("unreachable: _check_path guarantees a final done()")
+
+
+# --------------------------------------------------------------------------- checks
+
+
+def check_online(item: Recipe, recorded: Recorded) -> None:
+    """The rule criteria are not vacuous (the first screen fails) and achievable (the
+    solution's last screen passes)."""
+    judge = RuleJudge()
+    for capture, wanted, what in ((recorded.first, False, "first"), (recorded.last, True, "last")):
+        verdict = judge.judge(
+            JudgeEvidence(
+                task=item.task,
+                instruction=item.task.instruction,
+                final_png=capture.screenshot_png,
+                final_hierarchy_xml=capture.hierarchy_xml,
+                final_activity=capture.activity,
+            )
+        )
+        if verdict.passed is not wanted:
+            raise GenerationError(
+                f"{item.id}: the rule criteria should {'pass' if wanted else 'fail'} on the "
+                f"{what} screen of the solution, but: {verdict.reason}"
+            )
+
+
+def graph_defects(graph: TaskGraph, demos: Iterable[Demonstration]) -> list[str]:
+    """Why an offline graph does not describe its task: the evaluator's objections, a
+    START that is already done, or a DONE node that also holds a screen before the end
+    (the builder merged a screen with the one an action changed, e.g. a switch)."""
+    problems = graph_problems(graph)
+    start = graph.start
+    if start is not None and start.kind is NodeKind.DONE:
+        problems.append("START is a DONE node: the task is done before it starts")
+    last = {d.id: MemberRef(d.id, len(d.steps) - 1) for d in demos}
+    for node in graph.done_nodes:
+        early = [m for m in node.members if m.demo_id in last and m != last[m.demo_id]]
+        if early:
+            problems.append(
+                f"DONE node {node.id} also holds {', '.join(map(str, early))}, screens before "
+                "the end of their demonstrations"
+            )
+    return problems
+
+
+# --------------------------------------------------------------------------- the suite
+
+
+def generate(
+    out: Path = SUITE_DIR,
+    *,
+    tasks: Sequence[str] | None = None,
+    size: Size = DEFAULT_SIZE,
+    progress: bool = False,
+) -> Generated:
+    """Record and build the suite (or only ``tasks``) into ``out``, replacing it atomically."""
+    chosen = tuple(recipe(t) for t in dict.fromkeys(tasks)) if tasks else RECIPES
+    out = Path(out)
+    out.parent.mkdir(parents=True, exist_ok=True)
+    for stale in out.parent.glob(f".{out.name}.generating-*"):
+        shutil.rmtree(stale, ignore_errors=True)
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.generating-", dir=out.parent))
+    try:
+        builds = _generate_into(tmp, chosen, size, progress)
+        _swap_in(tmp, out)
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return Generated(out, chosen, tuple(builds))
+
+
+def _generate_into(
+    folder: Path, chosen: Sequence[Recipe], size: Size, progress: bool
+) -> list[TaskBuildReport]:
+    save_suite(Suite(name=SUITE_NAME, description=SUITE_DESCRIPTION), folder)
+    demos_root = folder / DEMOS
+    recorded: dict[str, list[Recorded]] = {}
+    for n, item in enumerate(chosen, 1):
+        if progress:
+            print(
+                f"[{n}/{len(chosen)}] recording {item.id} ({len(item.paths)} paths)",
+                file=sys.stderr,
+            )
+        save_task(item.task, folder / item.id)
+        recorded[item.id] = [
+            record(item, path, f"d{i}", demos_root, size) for i, path in enumerate(item.paths, 1)
+        ]
+        if not item.offline:
+            check_online(item, recorded[item.id][0])
+    offline_ids = [r.id for r in chosen if r.offline]
+    if not offline_ids:
+        return []
+    if progress:
+        print(f"building {len(offline_ids)} graphs", file=sys.stderr)
+    builds = build_workspace(demos_root, folder, settings=SimilaritySettings(), tasks=offline_ids)
+    failures = []
+    for report in builds:
+        defects = [str(p) for p in report.problems if p.severity == "error"]
+        if not report.written:
+            defects.append(report.note)
+        else:
+            graph = load_graph(folder / report.task_id)
+            defects += graph_defects(graph, (r.demo for r in recorded[report.task_id]))
+        failures += [f"{report.task_id}: {d}" for d in defects]
+    if failures:
+        raise GenerationError("unusable task graphs:\n  " + "\n  ".join(failures))
+    return builds
+
+
+def _swap_in(tmp: Path, out: Path) -> None:
+    """Replace ``out`` by ``tmp`` with two renames; the old suite is removed last."""
+    if not out.exists():
+        os.replace(tmp, out)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+    old.rmdir()
+    os.replace(out, old)
+    try:
+        os.replace(tmp, out)
+    except OSError:
+        os.replace(old, out)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
+
+
+# --------------------------------------------------------------------------- comparing
+
+
+def _files(root: Path) -> dict[str, Path]:
+    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def _same_pixels(a: Path, b: Path) -> bool:
+    with Image.open(a) as x, Image.open(b) as y:
+        return x.size == y.size and x.mode == y.mode and x.tobytes() == y.tobytes()
+
+
+def compare_trees(
+    expected: Path,
+    actual: Path,
+    *,
+    png_pixels: bool = True,
+    tasks: Iterable[str] | None = None,
+) -> list[str]:
+    """Differences between two suite folders (empty when they match), limited to
+    ``tasks`` when given. With ``png_pixels`` a PNG matches when its pixels do, whatever
+    zlib made of them."""
+    want, got = _files(Path(expected)), _files(Path(actual))
+    if tasks is not None:
+        prefixes = tuple(p for t in tasks for p in (f"{t}/", f"{DEMOS}/{t}/"))
+        want = {k: v for k, v in want.items() if k.startswith(prefixes) or k == "suite.json"}
+    out = [f"missing: {name}" for name in sorted(want.keys() - got.keys())]
+    out += [f"unexpected: {name}" for name in sorted(got.keys() - want.keys())]
+    for name in sorted(want.keys() & got.keys()):
+        if want[name].read_bytes() == got[name].read_bytes():
+            continue
+        if png_pixels and name.endswith(".png") and _same_pixels(want[name], got[name]):
+            continue
+        out.append(f"differs: {name}")
+    return out
+
+
+def content_size(root: Path) -> int:
+    """Bytes of the distinct file contents under ``root``: what git stores (before its own
+    compression), since node images and repeated screens are copies of demo steps."""
+    sizes = {}
+    for path in Path(root).rglob("*"):
+        if path.is_file():
+            data = path.read_bytes()
+            sizes[hashlib.sha256(data).digest()] = len(data)
+    return sum(sizes.values())
+
+
+# --------------------------------------------------------------------------- command line
+
+
+def _size(text: str) -> Size:
+    width, sep, height = text.partition("x")
+    if not sep or not width.isdigit() or not height.isdigit():
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1080x2400, not {text!r}")
+    return int(width), int(height)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="python -m task_graphs.generate",
+        description="Record the sample suite's paths on the virtual phone and build its graphs.",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=SUITE_DIR, help="suite folder (default: %(default)s)"
+    )
+    parser.add_argument(
+        "--tasks", nargs="+", metavar="ID", help="only these tasks (a smaller suite)"
+    )
+    parser.add_argument(
+        "--size",
+        type=_size,
+        default=DEFAULT_SIZE,
+        metavar="WxH",
+        help="screen size (default 1080x2400)",
+    )
+    parser.add_argument(
+        "--check",
+        action="store_true",
+        help="regenerate into a temporary folder and compare with --out; exit 1 on differences",
+    )
+    args = parser.parse_args(argv)
+    try:
+        if args.check:
+            with tempfile.TemporaryDirectory(prefix="sample-check-") as scratch:
+                result = generate(
+                    Path(scratch) / "sample", tasks=args.tasks, size=args.size, progress=True
+                )
+                differences = compare_trees(args.out, result.out, tasks=args.tasks)
+            if differences:
+                print(f"{args.out} is out of date ({len(differences)} differences):")
+                print("\n".join(f"  {d}" for d in differences[:50]))
+                print("regenerate it with: python -m task_graphs.generate")
+                return 1
+            print(f"{args.out} matches a fresh generation")
+            return 0
+        result = generate(args.out, tasks=args.tasks, size=args.size, progress=True)
+    except GenerationError as exc:
+        print(f"generation failed: {exc}", file=sys.stderr)
+        return 1
+    print(result.summary())
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
