@@ -103,6 +103,20 @@ def totals(ui: Ui) -> tuple[int, int, int]:
     return items, fee, items + fee
 
 
+def _section_title(ui: Ui, col: Column, title: str, *, rid: str = "") -> View:
+    """A bold green heading over a group of rows."""
+    r = col.place(ui.sp(16) * 2 + ui.dp(8))
+    return text(
+        ui,
+        Rect(r.left + ui.dp(16), r.top, r.right, r.bottom),
+        title,
+        size=16,
+        bold=True,
+        color=GREEN,
+        rid=rid,
+    )
+
+
 def _cart_action(ui: Ui) -> View:
     count = cart_count(ui)
     view = toolbar_action(
@@ -206,18 +220,7 @@ class HomeScreen(Screen):
         ):
             if not group:
                 continue
-            hr = col.place(ui.sp(16) * 2 + ui.dp(8))
-            rows.append(
-                text(
-                    ui,
-                    Rect(hr.left + ui.dp(16), hr.top, hr.right, hr.bottom),
-                    title,
-                    size=16,
-                    bold=True,
-                    color=GREEN,
-                    rid=f"{PACKAGE}:id/section_title",
-                )
-            )
+            rows.append(_section_title(ui, col, title, rid=f"{PACKAGE}:id/section_title"))
             for item in group:
                 rows.append(self._row(ui, col, item))
         if not matches:
@@ -500,17 +503,7 @@ class CartScreen(Screen):
             )
         else:
             rows.append(divider(ui, col))
-            hr = col.place(ui.sp(16) * 2 + ui.dp(8))
-            rows.append(
-                text(
-                    ui,
-                    Rect(hr.left + ui.dp(16), hr.top, hr.right, hr.bottom),
-                    "Delivery",
-                    size=16,
-                    bold=True,
-                    color=GREEN,
-                )
-            )
+            rows.append(_section_title(ui, col, "Delivery"))
             rh = max(ui.dp(56), ui.sp(16) + ui.dp(24))
             for key, label, fee in DELIVERY:
                 r = col.place(rh)
