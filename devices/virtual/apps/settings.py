@@ -558,54 +558,53 @@ def _summary(ui: Ui, summary: Summary) -> str:
     return summary(ui) if callable(summary) else summary
 
 
-def item_row(ui: Ui, col: Column, item: Item, screen: Screen) -> View:
-    """The row for one item, wired to navigation or to its setting."""
+def _switch_row(ui: Ui, col: Column, item: Item) -> View:
     namespace, key = item.setting
-    if item.kind == "switch":
-        checked = ui.setting(namespace, key, item.off) == item.on
+    checked = ui.setting(namespace, key, item.off) == item.on
 
-        def toggle() -> None:
-            ui.put_setting(namespace, key, item.off if checked else item.on)
+    def toggle() -> None:
+        ui.put_setting(namespace, key, item.off if checked else item.on)
 
-        return list_row(
-            ui,
-            col,
-            item.title,
-            summary=_summary(ui, item.summary),
-            icon_name=item.icon,
-            on_click=toggle,
-            checkable=True,
-            checked=checked,
-            trailing=trailing_switch(ui, checked),
-        )
-    if item.kind == "slider":
-        return slider_row(ui, col, item)
-    if item.kind == "link":
+    return list_row(
+        ui,
+        col,
+        item.title,
+        summary=_summary(ui, item.summary),
+        icon_name=item.icon,
+        on_click=toggle,
+        checkable=True,
+        checked=checked,
+        trailing=trailing_switch(ui, checked),
+    )
 
-        def go() -> None:
-            ui.push(open_page(item.target))
 
-        return list_row(
-            ui,
-            col,
-            item.title,
-            summary=_summary(ui, item.summary),
-            icon_name=item.icon,
-            icon_bg=item.icon_bg,
-            icon_color=WHITE if item.icon_bg else ON_SURFACE_VARIANT,
-            on_click=go,
-        )
-    if item.kind == "app":
-        return list_row(
-            ui,
-            col,
-            item.title,
-            summary=_summary(ui, item.summary),
-            icon_name=item.icon,
-            icon_bg=item.icon_bg,
-            icon_color=WHITE,
-            on_click=lambda: ui.push(AppInfoScreen(item.target)),
-        )
+def _link_row(ui: Ui, col: Column, item: Item) -> View:
+    return list_row(
+        ui,
+        col,
+        item.title,
+        summary=_summary(ui, item.summary),
+        icon_name=item.icon,
+        icon_bg=item.icon_bg,
+        icon_color=WHITE if item.icon_bg else ON_SURFACE_VARIANT,
+        on_click=lambda: ui.push(open_page(item.target)),
+    )
+
+
+def _app_row(ui: Ui, col: Column, item: Item) -> View:
+    return list_row(
+        ui,
+        col,
+        item.title,
+        summary=_summary(ui, item.summary),
+        icon_name=item.icon,
+        icon_bg=item.icon_bg,
+        icon_color=WHITE,
+        on_click=lambda: ui.push(AppInfoScreen(item.target)),
+    )
+
+
+def _info_row(ui: Ui, col: Column, item: Item) -> View:
     return list_row(
         ui,
         col,
@@ -614,6 +613,11 @@ def item_row(ui: Ui, col: Column, item: Item, screen: Screen) -> View:
         icon_name=item.icon,
         on_click=lambda: None,
     )
+
+
+def item_row(ui: Ui, col: Column, item: Item) -> View:
+    """The row for one item, wired to navigation or to its setting."""
+    return _ROW_BUILDERS.get(item.kind, _info_row)(ui, col, item)
 
 
 def slider_row(ui: Ui, col: Column, item: Item) -> View:
@@ -665,6 +669,14 @@ def slider_row(ui: Ui, col: Column, item: Item) -> View:
     return row
 
 
+_ROW_BUILDERS: dict[str, Callable[[Ui, Column, Item], View]] = {
+    "switch": _switch_row,
+    "slider": slider_row,
+    "link": _link_row,
+    "app": _app_row,
+}
+
+
 class PageScreen(Screen):
     """A settings page built from :data:`PAGES`."""
 
@@ -679,7 +691,7 @@ class PageScreen(Screen):
         c = ui.content
         bar = toolbar(ui, spec.title, up=ui.pop, rid=f"{PACKAGE}:id/action_bar", size=24)
         col = Column(c.left, bar.rect.bottom, c.width)
-        rows = [item_row(ui, col, item, self) for item in spec.items]
+        rows = [item_row(ui, col, item) for item in spec.items]
         if self.page == "apps":
             col.skip(ui.dp(8))
             rows.append(
@@ -698,7 +710,6 @@ class PageScreen(Screen):
                             icon=app.icon,
                             icon_bg=app.icon_bg,
                         ),
-                        self,
                     )
                 )
         return list_page(
@@ -771,7 +782,7 @@ class MainScreen(Screen):
         rows.append(search)
         col.skip(ui.dp(16))
         for item in PAGES["main"].items:
-            rows.append(item_row(ui, col, item, self))
+            rows.append(item_row(ui, col, item))
         root.add(scroll_list(ui, self, "list", c, rows, rid=f"{PACKAGE}:id/recycler_view"))
         return root
 
@@ -920,7 +931,6 @@ class FontSizeScreen(Screen):
                     on="300",
                     off="0",
                 ),
-                self,
             )
         )
         col.skip(ui.dp(16))
