@@ -53,6 +53,7 @@ from graph_builder.model import (
 )
 from graph_builder.phash import compute_phash
 from graph_builder.similarity import SimilaritySettings
+from graph_builder.validate import Severity
 from task_graphs.sample_recipes import RECIPES, Recipe, StepKind, recipe
 from task_graphs.sample_recipes import Path as StepPath
 
@@ -162,7 +163,8 @@ def record(item: Recipe, path: StepPath, demo_id: str, demos_root: Path, size: S
         first: Capture | None = None
         for index, step in enumerate(path):
             capture = device.observe()
-            first = first or capture
+            if first is None:
+                first = capture
             hierarchy = parse_hierarchy(capture.hierarchy_xml)
             try:
                 action = step.action(hierarchy, capture.screen)
@@ -281,7 +283,7 @@ def _generate_into(
     builds = build_workspace(demos_root, folder, settings=SimilaritySettings(), tasks=offline_ids)
     failures = []
     for report in builds:
-        defects = [str(p) for p in report.problems if p.severity == "error"]
+        defects = [str(p) for p in report.problems if p.severity is Severity.ERROR]
         if not report.written:
             defects.append(report.note)
         else:
@@ -376,7 +378,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--out", type=Path, default=SUITE_DIR, help="suite folder (default: %(default)s)"
     )
     parser.add_argument(
-        "--tasks", nargs="+", metavar="ID", help="only these tasks (a smaller suite)"
+        "--tasks",
+        nargs="+",
+        metavar="ID",
+        choices=[r.id for r in RECIPES],
+        help="only these tasks (a smaller suite)",
     )
     parser.add_argument(
         "--size",
