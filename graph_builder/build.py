@@ -34,6 +34,7 @@ from graph_builder.io import (
     load_graph,
     load_suite,
     load_task,
+    replace_folder,
     save_graph,
     save_suite,
     save_task,
@@ -242,26 +243,10 @@ def _write_task_folder(out: Path, task: Task, result: BuildResult) -> None:
                 tmp / node.screenshot, tmp / node.hierarchy if node.hierarchy else None
             )
         save_graph(result.graph, tmp)
-        _swap_in(tmp, out)
+        replace_folder(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
-
-
-def _swap_in(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with two renames (the old folder is kept until then)."""
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-    old.rmdir()
-    os.replace(out, old)
-    try:
-        os.replace(tmp, out)
-    except OSError:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 def write_node_files(

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -61,6 +62,28 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def replace_folder(new: Path, target: Path) -> None:
+    """Put the finished folder ``new`` in place of ``target`` with two renames.
+
+    The old folder is moved aside first and deleted only once ``new`` is in place, so a
+    crash leaves the old folder or the new one (never neither for long: a failed second
+    rename moves the old one back).
+    """
+    new, target = Path(new), Path(target)
+    if not target.exists():
+        os.replace(new, target)
+        return
+    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
+    old.rmdir()
+    os.replace(target, old)
+    try:
+        os.replace(new, target)
+    except OSError:
+        os.replace(old, target)
+        raise
+    shutil.rmtree(old, ignore_errors=True)
 
 
 def atomic_write_text(path: Path, text: str) -> None:

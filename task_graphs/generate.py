@@ -23,7 +23,6 @@ from __future__ import annotations
 import argparse
 import hashlib
 import io
-import os
 import shutil
 import sys
 import tempfile
@@ -41,7 +40,7 @@ from evaluator.judges import JudgeEvidence, RuleJudge
 from evaluator.offline import graph_problems
 from graph_builder.build import TaskBuildReport, build_workspace
 from graph_builder.hierarchy import parse_hierarchy
-from graph_builder.io import DemoWriter, load_graph, save_suite, save_task
+from graph_builder.io import DemoWriter, load_graph, replace_folder, save_suite, save_task
 from graph_builder.model import (
     ActionType,
     Demonstration,
@@ -250,7 +249,7 @@ def generate(
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.generating-", dir=out.parent))
     try:
         builds = _generate_into(tmp, chosen, size, progress)
-        _swap_in(tmp, out)
+        replace_folder(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
@@ -293,22 +292,6 @@ def _generate_into(
     if failures:
         raise GenerationError("unusable task graphs:\n  " + "\n  ".join(failures))
     return builds
-
-
-def _swap_in(tmp: Path, out: Path) -> None:
-    """Replace ``out`` by ``tmp`` with two renames; the old suite is removed last."""
-    if not out.exists():
-        os.replace(tmp, out)
-        return
-    old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
-    old.rmdir()
-    os.replace(out, old)
-    try:
-        os.replace(tmp, out)
-    except OSError:
-        os.replace(old, out)
-        raise
-    shutil.rmtree(old, ignore_errors=True)
 
 
 # --------------------------------------------------------------------------- comparing

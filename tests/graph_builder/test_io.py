@@ -158,3 +158,32 @@ def test_task_ids_cannot_escape_the_workspace(tmp_path):
     with pytest.raises(InvalidIdError):
         io.DemoWriter.create(tmp_path / "demos", task, demo_id="../../evil")
     assert not (tmp_path / "evil").exists()
+
+
+def test_replace_folder_swaps_whole_folders(tmp_path):
+    target, new = tmp_path / "task", tmp_path / ".task.new"
+    target.mkdir()
+    (target / "graph.json").write_text("old")
+    new.mkdir()
+    (new / "graph.json").write_text("new")
+    io.replace_folder(new, target)
+    assert (target / "graph.json").read_text() == "new"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["task"]
+
+
+def test_replace_folder_puts_the_old_one_back_when_the_swap_fails(tmp_path, monkeypatch):
+    target, new = tmp_path / "task", tmp_path / ".task.new"
+    target.mkdir()
+    (target / "graph.json").write_text("old")
+    new.mkdir()
+    real_replace = os.replace
+
+    def failing_second_rename(src, dst):
+        if str(src) == str(new):
+            raise OSError(28, "No space left on device")
+        real_replace(src, dst)
+
+    monkeypatch.setattr(io.os, "replace", failing_second_rename)
+    with pytest.raises(OSError):
+        io.replace_folder(new, target)
+    assert (target / "graph.json").read_text() == "old"
