@@ -41,6 +41,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import io
+import math
 import random
 import threading
 import time
@@ -87,7 +88,9 @@ LONG_PRESS_MS = 400  # ViewConfiguration's long-press timeout since Android 12
 TOUCH_SLOP_DP = 8
 TOAST_SECONDS = 2.0  # Toast.LENGTH_SHORT
 VOLUME_PANEL_SECONDS = 3.0
-TRANSITION_STEPS = 4
+# Transitions advance at this frame rate, as on a phone: a picture that stays put longer
+# than a settle check's gap would look settled mid-animation.
+TRANSITION_FRAME_S = 1 / 30
 MEDIA_VOLUME_MAX = 15
 
 KEYCODES: dict[str, int] = {
@@ -275,6 +278,10 @@ class _Transition:
     start: float
     duration: float
     before: Image.Image
+
+
+def _transition_frames(t: _Transition) -> int:
+    return max(1, math.ceil(t.duration / TRANSITION_FRAME_S))
 
 
 @dataclass(slots=True)
@@ -845,9 +852,7 @@ class VirtualPhone:
         step = None
         if self._transition is not None:
             elapsed = self._time() - self._transition.start
-            step = min(
-                TRANSITION_STEPS - 1, int(elapsed / self._transition.duration * TRANSITION_STEPS)
-            )
+            step = min(_transition_frames(self._transition) - 1, int(elapsed / TRANSITION_FRAME_S))
         return (self._tree_key(), step, self._screen_on)
 
     # ------------------------------------------------------------------ internals: drawing
@@ -962,7 +967,7 @@ class VirtualPhone:
             image = self._settled_image(self._compose())
             t = self._transition
             if t is not None and key[1] is not None:
-                progress = (key[1] + 1) / (TRANSITION_STEPS + 1)
+                progress = (key[1] + 1) / (_transition_frames(t) + 1)
                 image = Image.blend(t.before, image, progress)
         self._shown = (key, image)
         return self._shown
