@@ -39,3 +39,11 @@ def test_ruff_lint_passes():
 def test_code_is_ruff_formatted():
     result = _ruff("format", "--check", "--no-cache")
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+def test_packages_type_check():
+    """mypy over the packages listed in pyproject.toml ([tool.mypy] packages)."""
+    result = subprocess.run(
+        [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stdout[-3000:]
