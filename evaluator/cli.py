@@ -63,7 +63,11 @@ def register(subparsers: Any) -> None:
         default="original",
         help="which instruction the agent sees",
     )
-    ev.add_argument("--demos", type=Path, help="demonstrations root (for the replay agent)")
+    ev.add_argument(
+        "--demos",
+        type=Path,
+        help="demonstrations root for the replay agent (default: the suite's demos/ folder, if any)",
+    )
     ev.add_argument(
         "--mode",
         choices=["strict", "tolerant"],

@@ -72,6 +72,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
+        if self.demos is None and (self.suite / "demos").is_dir():
+            # A suite that ships its demonstrations (like task_graphs/sample) needs no --demos.
+            object.__setattr__(self, "demos", self.suite / "demos")
         object.__setattr__(self, "out", Path(self.out))
         object.__setattr__(self, "variant", InstructionVariant(self.variant))
         object.__setattr__(self, "mode", Mode(self.mode))

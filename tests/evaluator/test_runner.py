@@ -250,3 +250,15 @@ def test_ctrl_c_stops_after_the_current_step_and_resumes(synthetic, tmp_path):
     )
     assert resumed.returncode == 0, resumed.stderr[-2000:]
     assert len(RunStore.open(out).results()) == 10
+
+
+def test_a_suite_that_ships_demos_needs_no_demos_option(tmp_path):
+    suite = tmp_path / "suite"
+    (suite / "demos").mkdir(parents=True)
+    shipped = RunConfig(suite=suite, out=tmp_path / "run", agent="replay")
+    assert shipped.demos == suite / "demos"
+    assert shipped.agent_settings()["demos"] == str(suite / "demos")
+    chosen = RunConfig(suite=suite, out=tmp_path / "run", agent="replay", demos=tmp_path / "d")
+    assert chosen.demos == tmp_path / "d"
+    (suite / "demos").rmdir()
+    assert RunConfig(suite=suite, out=tmp_path / "run", agent="replay").demos is None
