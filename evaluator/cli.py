@@ -66,7 +66,7 @@ def register(subparsers: Any) -> None:
     ev.add_argument(
         "--demos",
         type=Path,
-        help="demonstrations root for the replay agent (default: the suite's demos/ folder, if any)",
+        help="demonstrations root for the replay agent (default: the suite's demos/, if any)",
     )
     ev.add_argument(
         "--mode",
