@@ -355,7 +355,8 @@ class GraphEditorPage(QWidget):
             self.inspector.show_nothing()
             return True
         try:
-            self.document.open(task_dir, self.tasks.demos_root)
+            entry = self._entry
+            self.document.open(task_dir, entry.demos_root if entry else self.tasks.demos_root)
         except GraphBuilderError as exc:
             self.document.close()
             show_problem(self, "Cannot open the graph", str(exc))
@@ -542,7 +543,7 @@ class GraphEditorPage(QWidget):
     def build_current(self) -> bool:
         """Build the chosen task's graph from its demonstrations in a worker thread."""
         entry = self._entry or self.tasks.current_entry()
-        demos_root = self.tasks.demos_root
+        demos_root = entry.demos_root if entry is not None else None
         if self._build_job is not None:
             return False
         if entry is None or demos_root is None or not io.demo_dirs(demos_root, entry.task_id):
@@ -720,7 +721,7 @@ class GraphEditorPage(QWidget):
             self._build_job is None
             and entry is not None
             and entry.demo_count > 0
-            and self.tasks.demos_root is not None
+            and entry.demos_root is not None
         )
         self.build_action.setEnabled(shown and can_build)
         self.build_button.setEnabled(can_build)

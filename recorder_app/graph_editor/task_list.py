@@ -26,6 +26,7 @@ class TaskEntry:
     task_id: str
     suite_dir: Path
     demo_count: int = 0
+    demos_root: Path | None = None  # where this task's demonstrations live
 
     @property
     def task_dir(self) -> Path:
@@ -41,13 +42,16 @@ def suite_entries(suite_dir: Path, demos_root: Path | None) -> list[TaskEntry]:
     suite_dir = Path(suite_dir)
     names = {p.parent.name for p in suite_dir.glob(f"*/{io.TASK_FILE}")}
     names |= {p.parent.name for p in suite_dir.glob(f"*/{io.GRAPH_FILE}")}
-    return [TaskEntry(name, suite_dir, _demo_count(demos_root, name)) for name in sorted(names)]
+    return [task_entry(name, suite_dir, demos_root) for name in sorted(names)]
 
 
-def _demo_count(demos_root: Path | None, task_id: str) -> int:
-    if demos_root is None:
-        return 0
-    return len(io.demo_dirs(demos_root, task_id))
+def task_entry(task_id: str, suite_dir: Path, demos_root: Path | None) -> TaskEntry:
+    """The entry of one task; a suite that ships its own ``demos/`` (like the sample suite)
+    uses those demonstrations rather than the workspace's."""
+    shipped = Path(suite_dir) / "demos"
+    root = shipped if (shipped / task_id).is_dir() else demos_root
+    count = len(io.demo_dirs(root, task_id)) if root is not None else 0
+    return TaskEntry(task_id, Path(suite_dir), count, root)
 
 
 class TaskList(QTreeWidget):
@@ -102,7 +106,7 @@ class TaskList(QTreeWidget):
                         for e in suite_entries(ws.suite_dir(s), None)
                     }
                     extra = [
-                        TaskEntry(t, ws.suite_dir(suite), _demo_count(ws.demos_dir, t))
+                        task_entry(t, ws.suite_dir(suite), ws.demos_dir)
                         for t in demo_task_ids(ws.demos_dir)
                         if t not in in_suites
                     ]
@@ -110,9 +114,7 @@ class TaskList(QTreeWidget):
                 self._add_group(f"suite {suite}", str(ws.suite_dir(suite)), entries)
         for folder in self._folders:
             if (folder / io.GRAPH_FILE).is_file():
-                entries = [
-                    TaskEntry(folder.name, folder.parent, _demo_count(self.demos_root, folder.name))
-                ]
+                entries = [task_entry(folder.name, folder.parent, self.demos_root)]
             else:
                 entries = suite_entries(folder, self.demos_root)
             self._add_group(f"folder {folder.name}", str(folder), entries)

@@ -533,3 +533,16 @@ def test_minimap_moves_the_view(qtbot, page) -> None:  # type: ignore[no-untyped
     )
     after = page.view.visible_scene_rect().center()
     assert (after - target).manhattanLength() < (before - target).manhattanLength()
+
+
+def test_a_suite_with_its_own_demos_uses_them(qtbot, page, ws, tmp_path) -> None:  # type: ignore[no-untyped-def]
+    shipped = tmp_path / "shipped"
+    shutil.copytree(ws.suite_dir("default"), shipped)
+    shutil.copytree(ws.demos_dir, shipped / "demos")
+    shutil.rmtree(ws.demos_dir)  # only the suite's own copy is left
+    page.open_suite_folder(shipped)
+    entry = page.tasks.current_entry()
+    assert entry.demos_root == shipped / "demos"
+    assert entry.demo_count == len(io.demo_dirs(shipped / "demos", TASK)) > 0
+    member = graph_of(page).nodes[0].members[0]
+    assert page.document.sources.member_observation(member) is not None
