@@ -571,11 +571,16 @@ class AndroidDevice:
     # -- apps and facts
 
     def reset_app(self, recipe: ResetRecipe) -> None:
-        """Put an app in its start state: home, force-stop, optionally clear data, launch."""
+        """Put an app in its start state: restore the recipe's system settings, go home,
+        force-stop, optionally clear data, launch."""
         package = recipe.package
         if not _PACKAGE_NAME.fullmatch(package):
             raise DeviceError(f"{package!r} is not an Android package name")
         self._recent = None
+        for setting in recipe.settings:
+            self.shell(
+                f"settings put {setting.namespace} {setting.key} {shlex.quote(setting.value)}"
+            )
         if recipe.go_home:
             self._key(KEYCODE_HOME)
         if recipe.force_stop:

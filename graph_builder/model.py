@@ -716,15 +716,56 @@ class Labels:
         )
 
 
+SETTINGS_NAMESPACES = ("system", "secure", "global")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingValue:
+    """One Android setting (``settings put NAMESPACE KEY VALUE``)."""
+
+    namespace: str
+    key: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if self.namespace not in SETTINGS_NAMESPACES:
+            raise ValueError(
+                f"settings namespace {self.namespace!r} must be one of "
+                + ", ".join(SETTINGS_NAMESPACES)
+            )
+        if not re.fullmatch(r"[A-Za-z0-9_.]+", self.key):
+            raise ValueError(f"settings key {self.key!r} must be letters, digits, '_' or '.'")
+
+    def to_json(self) -> dict[str, str]:
+        return {"namespace": self.namespace, "key": self.key, "value": self.value}
+
+    @classmethod
+    def from_json(cls, r: _Reader) -> SettingValue:
+        return r.build(
+            cls,
+            namespace=r.get("namespace", str),
+            key=r.get("key", str),
+            value=r.get("value", str),
+        )
+
+
 @dataclass(frozen=True, slots=True)
 class ResetRecipe:
-    """How to put the app in the same state before every demonstration or run."""
+    """How to put the app in the same state before every demonstration or run.
+
+    ``settings`` are system-wide values restored first (e.g. ``system font_scale 1.0``):
+    resetting an app does not undo what an earlier task changed in Settings.
+    """
 
     package: str
     activity: str | None = None
     go_home: bool = True
     force_stop: bool = True
     clear_data: bool = False
+    settings: tuple[SettingValue, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", tuple(self.settings))
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -733,6 +774,7 @@ class ResetRecipe:
             "go_home": self.go_home,
             "force_stop": self.force_stop,
             "clear_data": self.clear_data,
+            "settings": [v.to_json() for v in self.settings],
         }
 
     @classmethod
@@ -743,6 +785,7 @@ class ResetRecipe:
             go_home=r.get("go_home", bool, default=True),
             force_stop=r.get("force_stop", bool, default=True),
             clear_data=r.get("clear_data", bool, default=False),
+            settings=tuple(SettingValue.from_json(v) for v in r.objects("settings", default=[])),
         )
 
 

@@ -27,7 +27,7 @@ from devices.errors import (
 from devices.virtual.adb_server import AdbServer
 from devices.virtual.testing import fast_phone, running_server
 from graph_builder.hierarchy import UIElement
-from graph_builder.model import NORMALIZED_SCREEN, Action, ResetRecipe
+from graph_builder.model import NORMALIZED_SCREEN, Action, ResetRecipe, SettingValue
 
 SERIAL = "virtual-1"
 SCREEN_PROP = "debug.virtualphone.screen"
@@ -429,6 +429,19 @@ def test_reset_app_clears_data_only_when_asked(driver):
     driver.open("com.android.deskclock", clear_data=True, activity=".DeskClock")
     assert driver.screen() == "clock/alarms"
     assert "7:00 AM" not in driver.texts()
+
+
+def test_reset_app_restores_the_recipes_system_settings(driver, virtual_server):
+    phone = virtual_server.phones[0]
+    driver.device.shell("settings put system font_scale 1.3")  # left by an earlier task
+    recipe = ResetRecipe(
+        "com.android.settings",
+        settings=(SettingValue("system", "font_scale", "1.0"),),
+    )
+    driver.device.reset_app(recipe)
+    assert phone.settings["system"]["font_scale"] == "1.0"
+    assert driver.device.shell("settings get system font_scale").strip() == "1.0"
+    assert driver.device.observe().activity.startswith("com.android.settings/")
 
 
 def test_reset_app_of_a_missing_app_is_a_command_error(device):

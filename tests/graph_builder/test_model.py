@@ -26,6 +26,7 @@ from graph_builder.model import (
     Pin,
     PinKind,
     ResetRecipe,
+    SettingValue,
     Step,
     SuccessCriteria,
     Suite,
@@ -156,7 +157,12 @@ def _task() -> Task:
         protocol="online",
         max_steps=12,
         labels=Labels("system_settings", ("elliptical",), ("indirect_speech",)),
-        reset=ResetRecipe("com.android.settings", ".Settings", clear_data=True),
+        reset=ResetRecipe(
+            "com.android.settings",
+            ".Settings",
+            clear_data=True,
+            settings=(SettingValue("system", "font_scale", "1.0"),),
+        ),
         success=SuccessCriteria(".Settings", ("Font size",), ("Error",), "Font is larger"),
     )
 
@@ -282,3 +288,18 @@ def test_step_indices_must_be_consecutive():
     data["steps"][1]["index"] = 7
     with pytest.raises(FormatError, match="step 1 has index 7"):
         Demonstration.from_json(data)
+
+
+@pytest.mark.parametrize(
+    ("setting", "message"),
+    [
+        ({"namespace": "vendor", "key": "x", "value": "1"}, "must be one of system, secure"),
+        ({"namespace": "system", "key": "a b; reboot", "value": "1"}, "must be letters, digits"),
+        ({"namespace": "system", "key": "font_scale"}, "field 'value' is missing"),
+    ],
+)
+def test_reset_settings_are_checked(setting, message):
+    data = _task().to_json()
+    data["reset"]["settings"] = [setting]
+    with pytest.raises(FormatError, match=message):
+        Task.from_json(data)
