@@ -31,6 +31,7 @@ from graph_builder.model import (
     Labels,
     Protocol,
     ResetRecipe,
+    SettingValue,
     Size,
     SuccessCriteria,
     Task,
@@ -177,9 +178,19 @@ def from_home() -> ResetRecipe:
     return ResetRecipe(LAUNCHER)
 
 
-def in_app(package: str) -> ResetRecipe:
-    """Start in ``package`` with its data as installed."""
-    return ResetRecipe(package, clear_data=True)
+# Online tasks share one phone, so each restores the system settings that any of them
+# changes: an earlier task's larger font would move every later task's screen.
+SYSTEM_DEFAULTS: tuple[tuple[str, str, str], ...] = (
+    ("system", "font_scale", "1.0"),
+    ("global", "airplane_mode_on", "0"),
+    ("global", "wifi_on", "1"),
+)
+
+
+def in_app(package: str, *settings: tuple[str, str, str]) -> ResetRecipe:
+    """Start in ``package`` with its data as installed, after restoring system ``settings``
+    (namespace, key, value) that an earlier task may have changed."""
+    return ResetRecipe(package, clear_data=True, settings=tuple(SettingValue(*v) for v in settings))
 
 
 # --------------------------------------------------------------------------- recipes
@@ -247,7 +258,7 @@ def online(
         protocol=Protocol.ONLINE,
         max_steps=max_steps,
         labels=labels,
-        reset=in_app(app),
+        reset=in_app(app, *SYSTEM_DEFAULTS),
         success=success,
     )
     return Recipe(task, (solution,))
@@ -636,6 +647,19 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             never=("Wifi signal full.",),
         ),
         (tap("Network & internet"), tap("Internet"), tap("Wi-Fi"), done()),
+    ),
+    online(
+        "letters_biggest",
+        "letters as big as they go",
+        "In Settings, open Display, then Font size, and tap Make larger until it says Maximum.",
+        SETTINGS,
+        _labels(SYSTEM, "elliptical", UNDERSPECIFIED),
+        _criteria(
+            "The font size is set to its largest step (Maximum).",
+            "Maximum",
+            activity=SETTINGS,
+        ),
+        (tap("Display"), tap("Font size"), *[tap_desc("Make larger")] * 5, done()),
     ),
     online(
         "thank_rita",
