@@ -168,7 +168,9 @@ class RunConfigForm(QWidget):
         self.extra_edit.setObjectName("extraEdit")
         self.extra_edit.setPlaceholderText('more settings as JSON, e.g. {"seed": 3}')
         self.demos_edit = QLineEdit()
-        self.demos_edit.setPlaceholderText("demonstrations (replay; blank: walk the graph)")
+        self.demos_edit.setPlaceholderText(
+            "demonstrations (replay; blank: the suite's demos/, else walk the graph)"
+        )
         form = _form(box)
         form.addRow("Agent", self.agent_combo)
         form.addRow("Endpoint", self.endpoint_edit)
