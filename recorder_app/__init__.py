@@ -1,7 +1,13 @@
-"""The ElderBench Studio desktop app: mirror and recorder, demo browser, later graph editor
-and evaluation panel.
+"""ElderBench Studio, the desktop app: mirror and recorder, demo browser, graph editor and
+evaluation panel.
 
-This is the only package that imports PySide6, and it does so only inside its Qt modules;
-importing ``recorder_app`` itself (or ``recorder_app.cli``, ``recorder_app.workspace``) is
-cheap and Qt-free, so the CLI stays fast and headless commands never load Qt.
+- ``recorder_app.recording``: the Qt-free recording core (the recording session, the
+  workspace layout, scripted recording) that scripts, benchmarks and tests use too.
+- ``recorder_app.qt``: every Qt widget, window and worker. The only subpackage that
+  imports PySide6.
+- ``recorder_app.cli`` (the ``elderbench studio`` command), ``recorder_app.connection``
+  (which adb server the studio talks to) and ``recorder_app.errors``: Qt-free.
+
+Importing anything outside ``recorder_app.qt`` is cheap and never loads Qt, so the CLI
+stays fast and headless commands run without a display.
 """

@@ -29,6 +29,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run(args: argparse.Namespace) -> int:
-    from recorder_app.app import run_studio
+    from recorder_app.qt.app import run_studio
 
     return run_studio(workspace=args.workspace, virtual_phone_enabled=args.virtual_phone)

@@ -41,6 +41,7 @@ CASES = {
     "graph_builder": "PySide6,devices,evaluator,recorder_app",
     "devices": "PySide6,evaluator,recorder_app",
     "evaluator": "PySide6,recorder_app",
+    "recorder_app.recording": "PySide6",
     "elderbench": "PySide6",
 }
 

@@ -9,7 +9,7 @@ os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")  # never start a real a
 
 import pytest  # noqa: E402
 
-from recorder_app.workspace import Workspace  # noqa: E402
+from recorder_app.recording.workspace import Workspace  # noqa: E402
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from PIL import Image
 
 from graph_builder.io import DemoWriter
 from graph_builder.model import Action, Bounds, ElementRef, Task
-from recorder_app.workspace import Workspace
+from recorder_app.recording.workspace import Workspace
 
 HIERARCHY = """<?xml version='1.0' encoding='UTF-8' standalone='yes' ?>
 <hierarchy rotation="0">

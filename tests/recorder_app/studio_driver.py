@@ -7,7 +7,7 @@ from PySide6.QtCore import QPoint, Qt
 from PySide6.QtWidgets import QMessageBox
 
 from recorder_app.connection import DeviceConnection
-from recorder_app.main_window import StudioMainWindow
+from recorder_app.qt.main_window import StudioMainWindow
 
 SERIAL = "virtual-1"
 READY_TIMEOUT_MS = 15_000

@@ -17,10 +17,10 @@ from evaluator.metrics import compare_runs, flipped_tasks
 from evaluator.records import TaskResult, Verdict
 from evaluator.run_store import FailureCategory, RunStore
 from evaluator.synthetic import write_suite
-from recorder_app.eval_panel import EvaluationPage
-from recorder_app.eval_panel.results_table import COLUMN
-from recorder_app.eval_panel.settings import SETTINGS_FILE, SettingsError, load_settings
-from recorder_app.workspace import Workspace
+from recorder_app.qt.eval_panel import EvaluationPage
+from recorder_app.qt.eval_panel.results_table import COLUMN
+from recorder_app.qt.eval_panel.settings import SETTINGS_FILE, SettingsError, load_settings
+from recorder_app.recording.workspace import Workspace
 
 TASKS = 6
 RUN_TIMEOUT_MS = 20_000
@@ -311,7 +311,7 @@ def test_settings_are_per_workspace_and_never_hold_a_key(qtbot, page, ws):
 
 def test_the_studio_window_has_the_evaluate_tab_and_menu(qtbot, settings, ws):
     from recorder_app.connection import DeviceConnection
-    from recorder_app.main_window import StudioMainWindow
+    from recorder_app.qt.main_window import StudioMainWindow
 
     window = StudioMainWindow(settings, DeviceConnection(port=1))
     qtbot.addWidget(window)

@@ -6,7 +6,7 @@ import errno
 
 from graph_builder import io
 from graph_builder.model import ActionType, DemoStatus
-from recorder_app import workspace as workspace_module
+from recorder_app.recording import workspace as workspace_module
 from tests.recorder_app.studio_driver import READY_TIMEOUT_MS, SERIAL, Recording, start_demo
 
 
@@ -135,7 +135,7 @@ def test_unexpected_errors_are_shown_in_a_dialog_and_the_studio_goes_on(qtbot, s
 
     from PySide6.QtWidgets import QMessageBox
 
-    from recorder_app.app import install_excepthook
+    from recorder_app.qt.app import install_excepthook
 
     window = studio()
     saved = sys.excepthook

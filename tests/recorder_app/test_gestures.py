@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from graph_builder.model import ActionType
-from recorder_app.gestures import (
+from recorder_app.qt.gestures import (
     GestureKind,
     Rect,
     clamp_to_device,

@@ -13,11 +13,11 @@ from graph_builder import io
 from graph_builder.build import build_task
 from graph_builder.model import Action, ActionType, DemoStatus, MemberRef, NodeKind, PinKind
 from graph_builder.similarity import SimilaritySettings
-from recorder_app.graph_editor import GraphEditorPage
-from recorder_app.graph_editor.dialogs import NewEdgeDialog
-from recorder_app.graph_editor.layout import layered_layout
-from recorder_app.graph_editor.scene import EdgeItem, NodeItem
-from recorder_app.workspace import Workspace
+from recorder_app.qt.graph_editor import GraphEditorPage
+from recorder_app.qt.graph_editor.dialogs import NewEdgeDialog
+from recorder_app.qt.graph_editor.layout import layered_layout
+from recorder_app.qt.graph_editor.scene import EdgeItem, NodeItem
+from recorder_app.recording.workspace import Workspace
 from tests.graph_builder.gb_synthetic import SIZE, Screen, tap_row, write_demo
 
 TASK = "task1"
@@ -157,7 +157,7 @@ def test_any_suite_folder_can_be_opened(qtbot, page, ws, tmp_path) -> None:  # t
 def test_a_broken_graph_file_is_reported_not_raised(qtbot, page, ws, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     shown: list[str] = []
     monkeypatch.setattr(
-        "recorder_app.graph_editor.page.show_problem",
+        "recorder_app.qt.graph_editor.page.show_problem",
         lambda parent, title, text: shown.append(text),
     )
     broken = ws.suite_dir("default") / "broken"
@@ -498,7 +498,7 @@ def test_the_main_window_has_the_graphs_tab_with_its_menus(
     import socket
 
     from recorder_app.connection import DeviceConnection
-    from recorder_app.main_window import StudioMainWindow
+    from recorder_app.qt.main_window import StudioMainWindow
 
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))

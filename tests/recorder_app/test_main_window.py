@@ -11,8 +11,8 @@ from graph_builder import io
 from graph_builder.model import DemoStatus
 from recorder_app.cli import register
 from recorder_app.connection import DeviceConnection
-from recorder_app.dialogs import IncompleteDemosDialog
-from recorder_app.main_window import StudioMainWindow, initial_workspace_path
+from recorder_app.qt.dialogs import IncompleteDemosDialog
+from recorder_app.qt.main_window import StudioMainWindow, initial_workspace_path
 from tests.recorder_app.helpers import write_demo
 
 

@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt
 
 from graph_builder import io
 from graph_builder.model import ActionType, DemoStatus
-from recorder_app.demo_browser import DemoBrowser
+from recorder_app.qt.demo_browser import DemoBrowser
 from tests.recorder_app.studio_driver import READY_TIMEOUT_MS, SERIAL, Recording, start_demo
 
 

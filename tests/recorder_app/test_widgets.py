@@ -9,9 +9,9 @@ from PySide6.QtCore import QPoint, Qt
 
 from graph_builder.hierarchy import parse_hierarchy
 from graph_builder.model import ActionType, DemoStatus
-from recorder_app.demo_browser import DemoBrowser
-from recorder_app.mirror_view import MirrorView, qimage_from_array
-from recorder_app.task_panel import TaskPanel
+from recorder_app.qt.demo_browser import DemoBrowser
+from recorder_app.qt.mirror_view import MirrorView, qimage_from_array
+from recorder_app.qt.task_panel import TaskPanel
 from tests.recorder_app.helpers import HIERARCHY, write_demo
 
 

@@ -7,7 +7,7 @@ import pytest
 from graph_builder import io
 from graph_builder.model import Action, DemoStatus, Task
 from recorder_app.errors import WorkspaceError
-from recorder_app.workspace import DEFAULT_SUITE, Workspace, push_recent
+from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace, push_recent
 
 PNG = io.PNG_MAGIC + b"rest"
 

@@ -23,7 +23,7 @@ from evaluator.records import StepRecord
 from evaluator.runner import StepDone, TaskFinished, TaskStarted
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Action
-from recorder_app.step_viewer import StepViewer
+from recorder_app.qt.step_viewer import StepViewer
 
 REFRESH_MS = 100
 

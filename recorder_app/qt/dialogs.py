@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from recorder_app.workspace import DemoSummary
+from recorder_app.recording.workspace import DemoSummary
 
 
 def show_problem(parent: QWidget, title: str, message: str, details: str = "") -> QMessageBox:

@@ -23,8 +23,13 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.hierarchy import Hierarchy, load_hierarchy
 from graph_builder.model import Action, ActionType, ResetRecipe, Step, Task
 from recorder_app.errors import RecordingError, explain_os_error
-from recorder_app.graph_editor.sources import spoken_label
-from recorder_app.session import RecordingDevice, RecordingSession, ScreenCapture, SessionState
+from recorder_app.qt.graph_editor.sources import spoken_label
+from recorder_app.recording.session import (
+    RecordingDevice,
+    RecordingSession,
+    ScreenCapture,
+    SessionState,
+)
 
 log = logging.getLogger(__name__)
 

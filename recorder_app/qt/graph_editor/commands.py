@@ -14,7 +14,7 @@ from graph_builder.edits import Command
 from graph_builder.model import TaskGraph
 
 if TYPE_CHECKING:
-    from recorder_app.graph_editor.document import GraphDocument
+    from recorder_app.qt.graph_editor.document import GraphDocument
 
 
 class EditCommand(QUndoCommand):

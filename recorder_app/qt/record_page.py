@@ -35,9 +35,9 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Action
 from recorder_app.connection import DeviceConnection
-from recorder_app.device_bar import DeviceBar
-from recorder_app.mirror_view import MirrorFeed, MirrorView
-from recorder_app.recorder import (
+from recorder_app.qt.device_bar import DeviceBar
+from recorder_app.qt.mirror_view import MirrorFeed, MirrorView
+from recorder_app.qt.recorder import (
     IDLE,
     RecorderController,
     ResumeRequest,
@@ -46,10 +46,10 @@ from recorder_app.recorder import (
     saved_steps,
     step_hierarchy,
 )
-from recorder_app.session import ScreenCapture, SessionState
-from recorder_app.step_viewer import StepViewer
-from recorder_app.task_panel import TaskPanel
-from recorder_app.workspace import Workspace
+from recorder_app.qt.step_viewer import StepViewer
+from recorder_app.qt.task_panel import TaskPanel
+from recorder_app.recording.session import ScreenCapture, SessionState
+from recorder_app.recording.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

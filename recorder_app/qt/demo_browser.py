@@ -24,10 +24,10 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
-from recorder_app.graph_editor.sources import spoken_label
-from recorder_app.recorder import describe_action, step_hierarchy
-from recorder_app.step_viewer import StepViewer
-from recorder_app.workspace import DemoSummary, Workspace
+from recorder_app.qt.graph_editor.sources import spoken_label
+from recorder_app.qt.recorder import describe_action, step_hierarchy
+from recorder_app.qt.step_viewer import StepViewer
+from recorder_app.recording.workspace import DemoSummary, Workspace
 
 FOLDER_ROLE = Qt.ItemDataRole.UserRole
 STATUS_COLORS = {

@@ -37,7 +37,7 @@ from evaluator.runner import RunConfig
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_task, suite_task_dirs
 from graph_builder.model import InstructionVariant, Protocol, Task
-from recorder_app.eval_panel.settings import (
+from recorder_app.qt.eval_panel.settings import (
     AgentSettings,
     EvalSettings,
     SettingsError,
@@ -45,7 +45,7 @@ from recorder_app.eval_panel.settings import (
     new_run_folder,
     suite_choices,
 )
-from recorder_app.workers import run_in_background
+from recorder_app.qt.workers import run_in_background
 
 if TYPE_CHECKING:
     from devices.android import DeviceSummary

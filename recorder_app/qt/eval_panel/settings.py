@@ -22,7 +22,7 @@ from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
-SAMPLE_SUITE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
+SAMPLE_SUITE = Path(__file__).resolve().parents[3] / "task_graphs" / "sample"
 
 
 class SettingsError(ValueError):

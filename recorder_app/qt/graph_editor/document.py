@@ -24,8 +24,8 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import TaskGraph
 from graph_builder.validate import Problem, validate_graph
 from recorder_app.errors import StudioError, explain_os_error
-from recorder_app.graph_editor.commands import EditCommand
-from recorder_app.graph_editor.sources import ScreenSources
+from recorder_app.qt.graph_editor.commands import EditCommand
+from recorder_app.qt.graph_editor.sources import ScreenSources
 
 
 class GraphDocument(QObject):

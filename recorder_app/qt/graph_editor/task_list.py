@@ -16,7 +16,7 @@ from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from graph_builder import io
 from graph_builder.build import task_ids as demo_task_ids
-from recorder_app.workspace import DEFAULT_SUITE, Workspace
+from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace
 
 TASK_ROLE = Qt.ItemDataRole.UserRole  # TaskEntry of a task item; None on group items
 

@@ -48,10 +48,10 @@ from graph_builder.model import (
     SwipeDirection,
 )
 from graph_builder.similarity import Verdict, compare
-from recorder_app.graph_editor.document import GraphDocument
-from recorder_app.graph_editor.overlay import RuleOverlay
-from recorder_app.graph_editor.pictures import PictureCache
-from recorder_app.graph_editor.sources import graph_settings
+from recorder_app.qt.graph_editor.document import GraphDocument
+from recorder_app.qt.graph_editor.overlay import RuleOverlay
+from recorder_app.qt.graph_editor.pictures import PictureCache
+from recorder_app.qt.graph_editor.sources import graph_settings
 
 MEMBER_ROLE = Qt.ItemDataRole.UserRole  # (demo_id, step)
 MEMBER_ICON = QSize(96, 200)

@@ -39,8 +39,8 @@ from graph_builder.model import (
     rescale_point,
 )
 from graph_builder.settings import SimilaritySettings
-from recorder_app.graph_editor.inspector import TextsEdit
-from recorder_app.graph_editor.overlay import RuleOverlay
+from recorder_app.qt.graph_editor.inspector import TextsEdit
+from recorder_app.qt.graph_editor.overlay import RuleOverlay
 
 EDGE_TYPES = (
     ActionType.TAP,

@@ -46,24 +46,24 @@ from evaluator.runner import (
     resume_config,
 )
 from graph_builder.errors import GraphBuilderError
-from recorder_app.dialogs import show_problem
-from recorder_app.eval_panel.compare_view import CompareView
-from recorder_app.eval_panel.live_view import LiveView
-from recorder_app.eval_panel.results_table import (
+from recorder_app.qt.dialogs import show_problem
+from recorder_app.qt.eval_panel.compare_view import CompareView
+from recorder_app.qt.eval_panel.live_view import LiveView
+from recorder_app.qt.eval_panel.results_table import (
     ResultsFilterProxy,
     ResultsModel,
     ResultsTableView,
 )
-from recorder_app.eval_panel.run_config_form import RunConfigForm
-from recorder_app.eval_panel.run_worker import EvaluationRun
-from recorder_app.eval_panel.settings import (
+from recorder_app.qt.eval_panel.run_config_form import RunConfigForm
+from recorder_app.qt.eval_panel.run_worker import EvaluationRun
+from recorder_app.qt.eval_panel.settings import (
     SettingsError,
     load_settings,
     save_settings,
 )
-from recorder_app.eval_panel.trace_viewer import TraceViewer
-from recorder_app.workers import run_in_background
-from recorder_app.workspace import Workspace
+from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
+from recorder_app.qt.workers import run_in_background
+from recorder_app.recording.workspace import Workspace
 
 if TYPE_CHECKING:
     from recorder_app.connection import DeviceConnection

@@ -14,7 +14,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QPainter, QPainterPath, QPaintE
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from graph_builder.model import Action, ActionType
-from recorder_app.gestures import Rect, device_to_widget, fit_rect
+from recorder_app.qt.gestures import Rect, device_to_widget, fit_rect
 
 ACTION_COLOR = QColor(230, 57, 70)
 ELEMENT_COLOR = QColor(255, 196, 0)

@@ -32,7 +32,7 @@ from evaluator.judges import combine
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
-from recorder_app.eval_panel.live_view import StepPanel
+from recorder_app.qt.eval_panel.live_view import StepPanel
 
 CUSTOM_PREFIX = "custom:"
 

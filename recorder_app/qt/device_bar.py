@@ -13,7 +13,7 @@ from typing import Any
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
 from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
 
-from recorder_app.workers import run_in_background
+from recorder_app.qt.workers import run_in_background
 
 log = logging.getLogger(__name__)
 

@@ -45,19 +45,19 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Edge, NodeKind, Pin
 from graph_builder.settings import SimilaritySettings
 from graph_builder.validate import Severity, has_errors
-from recorder_app.dialogs import show_problem
 from recorder_app.errors import StudioError
-from recorder_app.graph_editor.dialogs import BuildReportDialog, NewEdgeDialog
-from recorder_app.graph_editor.document import GraphDocument
-from recorder_app.graph_editor.inspector import InspectorStack
-from recorder_app.graph_editor.pictures import PictureCache
-from recorder_app.graph_editor.problems import ProblemList
-from recorder_app.graph_editor.scene import THUMB_WIDTH, GraphScene
-from recorder_app.graph_editor.sources import graph_settings
-from recorder_app.graph_editor.task_list import TaskEntry, TaskList
-from recorder_app.graph_editor.view import GraphEditorView
-from recorder_app.workers import BackgroundJob, run_in_background
-from recorder_app.workspace import Workspace
+from recorder_app.qt.dialogs import show_problem
+from recorder_app.qt.graph_editor.dialogs import BuildReportDialog, NewEdgeDialog
+from recorder_app.qt.graph_editor.document import GraphDocument
+from recorder_app.qt.graph_editor.inspector import InspectorStack
+from recorder_app.qt.graph_editor.pictures import PictureCache
+from recorder_app.qt.graph_editor.problems import ProblemList
+from recorder_app.qt.graph_editor.scene import THUMB_WIDTH, GraphScene
+from recorder_app.qt.graph_editor.sources import graph_settings
+from recorder_app.qt.graph_editor.task_list import TaskEntry, TaskList
+from recorder_app.qt.graph_editor.view import GraphEditorView
+from recorder_app.qt.workers import BackgroundJob, run_in_background
+from recorder_app.recording.workspace import Workspace
 
 log = logging.getLogger(__name__)
 

@@ -19,7 +19,7 @@ from PySide6.QtGui import QColor, QFont, QImage, QMouseEvent, QPainter, QPaintEv
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from graph_builder.hierarchy import Hierarchy, UIElement
-from recorder_app.gestures import (
+from recorder_app.qt.gestures import (
     GestureKind,
     Rect,
     clamp_to_device,
@@ -29,7 +29,7 @@ from recorder_app.gestures import (
     gesture_action,
     widget_to_device,
 )
-from recorder_app.workers import run_in_background
+from recorder_app.qt.workers import run_in_background
 
 if TYPE_CHECKING:
     from devices.mirror import FrameSource

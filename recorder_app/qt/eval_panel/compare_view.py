@@ -35,8 +35,8 @@ from PySide6.QtWidgets import (
 from evaluator.metrics import flipped_tasks
 from evaluator.report import summarize, write_report
 from evaluator.run_store import RunStore
-from recorder_app.eval_panel.settings import run_folders
-from recorder_app.workers import run_in_background
+from recorder_app.qt.eval_panel.settings import run_folders
+from recorder_app.qt.workers import run_in_background
 
 
 @dataclass(frozen=True, slots=True)

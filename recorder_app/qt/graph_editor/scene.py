@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder.model import ActionType, Edge, NodeKind, SwipeDirection, TaskGraph
-from recorder_app.graph_editor.layout import layered_layout
+from recorder_app.qt.graph_editor.layout import layered_layout
 
 THUMB_WIDTH = 120.0
 MAX_THUMB_HEIGHT = 270.0

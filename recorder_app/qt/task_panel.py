@@ -24,7 +24,7 @@ from PySide6.QtWidgets import (
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import DEFAULT_VOCABULARIES, Labels, Protocol, ResetRecipe, Task
 from recorder_app.errors import StudioError
-from recorder_app.workspace import DEFAULT_SUITE, Workspace
+from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace
 
 NEW_TASK = ""  # item data of the "New task" entry
 ID_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,127}"

@@ -16,13 +16,13 @@ from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
 from recorder_app.connection import DeviceConnection
-from recorder_app.dialogs import show_problem
+from recorder_app.qt.dialogs import show_problem
 
 log = logging.getLogger(__name__)
 
 ORGANIZATION = "ElderBench"
 APPLICATION = "ElderBench Studio"
-RESOURCES = Path(__file__).resolve().parents[1] / "resources"
+RESOURCES = Path(__file__).resolve().parents[2] / "resources"
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -83,7 +83,7 @@ def virtual_phone() -> Iterator[DeviceConnection]:
 
 
 def run_studio(*, workspace: Path | None = None, virtual_phone_enabled: bool = False) -> int:
-    from recorder_app.main_window import StudioMainWindow, initial_workspace_path
+    from recorder_app.qt.main_window import StudioMainWindow, initial_workspace_path
 
     app = create_application()
     settings = studio_settings()

@@ -28,13 +28,13 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import DemoStatus
 from recorder_app.connection import DeviceConnection
-from recorder_app.demo_browser import DemoBrowser
-from recorder_app.dialogs import IncompleteDemosDialog, show_problem
 from recorder_app.errors import StudioError
-from recorder_app.eval_panel import EvaluationPage
-from recorder_app.graph_editor import GraphEditorPage
-from recorder_app.record_page import RecordPage
-from recorder_app.workspace import Workspace, default_workspace_path, push_recent
+from recorder_app.qt.demo_browser import DemoBrowser
+from recorder_app.qt.dialogs import IncompleteDemosDialog, show_problem
+from recorder_app.qt.eval_panel import EvaluationPage
+from recorder_app.qt.graph_editor import GraphEditorPage
+from recorder_app.qt.record_page import RecordPage
+from recorder_app.recording.workspace import Workspace, default_workspace_path, push_recent
 
 log = logging.getLogger(__name__)
 

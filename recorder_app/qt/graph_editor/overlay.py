@@ -13,8 +13,8 @@ from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QP
 from PySide6.QtWidgets import QSizePolicy, QWidget
 
 from graph_builder.model import NORMALIZED_SCREEN, Action, ActionType, MatchRule, SwipeDirection
-from recorder_app.gestures import Rect, fit_rect
-from recorder_app.step_viewer import draw_action
+from recorder_app.qt.gestures import Rect, fit_rect
+from recorder_app.qt.step_viewer import draw_action
 
 POINT_COLOR = QColor(37, 99, 235)
 TOLERANCE_FILL = QColor(37, 99, 235, 40)

@@ -1,0 +1,6 @@
+"""The Qt-free recording core: what the studio's recorder, scripts, benchmarks and tests share.
+
+- ``recorder_app.recording.session``: ``RecordingSession``, the settle -> capture ->
+  save -> perform protocol that pairs every action with the screen it was taken on.
+- ``recorder_app.recording.workspace``: the studio's workspace folder (demos/, suites/, runs/).
+"""
