@@ -28,8 +28,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import adbutils  # noqa: E402
 
-from devices.virtual.phone import VirtualPhone  # noqa: E402
-from devices.virtual.testing import FROZEN_CLOCK, running_server  # noqa: E402
+from virtual_phone import (  # noqa: E402
+    FROZEN_CLOCK,
+    VirtualPhone,  # noqa: E402
+    running_server,
+)
 
 SCROLL_TOP, SCROLL_BOTTOM = 800, 1900
 FINGER_HZ = 60

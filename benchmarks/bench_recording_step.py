@@ -30,8 +30,8 @@ import adbutils  # noqa: E402
 
 from devices.android import AndroidDevice, adb_client  # noqa: E402
 from devices.mirror import FrameSource, ScrcpyFrameSource, ScreencapFrameSource  # noqa: E402
-from devices.virtual.testing import fast_phone, running_server  # noqa: E402
 from graph_builder.model import Action, ResetRecipe  # noqa: E402
+from virtual_phone import fast_phone, running_server  # noqa: E402
 
 TARGET_TOTAL_MS = 250
 TARGET_OBSERVE_MS = 150

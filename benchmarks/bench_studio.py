@@ -35,10 +35,10 @@ os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")  # never start a real a
 from PySide6.QtCore import QSettings, Qt  # noqa: E402
 from PySide6.QtTest import QTest  # noqa: E402
 
-from devices.virtual.testing import fast_phone, running_server  # noqa: E402
 from recorder_app.connection import DeviceConnection  # noqa: E402
 from recorder_app.qt.app import create_application  # noqa: E402
 from recorder_app.qt.main_window import StudioMainWindow  # noqa: E402
+from virtual_phone import fast_phone, running_server  # noqa: E402
 
 WARMUP_STEPS = 2  # the first visit of each screen renders it cold
 FPS_SECONDS = 3.0

@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/merge_quality.py [--keep DIR | --reuse DIR] [--settings FILE]
 
 Records, through the device layer (``devices.android.AndroidDevice`` against
-``devices.virtual.testing.running_server``), several demonstrations of each task below on
+``virtual_phone.launch.running_server``), several demonstrations of each task below on
 a virtual phone whose real-time clock runs, every demonstration by a different path (detours,
 going back, scrolling, searching). At every step it also reads the phone's ground truth
 (``getprop debug.virtualphone.screen``: the logical screen and a digest of what the app
@@ -37,8 +37,6 @@ from pathlib import Path
 os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")
 
 from devices.android import AndroidDevice, Capture, adb_client  # noqa: E402
-from devices.virtual.phone import VirtualPhone  # noqa: E402
-from devices.virtual.testing import running_server  # noqa: E402
 from graph_builder.hierarchy import parse_hierarchy  # noqa: E402
 from graph_builder.importers.llamatouch import import_llamatouch  # noqa: E402
 from graph_builder.io import DemoWriter, load_demo  # noqa: E402
@@ -46,6 +44,10 @@ from graph_builder.merge import DemoInput, merge_demonstrations  # noqa: E402
 from graph_builder.model import Action, MemberRef, ResetRecipe, Task  # noqa: E402
 from graph_builder.phash import compute_phash  # noqa: E402
 from graph_builder.similarity import SimilaritySettings, load_settings  # noqa: E402
+from virtual_phone import (
+    VirtualPhone,  # noqa: E402
+    running_server,  # noqa: E402
+)
 
 SCREEN_PROP = "debug.virtualphone.screen"
 FIXTURE = Path(__file__).resolve().parents[1] / ".." / "shared" / "fixtures" / "real"

@@ -6,7 +6,7 @@
 - ``devices.text_input``: typing any text literally (`input text` or the ADB Keyboard).
 - ``devices.settle``: when a screen has stopped changing.
 - ``devices.errors``: ``DeviceError`` and its kinds.
-- ``devices.virtual``: the simulated phone behind a Python ADB server, for tests and demos.
+- ``virtual_phone``: the simulated phone behind a Python ADB server, for tests and demos.
 
 Importing this package imports nothing heavy; each module pulls in what it needs.
 """

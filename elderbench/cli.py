@@ -19,7 +19,7 @@ from elderbench import __version__
 # Order is the order shown in --help.
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "recorder_app.cli",  # studio
-    "devices.virtual.cli",  # phone
+    "virtual_phone.cli",  # phone
     "graph_builder.cli",  # build, import
     "evaluator.cli",  # eval, report
 )

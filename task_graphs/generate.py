@@ -35,7 +35,6 @@ from pathlib import Path
 from PIL import Image
 
 from devices.android import AndroidDevice, Capture, adb_client
-from devices.virtual.testing import FROZEN_CLOCK, fast_phone, running_server
 from evaluator.judges import JudgeEvidence, RuleJudge
 from evaluator.offline import graph_problems
 from graph_builder.build import TaskBuildReport, build_workspace
@@ -55,6 +54,7 @@ from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import Severity
 from task_graphs.sample_recipes import RECIPES, Recipe, StepKind, recipe
 from task_graphs.sample_recipes import Path as StepPath
+from virtual_phone import FROZEN_CLOCK, fast_phone, running_server
 
 SUITE_DIR = Path(__file__).resolve().parent / "sample"
 DEMOS = "demos"

@@ -17,7 +17,7 @@ import pytest
 if TYPE_CHECKING:
     import adbutils
 
-    from devices.virtual.adb_server import AdbServer
+    from virtual_phone import AdbServer
 
 HARMLESS_PROGRAM = shutil.which("false") or "/bin/false"
 UNUSED_ADB_PORT = "1"  # tcpmux: refused at once, never an adb server
@@ -34,7 +34,7 @@ def _no_real_adb_server() -> Iterator[None]:
 @pytest.fixture
 def virtual_server() -> Iterator[AdbServer]:
     """A virtual ADB server on a free port with one fresh, fast, frozen-clock phone."""
-    from devices.virtual.testing import fast_phone, running_server
+    from virtual_phone import fast_phone, running_server
 
     with running_server(phones=[fast_phone("virtual-1")]) as server:
         yield server

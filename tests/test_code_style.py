@@ -14,6 +14,7 @@ CODE = [
     "elderbench",
     "graph_builder",
     "devices",
+    "virtual_phone",
     "evaluator",
     "recorder_app",
     "task_graphs",

@@ -42,6 +42,7 @@ CASES = {
     "devices": "PySide6,evaluator,recorder_app",
     "evaluator": "PySide6,recorder_app",
     "recorder_app.recording": "PySide6",
+    "virtual_phone": "PySide6,devices,evaluator,graph_builder,recorder_app,elderbench",
     "elderbench": "PySide6",
 }
 

@@ -72,9 +72,9 @@ def install_excepthook(parent: QWidget | None) -> None:
 
 
 @contextlib.contextmanager
-def virtual_phone() -> Iterator[DeviceConnection]:
+def serve_virtual_phone() -> Iterator[DeviceConnection]:
     """Run the virtual phone's adb server in this process for the studio's lifetime."""
-    from devices.virtual.testing import running_server
+    from virtual_phone import running_server
 
     with running_server(realtime=True) as server:
         # Child processes (and anything reading the environment) use the same server.
@@ -89,7 +89,9 @@ def run_studio(*, workspace: Path | None = None, virtual_phone_enabled: bool = F
     settings = studio_settings()
     with contextlib.ExitStack() as stack:
         connection = (
-            stack.enter_context(virtual_phone()) if virtual_phone_enabled else DeviceConnection()
+            stack.enter_context(serve_virtual_phone())
+            if virtual_phone_enabled
+            else DeviceConnection()
         )
         window = StudioMainWindow(settings, connection)
         install_excepthook(window)

@@ -24,10 +24,9 @@ from devices.errors import (
     HierarchyDumpError,
     InputError,
 )
-from devices.virtual.adb_server import AdbServer
-from devices.virtual.testing import fast_phone, running_server
 from graph_builder.hierarchy import UIElement
 from graph_builder.model import NORMALIZED_SCREEN, Action, ResetRecipe, SettingValue
+from virtual_phone import AdbServer, fast_phone, running_server
 
 SERIAL = "virtual-1"
 SCREEN_PROP = "debug.virtualphone.screen"

@@ -20,8 +20,8 @@ from devices.mirror import (
     ScreencapFrameSource,
     open_frame_source,
 )
-from devices.virtual.adb_server import AdbServer
 from graph_builder.model import Action
+from virtual_phone import AdbServer
 
 SERIAL = "virtual-1"
 

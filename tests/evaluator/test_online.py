@@ -9,7 +9,6 @@ from pathlib import Path
 import pytest
 
 from devices.android import AndroidDevice, adb_client
-from devices.virtual.testing import fast_phone, running_server
 from evaluator.report import summarize
 from evaluator.run_store import HumanVerdict, RunStore
 from evaluator.runner import (
@@ -25,6 +24,7 @@ from graph_builder.io import DemoWriter, load_task, save_task
 from graph_builder.model import Action, ResetRecipe, SuccessCriteria, Task
 from graph_builder.similarity import SimilaritySettings
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
+from virtual_phone import fast_phone, running_server
 
 SETTINGS = "com.android.settings"
 TASK = Task(

@@ -110,7 +110,7 @@ def test_a_read_only_workspace_is_explained_and_nothing_starts(
 
 
 def test_phones_coming_and_going_are_followed_and_explained(qtbot, studio, virtual_server):
-    from devices.virtual.testing import fast_phone
+    from virtual_phone import fast_phone
 
     window = studio()
     bar = window.record_page.device_bar

@@ -94,7 +94,7 @@ def test_killing_the_phone_server_mid_demo_keeps_an_incomplete_demo_that_resumes
     qtbot, studio, workspace, virtual_server
 ):
     window = studio()
-    from devices.virtual.testing import fast_phone, running_server
+    from virtual_phone import fast_phone, running_server
 
     rec = Recording(qtbot, window, virtual_server.phones[0])
     start_demo(rec, "settings-open")

@@ -1,1 +1,0 @@
-"""The simulated Android phone behind the virtual ADB server."""

@@ -1,0 +1,530 @@
+"""The virtual ADB server: the smart-socket host protocol on a TCP port, over VirtualPhones.
+
+Real, unmodified clients talk to it: adbutils, the `adb` binary (`adb -P PORT ...`) and
+scrcpy clients. Each connection sends `LLLLrequest` lines; `host:...` requests are answered
+by the server itself, and after a transport is selected (`host:transport:S`,
+`host:tport:serial:S`, ...) the next request is a device service, answered by that
+phone's `VirtualDevice`.
+
+    server = AdbServer([VirtualPhone("virtual-1")], port=0).start()
+    adbutils.AdbClient(host="127.0.0.1", port=server.port).device_list()
+    server.close()
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import socket
+import struct
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Self
+
+from virtual_phone.adbd import FEATURES, VirtualDevice
+from virtual_phone.errors import VirtualPhoneError
+from virtual_phone.wire import (
+    Channel,
+    PeerClosed,
+    ProtocolError,
+    SocketSet,
+    close_socket,
+    encode_block,
+)
+
+if TYPE_CHECKING:
+    from virtual_phone.phone import VirtualPhone
+
+ADB_SERVER_VERSION = 41
+DEVICE_STATE = "device"
+_POLL_S = 0.2
+
+
+class AdbServerError(VirtualPhoneError):
+    """A host request that cannot be served; the message goes back to the client as FAIL."""
+
+
+class _AmbiguousDevice(AdbServerError):
+    """No serial was given and more than one device is plugged in."""
+
+
+@dataclass(frozen=True, slots=True)
+class _Outcome:
+    """What a host request leaves behind: another request on a transport, or the end."""
+
+    keep_reading: bool
+    device: VirtualDevice | None = None
+
+
+_DONE = _Outcome(keep_reading=False)
+
+
+@dataclass(slots=True)
+class _Forward:
+    serial: str
+    local: str
+    remote: str
+    listener: socket.socket
+
+
+@dataclass(frozen=True, slots=True)
+class _Request:
+    """A host request split into the transport it names and the service after it."""
+
+    service: str
+    argument: str
+    serial: str | None  # host-serial:S:
+    transport_id: str | None  # host-transport-id:N:
+    selected: VirtualDevice | None  # chosen earlier on this connection
+    scoped: bool  # host-serial:/host-transport-id:/host-usb:/host-local: rather than host:
+
+
+class AdbServer:
+    """A threaded ADB server presenting VirtualPhones as devices.
+
+    The listening socket is bound in the constructor, so `port` is known at once (pass
+    `port=0` for a free one); `start()` serves in a background thread, `serve_forever()`
+    in the calling one. Phones can be plugged in and out while it runs.
+    """
+
+    def __init__(
+        self,
+        phones: Iterable[VirtualPhone] = (),
+        *,
+        host: str = "127.0.0.1",
+        port: int = 0,
+    ) -> None:
+        self._lock = threading.RLock()
+        self._changed = threading.Condition(self._lock)
+        self._devices: dict[str, VirtualDevice] = {}
+        self._forwards: dict[str, _Forward] = {}
+        self._next_transport_id = 1
+        self._device_list_version = 0
+        self._connections = SocketSet()
+        self._closed = threading.Event()
+        self._thread: threading.Thread | None = None
+        self._listener = socket.create_server((host, port))
+        self.host = host
+        self.port: int = self._listener.getsockname()[1]
+        self._host_services: dict[str, Callable[[Channel, _Request], _Outcome]] = {
+            "version": self._version,
+            "kill": self._kill,
+            "devices": self._devices_list,
+            "devices-l": self._devices_list,
+            "track-devices": self._track_devices,
+            "track-devices-l": self._track_devices,
+            "transport": self._transport,
+            "transport-any": self._transport,
+            "transport-usb": self._transport,
+            "transport-local": self._transport,
+            "transport-id": self._transport,
+            "tport": self._transport,
+            "features": self._features,
+            "host-features": self._host_features,
+            "get-serialno": self._get_serialno,
+            "get-state": self._get_state,
+            "get-devpath": self._get_devpath,
+            "forward": self._forward,
+            "list-forward": self._list_forward,
+            "killforward": self._killforward,
+            "killforward-all": self._killforward_all,
+            "wait-for": self._wait_for,
+            "connect": self._connect,
+            "disconnect": self._disconnect,
+        }
+        for phone in phones:
+            self.add_phone(phone)
+
+    # ------------------------------------------------------------ lifecycle
+
+    def start(self) -> Self:
+        """Serve in a daemon thread and return at once."""
+        self._thread = threading.Thread(
+            target=self.serve_forever, name=f"adb-server-{self.port}", daemon=True
+        )
+        self._thread.start()
+        return self
+
+    def serve_forever(self) -> None:
+        """Accept clients until `close()` (or a client's `host:kill`)."""
+        while not self._closed.is_set():
+            try:
+                sock, _ = self._listener.accept()
+            except OSError:
+                break
+            if not self._connections.add(sock):
+                break
+            threading.Thread(
+                target=self._handle, args=(sock,), name="adb-connection", daemon=True
+            ).start()
+
+    def close(self) -> None:
+        """Stop serving and close every socket, so clients see the disconnect at once."""
+        with self._lock:
+            if self._closed.is_set():
+                return
+            self._closed.set()
+            forwards, self._forwards = list(self._forwards.values()), {}
+            devices = list(self._devices.values())
+            self._changed.notify_all()
+        close_socket(self._listener)
+        for forward in forwards:
+            close_socket(forward.listener)
+        self._connections.close_all()
+        for device in devices:
+            device.close()
+        if self._thread is not None and self._thread is not threading.current_thread():
+            self._thread.join(timeout=2)
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------ devices
+
+    @property
+    def phones(self) -> list[VirtualPhone]:
+        with self._lock:
+            return [device.phone for device in self._devices.values()]
+
+    def device(self, serial: str) -> VirtualDevice:
+        """The device side of a plugged-in phone (its files, local sockets, ...)."""
+        with self._lock:
+            try:
+                return self._devices[serial]
+            except KeyError:
+                raise KeyError(f"no phone with serial {serial!r} is plugged in") from None
+
+    def add_phone(self, phone: VirtualPhone) -> VirtualDevice:
+        """Plug a phone in; track-devices clients see it appear."""
+        with self._lock:
+            if phone.serial in self._devices:
+                raise ValueError(f"a phone with serial {phone.serial!r} is already plugged in")
+            device = VirtualDevice(phone, transport_id=self._next_transport_id)
+            self._next_transport_id += 1
+            self._devices[phone.serial] = device
+            self._device_list_version += 1
+            self._changed.notify_all()
+            return device
+
+    def remove_phone(self, serial: str) -> None:
+        """Unplug a phone: its connections and forwards close; trackers see it go."""
+        with self._lock:
+            device = self._devices.pop(serial, None)
+            if device is None:
+                raise KeyError(f"no phone with serial {serial!r} is plugged in")
+            forwards = [f for f in self._forwards.values() if f.serial == serial]
+            for forward in forwards:
+                del self._forwards[forward.local]
+            self._device_list_version += 1
+            self._changed.notify_all()
+        for forward in forwards:
+            close_socket(forward.listener)
+        device.close()
+
+    def _device_listing(self, long: bool) -> str:
+        with self._lock:
+            devices = list(self._devices.values())
+        if long:
+            return "".join(f"{d.serial:<22} {DEVICE_STATE} {d.describe()}\n" for d in devices)
+        return "".join(f"{d.serial}\t{DEVICE_STATE}\n" for d in devices)
+
+    def _any_device(self) -> VirtualDevice:
+        with self._lock:
+            devices = list(self._devices.values())
+        if not devices:
+            raise AdbServerError("no devices/emulators found")
+        if len(devices) > 1:
+            raise _AmbiguousDevice("more than one device/emulator")
+        return devices[0]
+
+    def _by_serial(self, serial: str) -> VirtualDevice:
+        with self._lock:
+            device = self._devices.get(serial)
+        if device is None:
+            raise AdbServerError(f"device '{serial}' not found")
+        return device
+
+    def _by_transport_id(self, text: str) -> VirtualDevice:
+        with self._lock:
+            for device in self._devices.values():
+                if str(device.transport_id) == text:
+                    return device
+        raise AdbServerError(f"no device with transport id '{text}'")
+
+    # ------------------------------------------------------------ connections
+
+    def _handle(self, sock: socket.socket) -> None:
+        channel = Channel(sock)
+        handed_over = False
+        device: VirtualDevice | None = None
+        try:
+            while True:
+                request = channel.read_request()
+                if request is None:
+                    return
+                if device is None or request.startswith("host"):
+                    outcome = self._host_request(channel, request, device)
+                    if not outcome.keep_reading:
+                        return
+                    device = outcome.device
+                    continue
+                if not device.connections.add(sock):
+                    return
+                handed_over = device.serve(channel, request)
+                if not handed_over:
+                    device.connections.discard(sock)
+                return
+        except ProtocolError as exc:
+            with contextlib.suppress(OSError):
+                channel.fail(str(exc))
+        except (OSError, PeerClosed):
+            pass  # the client went away; nothing to answer
+        finally:
+            if not handed_over:
+                self._connections.discard(sock)
+                channel.close()
+
+    def _host_request(
+        self, channel: Channel, request: str, selected: VirtualDevice | None
+    ) -> _Outcome:
+        try:
+            parsed = self._parse_host_request(request, selected)
+            name = "wait-for" if parsed.service.startswith("wait-for-") else parsed.service
+            handler = self._host_services.get(name)
+            if handler is None:
+                raise AdbServerError(f"unknown host service: {request}")
+            return handler(channel, parsed)
+        except AdbServerError as exc:
+            channel.fail(str(exc))
+            return _DONE
+
+    def _parse_host_request(self, request: str, selected: VirtualDevice | None) -> _Request:
+        prefix, _, rest = request.partition(":")
+        serial = transport_id = None
+        if prefix == "host-serial":
+            # A serial may hold colons (`host:port`): prefer the plugged-in serial that fits.
+            with self._lock:
+                known = sorted(self._devices, key=len, reverse=True)
+            serial = next((s for s in known if rest.startswith(s + ":")), None)
+            if serial is None:
+                serial, _, rest = rest.partition(":")
+            else:
+                rest = rest[len(serial) + 1 :]
+        elif prefix == "host-transport-id":
+            transport_id, _, rest = rest.partition(":")
+        elif prefix not in ("host", "host-usb", "host-local"):
+            raise AdbServerError(f"unknown host service: {request}")
+        service, _, argument = rest.partition(":")
+        return _Request(service, argument, serial, transport_id, selected, prefix != "host")
+
+    def _target(self, request: _Request) -> VirtualDevice:
+        """The device a request is about: named, selected earlier, or the only one."""
+        if request.serial is not None:
+            return self._by_serial(request.serial)
+        if request.transport_id is not None:
+            return self._by_transport_id(request.transport_id)
+        if request.selected is not None:
+            return request.selected
+        return self._any_device()
+
+    # ------------------------------------------------------------ host services
+
+    def _version(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay(f"0004{ADB_SERVER_VERSION:04x}".encode())
+        return _DONE
+
+    def _kill(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay()
+        threading.Thread(target=self.close, name="adb-server-kill", daemon=True).start()
+        return _DONE
+
+    def _devices_list(self, channel: Channel, request: _Request) -> _Outcome:
+        listing = self._device_listing(long=request.service.endswith("-l"))
+        channel.okay(encode_block(listing))
+        return _DONE
+
+    def _track_devices(self, channel: Channel, request: _Request) -> _Outcome:
+        long = request.service.endswith("-l")
+        channel.okay()
+        sent_version = -1
+        while not self._closed.is_set():
+            with self._lock:
+                version = self._device_list_version
+            if version != sent_version:
+                channel.send(encode_block(self._device_listing(long)))
+                sent_version = version
+            if _peer_closed(channel.sock):
+                break
+            with self._changed:
+                self._changed.wait_for(
+                    lambda seen=sent_version: (  # type: ignore[misc]
+                        self._device_list_version != seen or self._closed.is_set()
+                    ),
+                    timeout=_POLL_S,
+                )
+        return _DONE
+
+    def _transport(self, channel: Channel, request: _Request) -> _Outcome:
+        service, argument = request.service, request.argument
+        if service == "tport":
+            kind, _, value = argument.partition(":")
+            device = {
+                "serial": lambda: self._by_serial(value),
+                "transport-id": lambda: self._by_transport_id(value),
+            }.get(kind, self._any_device)()
+            channel.okay(struct.pack("<Q", device.transport_id))
+            return _Outcome(keep_reading=True, device=device)
+        if service == "transport":
+            device = self._by_serial(argument)
+        elif service == "transport-id":
+            device = self._by_transport_id(argument)
+        else:
+            device = self._any_device()
+        channel.okay()
+        return _Outcome(keep_reading=True, device=device)
+
+    def _features(self, channel: Channel, request: _Request) -> _Outcome:
+        self._target(request)
+        channel.okay(encode_block(",".join(FEATURES)))
+        return _DONE
+
+    def _host_features(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay(encode_block(",".join(FEATURES)))
+        return _DONE
+
+    def _get_serialno(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay(encode_block(self._target(request).serial))
+        return _DONE
+
+    def _get_state(self, channel: Channel, request: _Request) -> _Outcome:
+        self._target(request)
+        channel.okay(encode_block(DEVICE_STATE))
+        return _DONE
+
+    def _get_devpath(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay(encode_block(f"virtual:{self._target(request).serial}"))
+        return _DONE
+
+    def _forward(self, channel: Channel, request: _Request) -> _Outcome:
+        device = self._target(request)
+        spec = request.argument
+        norebind = spec.startswith("norebind:")
+        local, sep, remote = spec.removeprefix("norebind:").partition(";")
+        if not sep or not remote:
+            raise AdbServerError(f"malformed forward spec '{spec}'")
+        kind, _, port_text = local.partition(":")
+        if kind != "tcp" or not port_text.isdigit():
+            raise AdbServerError(f"cannot bind listener: only tcp:PORT is supported, not '{local}'")
+        with self._lock:
+            existing = self._forwards.get(local)
+            if existing is not None:
+                if norebind:
+                    raise AdbServerError("cannot rebind existing socket")
+                existing.serial, existing.remote = device.serial, remote
+                channel.okay(b"OKAY")
+                return _DONE
+        try:
+            listener = socket.create_server((self.host, int(port_text)))
+        except OSError as exc:
+            raise AdbServerError(f"cannot bind listener: {exc.strerror}") from exc
+        port = listener.getsockname()[1]
+        local = f"tcp:{port}"
+        forward = _Forward(device.serial, local, remote, listener)
+        with self._lock:
+            if self._closed.is_set():
+                close_socket(listener)
+                raise AdbServerError("the server is shutting down")
+            self._forwards[local] = forward
+        threading.Thread(
+            target=self._serve_forward, args=(forward,), name=f"adb-forward-{port}", daemon=True
+        ).start()
+        channel.okay(b"OKAY" + (encode_block(str(port)) if port_text == "0" else b""))
+        return _DONE
+
+    def _serve_forward(self, forward: _Forward) -> None:
+        while True:
+            try:
+                sock, _ = forward.listener.accept()
+            except OSError:
+                return
+            with self._lock:
+                device = self._devices.get(forward.serial)
+                remote = forward.remote
+            if device is None or not self._connections.add(sock):
+                close_socket(sock)
+                continue
+            if not device.connections.add(sock) or not device.connect_local(remote, sock):
+                self._connections.discard(sock)
+                close_socket(sock)
+
+    def _list_forward(self, channel: Channel, request: _Request) -> _Outcome:
+        serial = self._target(request).serial if request.scoped else None
+        with self._lock:
+            forwards = [f for f in self._forwards.values() if serial in (None, f.serial)]
+        channel.okay(encode_block("".join(f"{f.serial} {f.local} {f.remote}\n" for f in forwards)))
+        return _DONE
+
+    def _killforward(self, channel: Channel, request: _Request) -> _Outcome:
+        self._target(request)
+        with self._lock:
+            forward = self._forwards.pop(request.argument, None)
+        if forward is None:
+            raise AdbServerError(f"listener '{request.argument}' not found")
+        close_socket(forward.listener)
+        channel.okay(b"OKAY")
+        return _DONE
+
+    def _killforward_all(self, channel: Channel, request: _Request) -> _Outcome:
+        serial = self._target(request).serial if request.scoped else None
+        with self._lock:
+            doomed = [f for f in self._forwards.values() if serial in (None, f.serial)]
+            for forward in doomed:
+                del self._forwards[forward.local]
+        for forward in doomed:
+            close_socket(forward.listener)
+        channel.okay(b"OKAY")
+        return _DONE
+
+    def _wait_for(self, channel: Channel, request: _Request) -> _Outcome:
+        """`wait-for-TRANSPORT-STATE`: answer once the device is there (or gone)."""
+        state = request.service.rpartition("-")[2]  # recovery, bootloader... never come
+
+        def present() -> bool:
+            try:
+                self._target(request)
+            except _AmbiguousDevice:
+                raise
+            except AdbServerError:
+                return False
+            return True
+
+        while not self._closed.is_set() and not _peer_closed(channel.sock):
+            if (state, present()) in ((DEVICE_STATE, True), ("disconnect", False)):
+                channel.okay(b"OKAY")
+                break
+            with self._changed:
+                self._changed.wait(timeout=_POLL_S)
+        return _DONE
+
+    def _connect(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay(encode_block(f"failed to connect to '{request.argument}': virtual server"))
+        return _DONE
+
+    def _disconnect(self, channel: Channel, request: _Request) -> _Outcome:
+        channel.okay(encode_block(f"error: no such device '{request.argument}'"))
+        return _DONE
+
+
+def _peer_closed(sock: socket.socket) -> bool:
+    """True when the client closed a connection it never writes to again."""
+    readable, _, _ = select.select([sock], [], [], 0)
+    if not readable:
+        return False
+    try:
+        return sock.recv(1024, socket.MSG_PEEK) == b""
+    except OSError:
+        return True

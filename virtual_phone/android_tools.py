@@ -1,0 +1,551 @@
+"""Android's own shell commands on the virtual phone: getprop, wm, dumpsys, input, am, ...
+
+Their output follows what real devices print where ADB clients parse it (adbutils reads
+`wm size`, `dumpsys window`, `dumpsys display` and `uiautomator dump`'s message).
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import struct
+import zlib
+from collections.abc import Callable
+
+from virtual_phone.errors import PhoneCommandError
+from virtual_phone.shell import Command, CommandFailed, Invocation
+
+ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
+SETTINGS_PACKAGE = "com.android.settings"
+LAUNCHER_PACKAGE = "com.android.launcher3"
+SCREEN_PROP = "debug.virtualphone.screen"
+DEFAULT_DUMP_PATH = "/sdcard/window_dump.xml"
+DEFAULT_SWIPE_MS = 300
+KEYCODE_ENTER = 66
+_RAW_SCREENCAP_FORMAT_RGBA_8888 = 1
+
+
+def _component(package: str, activity: str) -> str:
+    """`package/activity`, shortened to `package/.Rest` like ComponentName's short form."""
+    if activity.startswith(package + "."):
+        activity = activity[len(package) :]
+    return f"{package}/{activity}"
+
+
+def _token(text: str) -> str:
+    """A stable fake object hash, like the hex ids in dumpsys output."""
+    return f"{zlib.crc32(text.encode()):08x}"[:7]
+
+
+def _task_id(package: str) -> int:
+    return 10 + zlib.crc32(package.encode()) % 90
+
+
+# ---------------------------------------------------------------- properties
+
+
+def getprop(inv: Invocation) -> int:
+    phone = inv.device.phone
+    if len(inv.args) == 1:
+        props = {**phone.props, SCREEN_PROP: phone.ground_truth()}
+        inv.write("".join(f"[{key}]: [{value}]\n" for key, value in sorted(props.items())))
+        return 0
+    key = inv.args[1]
+    default = inv.args[2] if len(inv.args) > 2 else ""
+    value = phone.ground_truth() if key == SCREEN_PROP else phone.props.get(key, default)
+    inv.write(value + "\n")
+    return 0
+
+
+def setprop(inv: Invocation) -> int:
+    if len(inv.args) != 3:
+        raise CommandFailed("usage: setprop NAME VALUE")
+    inv.device.phone.props[inv.args[1]] = inv.args[2]
+    return 0
+
+
+def settings(inv: Invocation) -> int:
+    args = inv.args[1:]
+    if args[:1] == ["--user"]:
+        args = args[2:]
+    if len(args) < 2:
+        raise CommandFailed("usage: settings get|put|delete|list NAMESPACE [KEY [VALUE]]")
+    verb, namespace, rest = args[0], args[1], args[2:]
+    table = inv.device.phone.settings.get(namespace)
+    if table is None:
+        raise CommandFailed(f"Invalid namespace '{namespace}'", 255)
+    if verb == "list":
+        inv.write("".join(f"{key}={value}\n" for key, value in sorted(table.items())))
+    elif verb == "get" and len(rest) == 1:
+        inv.write(table.get(rest[0], "null") + "\n")
+    elif verb == "put" and len(rest) >= 2:
+        table[rest[0]] = rest[1]
+    elif verb == "delete" and len(rest) == 1:
+        inv.write(f"Deleted {int(table.pop(rest[0], None) is not None)} rows\n")
+    else:
+        raise CommandFailed(f"Invalid command: settings {' '.join(args)}", 255)
+    return 0
+
+
+# ---------------------------------------------------------------- window manager and dumpsys
+
+
+def wm(inv: Invocation) -> int:
+    phone = inv.device.phone
+    sub = inv.args[1:]
+    if sub == ["size"]:
+        inv.write(f"Physical size: {phone.width}x{phone.height}\n")
+    elif sub == ["density"]:
+        inv.write(f"Physical density: {phone.density}\n")
+    elif sub[:1] in (["size"], ["density"]):
+        raise CommandFailed("Error: the virtual phone's display size and density are fixed")
+    else:
+        raise CommandFailed("usage: wm size|density", 255)
+    return 0
+
+
+def _dump_window(inv: Invocation) -> str:
+    phone = inv.device.phone
+    package, activity = phone.focus()
+    component = _component(package, activity)
+    token = _token(component)
+    return (
+        "WINDOW MANAGER WINDOWS (dumpsys window windows)\n"
+        f"  Window #0 Window{{{token} u0 {component}}}:\n"
+        f"    mDisplayId=0 rootTaskId={_task_id(package)} mViewVisibility=0x0\n"
+        f"    mFrame=[0,0][{phone.width},{phone.height}]\n"
+        "\n"
+        f"  mCurrentFocus=Window{{{token} u0 {component}}}\n"
+        f"  mFocusedApp=ActivityRecord{{{_token(token)} u0 {component} t{_task_id(package)}}}\n"
+        "WINDOW MANAGER DISPLAY CONTENTS (dumpsys window displays)\n"
+        "  Display: mDisplayId=0 rootTasks=1\n"
+        f"    init={phone.width}x{phone.height} {phone.density}dpi "
+        f"base={phone.width}x{phone.height} cur={phone.width}x{phone.height} "
+        f"app={phone.width}x{phone.height}\n"
+        "    mRotation=0\n"
+    )
+
+
+def _dump_activity(inv: Invocation) -> str:
+    package, activity = inv.device.phone.focus()
+    component = _component(package, activity)
+    record = f"ActivityRecord{{{_token(component)} u0 {component} t{_task_id(package)}}}"
+    return (
+        "ACTIVITY MANAGER ACTIVITIES (dumpsys activity activities)\n"
+        "Display #0 (activities from top to bottom):\n"
+        f"  * Task{{{_token(package)} #{_task_id(package)} type=standard A=10123:{package}}}\n"
+        f"    topResumedActivity={record}\n"
+        f"  mResumedActivity: {record}\n"
+        f"TASK 10123:{package} id={_task_id(package)} userId=0\n"
+        f"  ACTIVITY {component} {_token(component)} pid={1000 + _task_id(package)}\n"
+    )
+
+
+def _dump_display(inv: Invocation) -> str:
+    phone = inv.device.phone
+    w, h = phone.width, phone.height
+    return (
+        "DISPLAY MANAGER (dumpsys display)\n"
+        "  mDefaultViewport=DisplayViewport{type=INTERNAL, valid=true, isActive=true, "
+        f"displayId=0, uniqueId='local:0', orientation=0, deviceWidth={w}, deviceHeight={h}}}\n"
+        "Display Devices: size=1\n"
+        f'  DisplayDeviceInfo{{"Built-in Screen": uniqueId="local:0", {w} x {h}, modeId 1, '
+        f"density {phone.density}, rotation 0, type INTERNAL, state ON}}\n"
+    )
+
+
+def _dump_power(inv: Invocation) -> str:
+    on = inv.device.phone.screen_on
+    return (
+        "POWER MANAGER (dumpsys power)\n"
+        f"  mWakefulness={'Awake' if on else 'Asleep'}\n"
+        f"  mHoldingDisplaySuspendBlocker={str(on).lower()}\n"
+        f"Display Power: state={'ON' if on else 'OFF'}\n"
+    )
+
+
+def _dump_deviceidle(inv: Invocation) -> str:
+    return f"  mScreenOn={str(inv.device.phone.screen_on).lower()}\n  mScreenLocked=false\n"
+
+
+def _dump_battery(inv: Invocation) -> str:
+    return (
+        "Current Battery Service state:\n"
+        "  AC powered: false\n  USB powered: true\n  Wireless powered: false\n"
+        "  Max charging current: 500000\n  status: 2\n  health: 2\n  present: true\n"
+        "  level: 100\n  scale: 100\n  voltage: 4200\n  temperature: 250\n"
+        "  technology: Li-ion\n"
+    )
+
+
+def _dump_input_method(inv: Invocation) -> str:
+    return f"  mCurMethodId={inv.device.phone.ime}\n  mInputShown=false\n"
+
+
+def _dump_surface_flinger(inv: Invocation) -> str:
+    return 'Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="Virtual"\n'
+
+
+_DUMPSYS: dict[str, Callable[[Invocation], str]] = {
+    "window": _dump_window,
+    "activity": _dump_activity,
+    "display": _dump_display,
+    "power": _dump_power,
+    "deviceidle": _dump_deviceidle,
+    "battery": _dump_battery,
+    "input_method": _dump_input_method,
+    "SurfaceFlinger": _dump_surface_flinger,
+}
+
+
+def dumpsys(inv: Invocation) -> int:
+    if len(inv.args) == 1:
+        inv.write("Currently running services:\n" + "".join(f"  {n}\n" for n in sorted(_DUMPSYS)))
+        return 0
+    service = _DUMPSYS.get(inv.args[1])
+    if service is None:
+        inv.write(f"Can't find service: {inv.args[1]}\n")
+        return 0
+    inv.write(service(inv))
+    return 0
+
+
+# ---------------------------------------------------------------- screen capture and hierarchy
+
+
+def screencap(inv: Invocation) -> int:
+    args = inv.args[1:]
+    png = "-p" in args
+    operands = [
+        arg
+        for index, arg in enumerate(args)
+        if not arg.startswith("-") and (index == 0 or args[index - 1] != "-d")
+    ]
+    phone = inv.device.phone
+    path = operands[0] if operands else None
+    if path is not None and path.endswith(".png"):
+        png = True
+    if png:
+        data = phone.screencap_png()
+    else:
+        image = phone.render().convert("RGBA")
+        header = struct.pack("<4I", image.width, image.height, _RAW_SCREENCAP_FORMAT_RGBA_8888, 0)
+        data = header + image.tobytes()
+    if path is None:
+        inv.write(data)
+    else:
+        inv.device.fs.write_bytes(inv.path(path), data)
+    return 0
+
+
+def uiautomator(inv: Invocation) -> int:
+    args = inv.args[1:]
+    if not args or args[0] != "dump":
+        raise CommandFailed(
+            "Usage: uiautomator <subcommand> [options]\n\n"
+            "Available subcommands:\n\n"
+            "dump: creates an XML dump of current UI hierarchy"
+        )
+    operands = [a for a in args[1:] if not a.startswith("--")]
+    path = operands[0] if operands else DEFAULT_DUMP_PATH
+    xml = inv.device.phone.hierarchy_xml()
+    if path == "/dev/tty":
+        inv.write(xml)
+    else:
+        inv.device.fs.write_bytes(inv.path(path), xml.encode("utf-8"))
+    inv.write(f"UI hierchary dumped to: {path}\n")
+    return 0
+
+
+# ---------------------------------------------------------------- input
+
+
+_INPUT_SOURCES = frozenset(
+    [
+        "keyboard",
+        "mouse",
+        "joystick",
+        "touchnavigation",
+        "touchpad",
+        "trackball",
+        "stylus",
+        "dpad",
+        "gesture",
+        "touchscreen",
+        "gamepad",
+    ]
+)
+
+
+def _coordinates(values: list[str], count: int, usage: str) -> list[int]:
+    if len(values) < count:
+        raise CommandFailed(f"Error: {usage}")
+    try:
+        return [int(float(v)) for v in values[:count]]
+    except ValueError as exc:
+        raise CommandFailed(f"Error: {usage}") from exc
+
+
+def _android_text(text: str) -> str:
+    """`input text` turns `%s` into a space, scanning left to right like Android does."""
+    chars = list(text)
+    index = 0
+    escape = False
+    while index < len(chars):
+        if escape:
+            escape = False
+            if chars[index] == "s":
+                chars[index] = " "
+                del chars[index - 1]
+                index -= 1
+        if chars[index] == "%":
+            escape = True
+        index += 1
+    return "".join(chars)
+
+
+def _keycode(value: str) -> int | str:
+    return int(value) if value.isdigit() else value
+
+
+def input_(inv: Invocation) -> int:
+    args = inv.args[1:]
+    if args and args[0] in _INPUT_SOURCES:
+        args = args[1:]
+    if args[:1] == ["-d"]:
+        args = args[2:]
+    if not args:
+        raise CommandFailed("Usage: input [<source>] [-d DISPLAY_ID] <command> [<arg>...]")
+    phone = inv.device.phone
+    command, rest = args[0], args[1:]
+    if command == "tap":
+        x, y = _coordinates(rest, 2, "input tap <x> <y>")
+        phone.tap(x, y)
+    elif command in ("swipe", "draganddrop"):
+        # The virtual apps have no drag-and-drop targets, so a drag is a swipe to them.
+        x1, y1, x2, y2 = _coordinates(rest, 4, f"input {command} <x1> <y1> <x2> <y2> [ms]")
+        duration = int(rest[4]) if len(rest) > 4 and rest[4].isdigit() else DEFAULT_SWIPE_MS
+        phone.swipe(x1, y1, x2, y2, duration)
+    elif command == "text":
+        if not rest:
+            raise CommandFailed("Error: input text <string>")
+        text = _android_text(rest[0])
+        if not text.isascii():
+            raise CommandFailed(
+                "Exception occurred while executing 'text':\n"
+                "java.lang.NullPointerException: Attempt to get length of null array",
+                255,
+            )
+        phone.input_text(text)
+    elif command == "keyevent":
+        codes = [c for c in rest if not c.startswith("--")]
+        if not codes:
+            raise CommandFailed("Error: input keyevent [--longpress] <key code number or name> ...")
+        for code in codes:
+            phone.key(_keycode(code))
+    elif command == "motionevent":
+        if len(rest) < 3 or rest[0].upper() not in ("DOWN", "MOVE", "UP"):
+            raise CommandFailed("Error: input motionevent <DOWN|UP|MOVE> <x> <y>")
+        x, y = _coordinates(rest[1:], 2, "input motionevent <DOWN|UP|MOVE> <x> <y>")
+        phone.touch(rest[0].lower(), x, y, 0)
+    else:
+        raise CommandFailed(f"Error: Unknown command: {command}", 255)
+    return 0
+
+
+# ---------------------------------------------------------------- activity and package managers
+
+
+def _intent_options(args: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Split `am` arguments into intent flags (-a, -n, ...) and extras (--es k v, ...)."""
+    options: dict[str, str] = {}
+    extras: dict[str, str] = {}
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        if arg in ("--es", "--ei", "--ez", "--el", "--ef", "--eu") and index + 2 < len(args):
+            extras[args[index + 1]] = args[index + 2]
+            index += 3
+        elif arg in ("-a", "-d", "-t", "-n", "-c", "-f", "-p", "--user", "--display"):
+            options[arg] = args[index + 1] if index + 1 < len(args) else ""
+            index += 2
+        else:  # other flags (-W, -S, ...) and a trailing data URI
+            options[arg] = ""
+            index += 1
+    return options, extras
+
+
+def _describe_intent(options: dict[str, str], extras: dict[str, str]) -> str:
+    fields = []
+    if "-a" in options:
+        fields.append(f"act={options['-a']}")
+    if "-d" in options:
+        fields.append(f"dat={options['-d']}")
+    if "-n" in options:
+        fields.append(f"cmp={options['-n']}")
+    if extras:
+        fields.append("(has extras)")
+    return "Intent { " + " ".join(fields) + " }"
+
+
+def _resolve_activity(options: dict[str, str]) -> tuple[str, str]:
+    """(package, activity) an intent starts: explicit, by package, or by a known action."""
+    if "-n" in options:
+        package, _, activity = options["-n"].partition("/")
+        return package, activity
+    if "-p" in options:
+        return options["-p"], ""
+    action = options.get("-a", "")
+    if action.startswith("android.settings."):
+        return SETTINGS_PACKAGE, ""
+    if options.get("-c") == "android.intent.category.HOME":
+        return LAUNCHER_PACKAGE, ""
+    return "", ""
+
+
+def _start(inv: Invocation, args: list[str]) -> int:
+    phone = inv.device.phone
+    options, extras = _intent_options(args)
+    inv.write(f"Starting: {_describe_intent(options, extras)}\n")
+    package, activity = _resolve_activity(options)
+    if not package:
+        raise CommandFailed(
+            f"Error: Activity not started, unable to resolve {_describe_intent(options, extras)}"
+        )
+    if "-S" in options:
+        phone.force_stop(package)
+    phone.start(package, activity or None)
+    if "-W" in options:
+        current = _component(*phone.focus())
+        inv.write(f"Status: ok\nLaunchState: COLD\nActivity: {current}\nComplete\n")
+    return 0
+
+
+def _adb_keyboard(inv: Invocation, action: str, extras: dict[str, str]) -> None:
+    """What the ADB Keyboard IME does with its broadcasts while it is the current IME."""
+    phone = inv.device.phone
+    if phone.ime != ADB_KEYBOARD_IME:
+        return
+    if action == "ADB_INPUT_TEXT" and "msg" in extras:
+        phone.commit_text(extras["msg"])
+    elif action == "ADB_INPUT_B64" and "msg" in extras:
+        try:
+            text = base64.b64decode(extras["msg"], validate=True).decode("utf-8")
+        except (binascii.Error, UnicodeDecodeError):
+            return
+        phone.commit_text(text)
+    elif action == "ADB_INPUT_CODE" and extras.get("code", "").isdigit():
+        phone.key(int(extras["code"]))
+    elif action == "ADB_EDITOR_CODE":
+        phone.key(KEYCODE_ENTER)
+
+
+def _broadcast(inv: Invocation, args: list[str]) -> int:
+    options, extras = _intent_options(args)
+    inv.write(f"Broadcasting: {_describe_intent(options, extras)}\n")
+    _adb_keyboard(inv, options.get("-a", ""), extras)
+    inv.write("Broadcast completed: result=0\n")
+    return 0
+
+
+def am(inv: Invocation) -> int:
+    sub, args = (inv.args[1], inv.args[2:]) if len(inv.args) > 1 else ("", [])
+    phone = inv.device.phone
+    if sub in ("start", "start-activity"):
+        return _start(inv, args)
+    if sub == "force-stop" and args:
+        phone.force_stop(args[-1])
+        return 0
+    if sub == "broadcast":
+        return _broadcast(inv, args)
+    raise CommandFailed(f"Unknown command: {sub}" if sub else "usage: am start|broadcast|...")
+
+
+def pm(inv: Invocation) -> int:
+    sub, args = (inv.args[1], inv.args[2:]) if len(inv.args) > 1 else ("", [])
+    phone = inv.device.phone
+    packages = sorted(phone.packages())
+    if sub == "list" and args[:1] == ["packages"]:
+        operands = [a for a in args[1:] if not a.startswith("-")]
+        wanted = operands[0] if operands else ""
+        show_path = "-f" in args
+        for package in packages:
+            if wanted in package:
+                path = f"/data/app/{package}/base.apk=" if show_path else ""
+                inv.write(f"package:{path}{package}\n")
+        return 0
+    if sub == "path" and args:
+        if args[-1] not in packages:
+            return 1
+        inv.write(f"package:/data/app/{args[-1]}/base.apk\n")
+        return 0
+    if sub == "clear" and args:
+        if args[-1] not in packages:
+            inv.write("Failed\n")
+            return 1
+        phone.clear_data(args[-1])
+        inv.write("Success\n")
+        return 0
+    raise CommandFailed(f"Unknown command: {sub}" if sub else "usage: pm list|path|clear")
+
+
+def monkey(inv: Invocation) -> int:
+    args = inv.args[1:]
+    package = args[args.index("-p") + 1] if "-p" in args[:-1] else None
+    phone = inv.device.phone
+    try:
+        if package is None:
+            raise PhoneCommandError("no package given")
+        phone.start(package)
+    except PhoneCommandError as exc:
+        raise CommandFailed("** No activities found to run, monkey aborted.") from exc
+    inv.write(
+        "Events injected: 1\n"
+        "## Network stats: elapsed time=12ms (0ms mobile, 0ms wifi, 12ms not connected)\n"
+    )
+    return 0
+
+
+def ime(inv: Invocation) -> int:
+    sub, args = (inv.args[1], inv.args[2:]) if len(inv.args) > 1 else ("", [])
+    phone = inv.device.phone
+    available = phone.ime_list()
+    if sub == "list":
+        if "-s" in args:
+            inv.write("".join(f"{ime_id}\n" for ime_id in available))
+        else:
+            package = {ime_id: ime_id.partition("/")[0] for ime_id in available}
+            inv.write(
+                "".join(
+                    f"{ime_id}:\n  mId={ime_id} mSettingsActivityName=null\n"
+                    f"  mIsDefaultResId=0x0\n  Service:\n    packageName={package[ime_id]}\n"
+                    for ime_id in available
+                )
+            )
+        return 0
+    if sub == "set" and args:
+        phone.ime = args[-1]
+        inv.write(f"Input method {args[-1]} selected for user #0\n")
+        return 0
+    if sub == "enable" and args:
+        if args[-1] not in available:
+            raise CommandFailed(f"Unknown input method {args[-1]} cannot be enabled for user #0")
+        inv.write(f"Input method {args[-1]}: already enabled for user #0\n")
+        return 0
+    raise CommandFailed(f"Unknown command: {sub}" if sub else "usage: ime list|set|enable")
+
+
+COMMANDS: dict[str, Command] = {
+    "getprop": getprop,
+    "setprop": setprop,
+    "settings": settings,
+    "wm": wm,
+    "dumpsys": dumpsys,
+    "screencap": screencap,
+    "uiautomator": uiautomator,
+    "input": input_,
+    "am": am,
+    "pm": pm,
+    "monkey": monkey,
+    "ime": ime,
+}

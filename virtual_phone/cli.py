@@ -1,0 +1,97 @@
+"""`elderbench phone`: run virtual phones behind an ADB server in the foreground."""
+
+from __future__ import annotations
+
+import argparse
+import re
+
+DEFAULT_PORT = 5038  # next to adb's 5037, so a real adb server can keep running
+
+
+def _size(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"(\d+)x(\d+)", text)
+    if match is None or min(int(match[1]), int(match[2])) < 64:
+        raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1080x2400, not {text!r}")
+    return int(match[1]), int(match[2])
+
+
+def _device_count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 16:
+        raise argparse.ArgumentTypeError(f"expected a number of devices from 1 to 16, not {text!r}")
+    return int(text)
+
+
+def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
+    parser = subparsers.add_parser(
+        "phone",
+        help="run the virtual phone as an ADB server",
+        description="Serve simulated Android phones on an ADB server port. Real clients "
+        "(adb -P PORT, adbutils, scrcpy mirrors) talk to it unmodified. Ctrl-C stops it.",
+    )
+    parser.add_argument(
+        "--port", type=int, default=DEFAULT_PORT, help="TCP port (default %(default)s)"
+    )
+    parser.add_argument(
+        "--host", default="127.0.0.1", help="address to listen on (default %(default)s)"
+    )
+    parser.add_argument(
+        "--devices",
+        type=_device_count,
+        default=1,
+        metavar="K",
+        help="number of phones, serials virtual-1..virtual-K (default 1)",
+    )
+    parser.add_argument(
+        "--frozen-clock",
+        action="store_true",
+        help="show a fixed date and time, for reproducible screens",
+    )
+    parser.add_argument(
+        "--size",
+        type=_size,
+        default=(1080, 2400),
+        metavar="WxH",
+        help="screen size in pixels (default 1080x2400)",
+    )
+    parser.add_argument(
+        "--no-adb-keyboard",
+        action="store_true",
+        help="do not install the ADB Keyboard input method",
+    )
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from virtual_phone.adb_server import AdbServer
+    from virtual_phone.launch import FROZEN_CLOCK
+    from virtual_phone.phone import VirtualPhone
+
+    phones = [
+        VirtualPhone(
+            f"virtual-{index}",
+            size=args.size,
+            frozen_clock=FROZEN_CLOCK if args.frozen_clock else None,
+            adb_keyboard=not args.no_adb_keyboard,
+        )
+        for index in range(1, args.devices + 1)
+    ]
+    try:
+        server = AdbServer(phones, host=args.host, port=args.port)
+    except OSError as exc:
+        print(f"cannot listen on {args.host}:{args.port}: {exc.strerror}; try --port")
+        return 1
+    serials = ", ".join(phone.serial for phone in phones)
+    print(
+        f"Virtual ADB server on {args.host}:{server.port} with {serials}.\n"
+        f"Point adb at it:  adb -P {server.port} devices\n"
+        f"or for every client in this shell:  export ANDROID_ADB_SERVER_PORT={server.port}\n"
+        "Ctrl-C stops it.",
+        flush=True,
+    )
+    try:
+        server.serve_forever()
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.close()
+    return 0

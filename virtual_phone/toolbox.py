@@ -1,0 +1,234 @@
+"""File and text commands of the virtual phone's shell, worded like Android's toybox."""
+
+from __future__ import annotations
+
+import re
+import time
+
+from virtual_phone.filesystem import FileStat, FileSystemError
+from virtual_phone.shell import Command, CommandFailed, Invocation
+
+
+def _flags(args: list[str], allowed: str) -> tuple[set[str], list[str]]:
+    """Split leading single-letter flags (`-rf`) from operands; `--` ends the flags."""
+    flags: set[str] = set()
+    rest = list(args)
+    while rest and rest[0].startswith("-") and len(rest[0]) > 1:
+        arg = rest.pop(0)
+        if arg == "--":
+            break
+        for letter in arg[1:]:
+            if letter not in allowed:
+                raise CommandFailed(f"Unknown option '{letter}'")
+            flags.add(letter)
+    return flags, rest
+
+
+def echo(inv: Invocation) -> int:
+    args = inv.args[1:]
+    newline = True
+    escapes = False
+    while args and args[0] in ("-n", "-e", "-E", "-ne", "-en"):
+        option = args.pop(0)
+        newline = newline and "n" not in option
+        escapes = "e" in option
+    text = " ".join(args)
+    if escapes:
+        text = text.encode("latin-1", "backslashreplace").decode("unicode_escape")
+    inv.write(text + ("\n" if newline else ""))
+    return 0
+
+
+def cat(inv: Invocation) -> int:
+    _, paths = _flags(inv.args[1:], "uv")
+    if not paths:
+        inv.write(inv.stdin)
+        return 0
+    status = 0
+    for path in paths:
+        try:
+            inv.write(inv.device.fs.read_bytes(inv.path(path)))
+        except FileSystemError:
+            inv.error(f"cat: {path}: No such file or directory\n")
+            status = 1
+    return status
+
+
+def _long_line(name: str, entry: FileStat) -> str:
+    kind = "d" if entry.is_dir else "-"
+    bits = "".join(
+        letter if entry.mode & (1 << (8 - index)) else "-"
+        for index, letter in enumerate("rwxrwxrwx")
+    )
+    stamp = time.strftime("%Y-%m-%d %H:%M", time.gmtime(entry.mtime))
+    return f"{kind}{bits} 1 root sdcard_rw {entry.size:>8} {stamp} {name}\n"
+
+
+def ls(inv: Invocation) -> int:
+    flags, paths = _flags(inv.args[1:], "laA1dRtrsSh")
+    fs = inv.device.fs
+    status = 0
+    targets = paths or ["."]
+    for index, path in enumerate(targets):
+        found = fs.stat(inv.path(path))
+        if found is None:
+            inv.error(f"ls: {path}: No such file or directory\n")
+            status = 1
+            continue
+        if found.is_dir and "d" not in flags:
+            if len(targets) > 1:
+                inv.write(("\n" if index else "") + f"{path}:\n")
+            entries = fs.listdir(inv.path(path))
+            if not flags & {"a", "A"}:
+                entries = [(n, e) for n, e in entries if not n.startswith(".")]
+        else:
+            entries = [(path, found)]
+        for name, entry in entries:
+            inv.write(_long_line(name, entry) if "l" in flags else name + "\n")
+    return status
+
+
+def rm(inv: Invocation) -> int:
+    flags, paths = _flags(inv.args[1:], "rRfvi")
+    if not paths and "f" not in flags:
+        raise CommandFailed("rm: Needs 1 argument")
+    fs = inv.device.fs
+    status = 0
+    for path in paths:
+        found = fs.stat(inv.path(path))
+        if found is None:
+            if "f" not in flags:
+                inv.error(f"rm: {path}: No such file or directory\n")
+                status = 1
+            continue
+        if found.is_dir and not flags & {"r", "R"}:
+            inv.error(f"rm: {path}: Is a directory\n")
+            status = 1
+            continue
+        fs.remove(inv.path(path), recursive=True)
+    return status
+
+
+def mkdir(inv: Invocation) -> int:
+    flags, paths = _flags(inv.args[1:], "pv")
+    if not paths:
+        raise CommandFailed("mkdir: Needs 1 argument")
+    status = 0
+    for path in paths:
+        try:
+            inv.device.fs.mkdir(inv.path(path), parents="p" in flags)
+        except FileSystemError as exc:
+            inv.error(f"mkdir: {exc}\n")
+            status = 1
+    return status
+
+
+def touch(inv: Invocation) -> int:
+    _, paths = _flags(inv.args[1:], "acm")
+    fs = inv.device.fs
+    for path in paths:
+        if fs.exists(inv.path(path)):
+            fs.set_mtime(inv.path(path), int(time.time()))
+        else:
+            fs.write_bytes(inv.path(path), b"")
+    return 0
+
+
+def _input_text(inv: Invocation, paths: list[str]) -> str:
+    if not paths:
+        return inv.stdin.decode("utf-8", errors="replace")
+    return "".join(inv.device.fs.read_bytes(inv.path(p)).decode("utf-8", "replace") for p in paths)
+
+
+def grep(inv: Invocation) -> int:
+    flags, rest = _flags(inv.args[1:], "EFivocnqw")
+    if not rest:
+        raise CommandFailed("grep: Needs 1 argument", 2)
+    pattern, paths = rest[0], rest[1:]
+    regex = re.escape(pattern) if "F" in flags else pattern
+    if "w" in flags:
+        regex = rf"\b(?:{regex})\b"
+    try:
+        compiled = re.compile(regex, re.IGNORECASE if "i" in flags else 0)
+    except re.error as exc:
+        raise CommandFailed(f"grep: bad regex '{pattern}': {exc}", 2) from exc
+    lines = _input_text(inv, paths).splitlines()
+    selected = [line for line in lines if bool(compiled.search(line)) != ("v" in flags)]
+    if "q" in flags:
+        return 0 if selected else 1
+    if "c" in flags:
+        inv.write(f"{len(selected)}\n")
+    elif "o" in flags and "v" not in flags:
+        inv.write("".join(m.group() + "\n" for line in selected for m in compiled.finditer(line)))
+    else:
+        inv.write("".join(line + "\n" for line in selected))
+    return 0 if selected else 1
+
+
+def _line_count(name: str, args: list[str]) -> tuple[int, list[str]]:
+    if args and args[0] == "-n" and len(args) > 1:
+        if not args[1].isdigit():
+            raise CommandFailed(f"{name}: invalid number '{args[1]}'")
+        return int(args[1]), args[2:]
+    if args and re.fullmatch(r"-n?\d+", args[0]):
+        return int(args[0].lstrip("-n")), args[1:]
+    return 10, args
+
+
+def head(inv: Invocation) -> int:
+    count, paths = _line_count("head", inv.args[1:])
+    lines = _input_text(inv, paths).splitlines(keepends=True)
+    inv.write("".join(lines[:count]))
+    return 0
+
+
+def tail(inv: Invocation) -> int:
+    count, paths = _line_count("tail", inv.args[1:])
+    lines = _input_text(inv, paths).splitlines(keepends=True)
+    inv.write("".join(lines[-count:] if count else []))
+    return 0
+
+
+def wc(inv: Invocation) -> int:
+    flags, paths = _flags(inv.args[1:], "lwc")
+    text = _input_text(inv, paths)
+    counts = {"l": text.count("\n"), "w": len(text.split()), "c": len(text.encode())}
+    shown = [counts[f] for f in "lwc" if f in flags] or list(counts.values())
+    inv.write(" ".join(str(n) for n in shown) + "\n")
+    return 0
+
+
+def sleep(inv: Invocation) -> int:
+    try:
+        seconds = float(inv.args[1])
+    except (IndexError, ValueError) as exc:
+        raise CommandFailed("sleep: Needs 1 argument") from exc
+    inv.cancelled.wait(seconds)
+    return 0
+
+
+def id_(inv: Invocation) -> int:
+    inv.write("uid=2000(shell) gid=2000(shell) groups=2000(shell),1004(input),1007(log)\n")
+    return 0
+
+
+def whoami(inv: Invocation) -> int:
+    inv.write("shell\n")
+    return 0
+
+
+COMMANDS: dict[str, Command] = {
+    "echo": echo,
+    "cat": cat,
+    "ls": ls,
+    "rm": rm,
+    "mkdir": mkdir,
+    "touch": touch,
+    "grep": grep,
+    "head": head,
+    "tail": tail,
+    "wc": wc,
+    "sleep": sleep,
+    "id": id_,
+    "whoami": whoami,
+}

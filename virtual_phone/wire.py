@@ -1,0 +1,112 @@
+"""Socket plumbing shared by the virtual ADB server's host and device sides.
+
+Every reply goes out in a single `sendall`: some clients read a reply with one `recv(n)`
+and would see half of it if it arrived in pieces.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+
+from virtual_phone.errors import VirtualPhoneError
+
+MAX_REQUEST_LENGTH = 0xFFFF
+_PURGE_AT = 256
+
+
+class PeerClosed(VirtualPhoneError, ConnectionError):
+    """The client closed its side before sending everything the protocol needs."""
+
+
+class ProtocolError(VirtualPhoneError, ValueError):
+    """The client sent bytes that do not follow the protocol."""
+
+
+class Channel:
+    """One client connection with the smart-socket helpers (`OKAY`, `FAIL`, hex blocks)."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+
+    def read_exact(self, size: int) -> bytes:
+        data = bytearray()
+        while len(data) < size:
+            chunk = self.sock.recv(size - len(data))
+            if not chunk:
+                raise PeerClosed(f"connection closed after {len(data)} of {size} bytes")
+            data.extend(chunk)
+        return bytes(data)
+
+    def read_request(self) -> str | None:
+        """The next `LLLLpayload` request, or None when the client closed cleanly."""
+        head = self.sock.recv(4)
+        if not head:
+            return None
+        head += self.read_exact(4 - len(head)) if len(head) < 4 else b""
+        try:
+            length = int(head.decode("ascii"), 16)
+        except (UnicodeDecodeError, ValueError) as exc:
+            raise ProtocolError(f"bad request length {head!r}") from exc
+        if not 0 < length <= MAX_REQUEST_LENGTH:
+            raise ProtocolError(f"bad request length {head!r}")
+        return self.read_exact(length).decode("utf-8", errors="replace")
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+    def okay(self, extra: bytes = b"") -> None:
+        self.send(b"OKAY" + extra)
+
+    def fail(self, message: str) -> None:
+        self.send(b"FAIL" + encode_block(message))
+
+    def close(self) -> None:
+        close_socket(self.sock)
+
+
+def encode_block(text: str | bytes) -> bytes:
+    """A length-prefixed block: 4 hex digits, then the data."""
+    data = text.encode() if isinstance(text, str) else text
+    return f"{len(data):04x}".encode() + data
+
+
+def close_socket(sock: socket.socket) -> None:
+    """Shut down both directions first, so a peer blocked in recv sees EOF at once."""
+    with contextlib.suppress(OSError):
+        sock.shutdown(socket.SHUT_RDWR)
+    with contextlib.suppress(OSError):
+        sock.close()
+
+
+class SocketSet:
+    """The sockets one owner must close when it goes away (a server, an unplugged device)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._sockets: set[socket.socket] = set()
+        self._closed = False
+
+    def add(self, sock: socket.socket) -> bool:
+        """Track a socket; False (and the socket is closed) if the owner already closed."""
+        with self._lock:
+            if not self._closed:
+                if len(self._sockets) >= _PURGE_AT:
+                    # Sockets handed to listeners are closed by them; forget those.
+                    self._sockets = {s for s in self._sockets if s.fileno() != -1}
+                self._sockets.add(sock)
+                return True
+        close_socket(sock)
+        return False
+
+    def discard(self, sock: socket.socket) -> None:
+        with self._lock:
+            self._sockets.discard(sock)
+
+    def close_all(self) -> None:
+        with self._lock:
+            self._closed = True
+            sockets, self._sockets = self._sockets, set()
+        for sock in sockets:
+            close_socket(sock)
