@@ -461,6 +461,17 @@ class RecordPage(QWidget):
         self.state_label.setText(STATE_TEXT.get(state, state))
         self.state_label.setProperty("state", state)
         self.state_label.style().polish(self.state_label)
+        self._capture_ms = None if state == IDLE else self._capture_ms
+        self._update_controls()
+
+    def _update_controls(self) -> None:
+        """Enable what the recorder's state and the open demonstration allow.
+
+        Called on every state change and again when a demonstration closes: a finished
+        demo reports "finished" before its session is closed, so the state alone would
+        leave Start demo disabled after Task complete.
+        """
+        state = self.recorder.state
         ready = state == SessionState.READY.value
         recording = self.recorder.recording or state not in (IDLE, SessionState.FINISHED.value)
         for action in (self.back_action, self.home_action, self.wait_action, self.complete_action):
@@ -472,7 +483,6 @@ class RecordPage(QWidget):
         self.start_action.setEnabled(not recording)
         self.start_button.setEnabled(not recording)
         self.task_panel.setEnabled(not recording)
-        self._capture_ms = None if state == IDLE else self._capture_ms
         self._emit_recorder_status()
 
     def _emit_recorder_status(self) -> None:
@@ -575,6 +585,7 @@ class RecordPage(QWidget):
     @Slot(str)
     def _on_demo_closed(self, folder: str) -> None:
         self.instruction_label.hide()
+        self._update_controls()
         self.demo_saved.emit(folder)
         if self.recorder.state == IDLE:
             self.message_posted.emit(

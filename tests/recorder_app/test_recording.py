@@ -129,3 +129,26 @@ def test_killing_the_phone_server_mid_demo_keeps_an_incomplete_demo_that_resumes
     demo = io.load_demo(folder)
     assert demo.status is DemoStatus.COMPLETE
     assert [s.action.type for s in demo.steps] == [ActionType.TAP, ActionType.TAP, ActionType.DONE]
+
+
+def test_after_task_complete_the_next_demo_starts_without_a_restart(
+    qtbot, studio, workspace, virtual_server
+):
+    window = studio()
+    rec = Recording(qtbot, window, virtual_server.phones[0])
+    for task_id in ("first-demo", "second-demo"):
+        start_demo(rec, task_id)
+        rec.tap("Settings")
+        rec.wait_ready()
+        rec.key(Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # task complete
+        qtbot.waitUntil(lambda: not rec.page.recorder.recording, timeout=READY_TIMEOUT_MS)
+        # The demo is closed: the Record tab takes the next task and the next Start demo.
+        assert rec.page.start_button.isEnabled() and rec.page.start_action.isEnabled()
+        assert rec.page.task_panel.isEnabled()
+        assert not rec.page.stop_action.isEnabled()
+        rec.key(Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)  # refused: no demo open
+    for task_id in ("first-demo", "second-demo"):
+        (folder,) = io.demo_dirs(workspace.demos_dir, task_id)
+        demo = io.load_demo(folder)
+        assert demo.status is DemoStatus.COMPLETE
+        assert [s.action.type for s in demo.steps] == [ActionType.TAP, ActionType.DONE]
