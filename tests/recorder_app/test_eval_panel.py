@@ -323,3 +323,32 @@ def test_the_studio_window_has_the_evaluate_tab_and_menu(qtbot, settings, ws):
     titles = [a.text() for a in window.menuBar().actions()]
     assert "E&valuate" in titles
     assert page.can_close()  # nothing running: nothing to ask
+
+
+def test_the_live_view_shows_each_step_under_the_task_it_belongs_to(qtbot, ws, tmp_path):
+    from evaluator.runner import RunConfig, StepDone, TaskFinished, TaskStarted, iter_run
+    from recorder_app.eval_panel.live_view import LiveView
+
+    config = RunConfig(suite=ws.suites_dir / "synthetic", out=tmp_path / "run", agent="replay")
+    events = [e for e in iter_run(config) if isinstance(e, TaskStarted | StepDone | TaskFinished)]
+    live = LiveView()
+    qtbot.addWidget(live)
+    slots = {TaskStarted: live.on_task_started, StepDone: live.on_step_done}
+    slots[TaskFinished] = live.on_task_finished
+    seen: list[tuple[str | None, str]] = []
+    # Events arrive faster than the view refreshes, as in a run: one burst per task, and
+    # the view draws in between.
+    for event in events:
+        slots[type(event)](event)
+        if isinstance(event, TaskStarted):
+            assert live.shown is None  # the previous task's screen is gone
+            assert event.task_id in live.task_label.text()
+            assert live.instruction_label.text() == f"“{event.instruction}”"
+            qtbot.wait(130)  # the refresh timer fires with nothing of the old task left
+            assert live.shown is None or live.shown.task_id == event.task_id
+        if live.shown is not None:
+            seen.append((live.shown.task_id, live.task_label.text()))
+    assert seen and all(task_id in label for task_id, label in seen)
+    last = events[-1]
+    assert live.shown is not None and live.shown.task_id == last.task_id
+    assert live.shown.record.action_text == "done"

@@ -125,7 +125,12 @@ def _read(path: Path | None) -> bytes | None:
 
 
 class LiveView(QWidget):
-    """Follows a running evaluation: which task, its instruction, the latest step."""
+    """Follows a running evaluation: which task, its instruction, the latest step.
+
+    The heading always names the task of the step on show. Steps are shown at most ten
+    times a second, so a step can still be waiting when its worker starts the next task;
+    such a step is dropped and never drawn under the next task's name.
+    """
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -144,6 +149,9 @@ class LiveView(QWidget):
         layout.addWidget(self.step_panel, 1)
         self._pending: StepDone | None = None
         self.shown: StepDone | None = None
+        self.task_id: str | None = None  # the task the heading names
+        self._current: dict[str, str] = {}  # worker -> the task it runs now
+        self._instructions: dict[str, str] = {}  # task id -> instruction as given
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(REFRESH_MS)
@@ -151,32 +159,54 @@ class LiveView(QWidget):
 
     @Slot(object)
     def on_task_started(self, event: TaskStarted) -> None:
-        self.task_label.setText(f"<b>{event.task_id}</b> on {event.worker}")
-        self.instruction_label.setText(f"“{event.instruction}”" if event.instruction else "")
+        self._current[event.worker] = event.task_id
+        self._instructions[event.task_id] = event.instruction
+        pending = self._pending
+        if pending is not None and pending.worker == event.worker:
+            self._pending = None  # the previous task's step: too late to show
+        shown_here = self.shown is None or self.shown.worker == event.worker
+        if shown_here:
+            self.shown = None
+            self._show_heading(event.task_id, f"on {event.worker}")
+            self.step_panel.clear(f"Waiting for the first step of {event.task_id}…")
 
     @Slot(object)
     def on_step_done(self, event: StepDone) -> None:
+        if self._current.get(event.worker, event.task_id) != event.task_id:
+            return  # a straggler from a task that has ended
         self._pending = event
         if not self._timer.isActive():
             self._timer.start()
 
     @Slot(object)
     def on_task_finished(self, event: TaskFinished) -> None:
+        if self._pending is not None and self._pending.task_id == event.task_id:
+            self.flush()  # the task's last step, before its result is named
+        if self.task_id not in (None, event.task_id) and self.shown is not None:
+            return  # another worker's task is on show
         result = event.result
         why = f": {result.reason}" if result.reason else ""
-        self.task_label.setText(
-            f"<b>{event.task_id}</b> {result.status.value}{why} ({event.done}/{event.total})"
+        self._show_heading(
+            event.task_id, f"{result.status.value}{why} ({event.done}/{event.total})"
         )
 
     def flush(self) -> None:
-        """Show the latest step now (the end of a run, tests)."""
+        """Show the latest step now (the end of a task or run, tests)."""
         self._timer.stop()
         self._on_refresh_due()
+
+    def _show_heading(self, task_id: str, text: str) -> None:
+        self.task_id = task_id
+        self.task_label.setText(f"<b>{task_id}</b> {text}")
+        instruction = self._instructions.get(task_id, "")
+        self.instruction_label.setText(f"“{instruction}”" if instruction else "")
 
     @Slot()
     def _on_refresh_due(self) -> None:
         event, self._pending = self._pending, None
         if event is None:
             return
+        if event.task_id != self.task_id:
+            self._show_heading(event.task_id, f"on {event.worker}")
         self.shown = event
         self.step_panel.show_record(event.record, event.screenshot_path)
