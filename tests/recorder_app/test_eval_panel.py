@@ -327,7 +327,7 @@ def test_the_studio_window_has_the_evaluate_tab_and_menu(qtbot, settings, ws):
 
 def test_the_live_view_shows_each_step_under_the_task_it_belongs_to(qtbot, ws, tmp_path):
     from evaluator.runner import RunConfig, StepDone, TaskFinished, TaskStarted, iter_run
-    from recorder_app.eval_panel.live_view import LiveView
+    from recorder_app.qt.eval_panel.live_view import LiveView
 
     config = RunConfig(suite=ws.suites_dir / "synthetic", out=tmp_path / "run", agent="replay")
     events = [e for e in iter_run(config) if isinstance(e, TaskStarted | StepDone | TaskFinished)]
