@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import io
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any, Protocol
@@ -154,7 +154,7 @@ class StateMapper:
 def similarity_settings(context: GraphContext | None) -> SimilaritySettings:
     """The settings the graph was built with (stored in its meta), or the defaults."""
     stored = context.graph.meta.get("settings") if context is not None else None
-    if isinstance(stored, dict):
+    if isinstance(stored, Mapping):
         try:
             return SimilaritySettings.from_json(stored)
         except FormatError:

@@ -42,7 +42,7 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import RunStore, TraceWriter
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_suite, load_task, suite_task_dirs
-from graph_builder.model import InstructionVariant, Labels, Protocol, Task
+from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
 
 log = logging.getLogger(__name__)
 
@@ -56,7 +56,7 @@ class RunConfig:
     out: Path
     agent: str
     agent_config: Mapping[str, Any] = field(default_factory=dict)
-    protocol: Protocol | None = None
+    protocol: EvalProtocol | None = None
     tasks: tuple[str, ...] = ()
     variant: InstructionVariant = InstructionVariant.ORIGINAL
     demos: Path | None = None
@@ -79,7 +79,7 @@ class RunConfig:
         object.__setattr__(self, "variant", InstructionVariant(self.variant))
         object.__setattr__(self, "mode", Mode(self.mode))
         if self.protocol is not None:
-            object.__setattr__(self, "protocol", Protocol(self.protocol))
+            object.__setattr__(self, "protocol", EvalProtocol(self.protocol))
         object.__setattr__(self, "tasks", tuple(self.tasks))
         object.__setattr__(self, "devices", tuple(self.devices))
         object.__setattr__(self, "judges", tuple(self.judges))
@@ -202,7 +202,7 @@ RunEvent = RunStarted | TaskStarted | StepDone | TaskFinished | WorkerStopped | 
 class _Job:
     task_id: str
     task_dir: Path
-    protocol: Protocol
+    protocol: EvalProtocol
     task: Task | None
     problem: str | None = None
 
@@ -238,7 +238,7 @@ def load_jobs(config: RunConfig) -> list[_Job]:
                 _Job(
                     task_dir.name,
                     task_dir,
-                    config.protocol or Protocol.OFFLINE,
+                    config.protocol or EvalProtocol.OFFLINE,
                     None,
                     f"cannot load task.json: {exc}",
                 )
@@ -385,7 +385,7 @@ class _Session:
         judges: list[Judge],
         trace: TraceWriter,
     ) -> TaskResult:
-        if job.protocol is Protocol.OFFLINE:
+        if job.protocol is EvalProtocol.OFFLINE:
             context = GraphContext.load(job.task_dir)
             suite = self.config.suite
 
@@ -463,7 +463,7 @@ def iter_run(
     problems raise ConfigError before anything is written."""
     control = control or Control()
     jobs = load_jobs(config)
-    online = [j for j in jobs if j.protocol is Protocol.ONLINE]
+    online = [j for j in jobs if j.protocol is EvalProtocol.ONLINE]
     if online and not config.devices:
         raise ConfigError(
             f"{len(online)} selected task(s) run online ({online[0].task_id}, ...); pass "

@@ -25,3 +25,11 @@ class InvalidIdError(GraphBuilderError):
 
 class GraphEditError(GraphBuilderError):
     """A graph edit that does not apply to the graph it was given."""
+
+
+class RecordError(GraphBuilderError, ValueError):
+    """A model record given values that break its rules; the message names the field.
+
+    It is a ValueError too, so callers that validate input with ``except ValueError`` keep
+    working.
+    """

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import dataclasses
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
@@ -124,7 +125,7 @@ class SimilaritySettings:
     @classmethod
     def from_json(cls, data: object, *, source: object = None) -> SimilaritySettings:
         """Settings from a JSON object; missing fields keep their defaults."""
-        if not isinstance(data, dict):
+        if not isinstance(data, Mapping):
             raise FormatError("settings must be a JSON object", source=source)
         known = {f.name: f for f in fields(cls)}
         unknown = sorted(set(data) - set(known))
@@ -145,7 +146,7 @@ class SimilaritySettings:
             elif isinstance(default, str):
                 ok = isinstance(value, str)
             else:  # volatile_regions, volatile_text_patterns
-                ok = isinstance(value, list)
+                ok = isinstance(value, list | tuple)
             if not ok:
                 raise FormatError(f"setting {key!r} has the wrong type: {value!r}", source=source)
             values[key] = value

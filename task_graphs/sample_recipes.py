@@ -28,8 +28,8 @@ from enum import StrEnum
 from graph_builder.hierarchy import Hierarchy, UIElement
 from graph_builder.model import (
     Action,
+    EvalProtocol,
     Labels,
-    Protocol,
     ResetRecipe,
     SettingValue,
     Size,
@@ -209,7 +209,7 @@ class Recipe:
 
     @property
     def offline(self) -> bool:
-        return self.task.protocol is Protocol.OFFLINE
+        return self.task.protocol is EvalProtocol.OFFLINE
 
 
 def _labels(scenario: str, syntax: str, *semantics: str) -> Labels:
@@ -231,7 +231,7 @@ def offline(
         instruction=said,
         normalized_instruction=normalized,
         app=app,
-        protocol=Protocol.OFFLINE,
+        protocol=EvalProtocol.OFFLINE,
         max_steps=max_steps,
         labels=labels,
         reset=reset,
@@ -255,7 +255,7 @@ def online(
         instruction=said,
         normalized_instruction=normalized,
         app=app,
-        protocol=Protocol.ONLINE,
+        protocol=EvalProtocol.ONLINE,
         max_steps=max_steps,
         labels=labels,
         reset=in_app(app, *SYSTEM_DEFAULTS),

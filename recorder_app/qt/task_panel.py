@@ -22,7 +22,7 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import DEFAULT_VOCABULARIES, Labels, Protocol, ResetRecipe, Task
+from graph_builder.model import DEFAULT_VOCABULARIES, EvalProtocol, Labels, ResetRecipe, Task
 from recorder_app.errors import StudioError
 from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace
 
@@ -67,9 +67,11 @@ class TaskPanel(QWidget):
         self.app_edit = QLineEdit()
         self.app_edit.setPlaceholderText("e.g. com.android.settings")
         self.protocol_combo = QComboBox()
-        for p in Protocol:
+        for p in EvalProtocol:
             self.protocol_combo.addItem(p.value, p.value)
-        self.protocol_combo.setCurrentIndex(self.protocol_combo.findData(Protocol.OFFLINE.value))
+        self.protocol_combo.setCurrentIndex(
+            self.protocol_combo.findData(EvalProtocol.OFFLINE.value)
+        )
         self.scenario_combo = QComboBox()
         self.syntax_list = self._label_list()
         self.semantics_list = self._label_list()
@@ -177,7 +179,7 @@ class TaskPanel(QWidget):
                 instruction=instruction,
                 normalized_instruction=self.normalized_edit.text().strip() or None,
                 app=app,
-                protocol=Protocol(self.protocol_combo.currentData()),
+                protocol=EvalProtocol(self.protocol_combo.currentData()),
                 labels=Labels(
                     scenario=self.scenario_combo.currentData() or None,
                     syntax=self._checked(self.syntax_list),
@@ -322,7 +324,7 @@ class TaskPanel(QWidget):
         self.instruction_edit.setPlainText(task.instruction if task else "")
         self.normalized_edit.setText((task.normalized_instruction or "") if task else "")
         self.app_edit.setText(task.app if task else "")
-        protocol = task.protocol.value if task else Protocol.OFFLINE.value
+        protocol = task.protocol.value if task else EvalProtocol.OFFLINE.value
         self.protocol_combo.setCurrentIndex(self.protocol_combo.findData(protocol))
         scenario = (task.labels.scenario or "") if task else ""
         self.scenario_combo.setCurrentIndex(max(0, self.scenario_combo.findData(scenario)))

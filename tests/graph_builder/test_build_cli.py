@@ -113,7 +113,7 @@ def test_incomplete_discarded_and_broken_demos_are_skipped(
     assert "skipped d: step 1:" in out and "not a PNG" in out
     assert "skipped e: step 0:" in out and "malformed hierarchy" in out
     assert "skipped f: unreadable demo.json" in out
-    assert load_graph(tmp_path / "s" / "task1").meta["demos"] == ["a", "b"]
+    assert load_graph(tmp_path / "s" / "task1").meta["demos"] == ("a", "b")
 
 
 def test_task_json_comes_from_the_suite_then_the_demos_folder(demos: Path, tmp_path: Path) -> None:

@@ -73,7 +73,7 @@ def test_two_demonstrations_share_nodes_and_a_loop_returns_to_start() -> None:
     assert _members(result, "done") == {"d1#3", "d2#5"}
     assert validate_graph(graph) == []
     assert result.merges == 10 - 5 and not result.warnings
-    assert graph.meta["demos"] == ["d1", "d2"]
+    assert graph.meta["demos"] == ("d1", "d2")
 
 
 def test_parallel_taps_become_one_edge_with_all_points() -> None:
@@ -235,7 +235,7 @@ def test_unusable_demonstrations_are_skipped_and_the_rest_build() -> None:
     assert "does not end with 'done'" in reasons["open"]
     assert "step 1" in reasons["broken"]
     assert "same id" in reasons["d1"]
-    assert result.graph.meta["demos"] == ["d1"]
+    assert result.graph.meta["demos"] == ("d1",)
     with pytest.raises(GraphBuilderError, match="no usable demonstration"):
         merge_demonstrations([DemoInput(unfinished, d1.states[:-1])], settings=S)
 

@@ -303,3 +303,60 @@ def test_reset_settings_are_checked(setting, message):
     data["reset"]["settings"] = [setting]
     with pytest.raises(FormatError, match=message):
         Task.from_json(data)
+
+
+def test_graph_meta_is_a_frozen_copy_and_thaws_to_the_same_json():
+    source_meta = {"demos": ["d1", "d2"], "settings": {"volatile_regions": [[0, 0, 1000, 40]]}}
+    graph = TaskGraph("t", _graph().nodes, meta=source_meta)
+    source_meta["demos"].append("d3")  # the caller's dict is not shared
+    assert graph.meta["demos"] == ("d1", "d2")
+    with pytest.raises(TypeError):
+        graph.meta["demos"] = ()  # type: ignore[index]
+    with pytest.raises(TypeError):
+        graph.meta["settings"]["volatile_regions"] = []
+    data = _json_round_trip(graph)
+    assert data["meta"] == {
+        "demos": ["d1", "d2"],
+        "settings": {"volatile_regions": [[0, 0, 1000, 40]]},
+    }
+    assert TaskGraph.from_json(data) == graph
+
+
+def test_suite_vocabularies_are_read_only():
+    suite = Suite("s", vocabularies={"scenario": ["a", "b"]})
+    assert suite.vocabularies["scenario"] == ("a", "b")
+    with pytest.raises(TypeError):
+        suite.vocabularies["syntax"] = ("x",)  # type: ignore[index]
+    assert Suite.from_json(_json_round_trip(suite)) == suite
+
+
+@pytest.mark.parametrize(
+    ("record", "where"),
+    [
+        (Action.tap(1, 2, screen=SCREEN), "action"),
+        (ElementRef(Bounds(0, 0, 10, 10), text="OK"), "element"),
+        (Labels("system_settings", ("elliptical",)), "labels"),
+        (MemberRef("d1", 0), "member"),
+        (MatchRule("back"), "rule"),
+    ],
+)
+def test_every_record_reads_json_the_same_way(record, where):
+    data = _json_round_trip(record)
+    assert type(record).from_json(data, where="x", source="f.json") == record
+    with pytest.raises(FormatError, match=rf"^f\.json: {where}\b"):
+        type(record).from_json(True, source="f.json")
+
+
+def test_nested_errors_name_their_place_in_the_document():
+    data = _graph().to_json()
+    data["edges"][1]["rule"]["radius"] = "far"
+    with pytest.raises(FormatError, match=r"graph\.edges\[1\]\.rule: field 'radius'"):
+        TaskGraph.from_json(data, source="g.json")
+
+
+def test_record_rules_raise_the_package_error_which_is_a_value_error():
+    from graph_builder.errors import GraphBuilderError, RecordError
+
+    with pytest.raises(RecordError, match="needs x, y and screen") as info:
+        Action(ActionType.TAP)
+    assert isinstance(info.value, GraphBuilderError) and isinstance(info.value, ValueError)

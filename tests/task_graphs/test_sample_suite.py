@@ -26,15 +26,15 @@ from graph_builder.io import (
     load_task,
     suite_task_dirs,
 )
-from graph_builder.model import DemoStatus, Protocol, Task
+from graph_builder.model import DemoStatus, EvalProtocol, Task
 from graph_builder.validate import Severity, validate_graph
 from task_graphs.generate import DEMOS, SUITE_DIR, compare_trees, generate, graph_defects
 from task_graphs.sample_recipes import RECIPES
 
 DEMOS_DIR = SUITE_DIR / DEMOS
 TASKS = load_suite_tasks(SUITE_DIR)
-OFFLINE = [t for t in TASKS if t.protocol is Protocol.OFFLINE]
-ONLINE = [t for t in TASKS if t.protocol is Protocol.ONLINE]
+OFFLINE = [t for t in TASKS if t.protocol is EvalProtocol.OFFLINE]
+ONLINE = [t for t in TASKS if t.protocol is EvalProtocol.ONLINE]
 # A small offline task (three short paths) and an online one: quick to regenerate.
 REGENERATED = ("call_doctor_lee", "phone_tom")
 
@@ -50,7 +50,7 @@ def test_every_document_loads_and_round_trips_byte_for_byte():
     for task_dir in suite_task_dirs(SUITE_DIR):
         task = load_task(task_dir)
         assert (task_dir / TASK_FILE).read_bytes() == _as_written(task.to_json())
-        if task.protocol is Protocol.OFFLINE:
+        if task.protocol is EvalProtocol.OFFLINE:
             graph = load_graph(task_dir)
             assert (task_dir / GRAPH_FILE).read_bytes() == _as_written(graph.to_json())
     demos = list(iter_demos(DEMOS_DIR))

@@ -36,7 +36,7 @@ from evaluator.judges import JUDGES
 from evaluator.runner import RunConfig
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_task, suite_task_dirs
-from graph_builder.model import InstructionVariant, Protocol, Task
+from graph_builder.model import EvalProtocol, InstructionVariant, Task
 from recorder_app.qt.eval_panel.settings import (
     AgentSettings,
     EvalSettings,
@@ -372,7 +372,7 @@ class RunConfigForm(QWidget):
                 out=out,
                 agent=agent,
                 agent_config=agent_config,
-                protocol=Protocol(run_protocol) if run_protocol else None,
+                protocol=EvalProtocol(run_protocol) if run_protocol else None,
                 tasks=tasks,
                 variant=InstructionVariant(self.variant_combo.currentData()),
                 demos=Path(demos) if demos else None,

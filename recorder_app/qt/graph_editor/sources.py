@@ -7,6 +7,7 @@ node has no file yet, but its members' steps still show it. No Qt here.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 
 from graph_builder import io
@@ -132,7 +133,7 @@ class ScreenSources:
 def graph_settings(graph: TaskGraph) -> SimilaritySettings:
     """The settings the graph was built with (kept in its meta), else the defaults."""
     raw = graph.meta.get("settings")
-    if isinstance(raw, dict):
+    if isinstance(raw, Mapping):
         try:
             return SimilaritySettings.from_json(raw)
         except GraphBuilderError:

@@ -1,0 +1,300 @@
+"""Tasks and suites: what to ask for, how it is labelled, reset and verified.
+
+A suite is a folder: ``suite.json`` (its header, ``Suite``) beside one ``<task_id>/task.json``
+(``Task``) per task.
+
+>>> task = Task("font_size", "the letters are too small for me", protocol="online",
+...             normalized_instruction="Make the font size larger.")
+>>> task.protocol, task.instruction_for("normalized")
+(<EvalProtocol.ONLINE: 'online'>, 'Make the font size larger.')
+>>> Task.from_json(task.to_json()) == task
+True
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+from typing import Any, Self
+
+from graph_builder.errors import RecordError
+from graph_builder.model._json import SCHEMA_VERSION, Reader
+from graph_builder.model.ids import validate_id
+
+
+class EvalProtocol(StrEnum):
+    """How a task is evaluated: on a live device, or against its task graph."""
+
+    ONLINE = "online"
+    OFFLINE = "offline"
+
+
+class InstructionVariant(StrEnum):
+    ORIGINAL = "original"
+    NORMALIZED = "normalized"
+
+
+SCENARIOS = (
+    "life_service",
+    "social_communication",
+    "system_settings",
+    "information_inquiry",
+    "tool_assistance",
+)
+SYNTAX = ("canonical", "narrative", "elliptical", "compound")
+SEMANTICS = (
+    "indirect_speech",
+    "referential_ambiguity",
+    "under_specification",
+    "disfluency_correction",
+)
+DEFAULT_VOCABULARIES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {"scenario": SCENARIOS, "syntax": SYNTAX, "semantics": SEMANTICS}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Labels:
+    """Linguistic and scenario labels (ElderBench's taxonomy by default)."""
+
+    scenario: str | None = None
+    syntax: tuple[str, ...] = ()
+    semantics: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "syntax", tuple(self.syntax))
+        object.__setattr__(self, "semantics", tuple(self.semantics))
+
+    def items(self) -> Iterable[tuple[str, str]]:
+        """(dimension, label) pairs, for breakdowns."""
+        if self.scenario:
+            yield "scenario", self.scenario
+        for s in self.syntax:
+            yield "syntax", s
+        for s in self.semantics:
+            yield "semantics", s
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "scenario": self.scenario,
+            "syntax": list(self.syntax),
+            "semantics": list(self.semantics),
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, where: str = "labels", source: object = None) -> Self:
+        r = Reader(data, where, source)
+        return r.build(
+            cls,
+            scenario=r.get("scenario", str, default=None, null=True),
+            syntax=r.str_list("syntax"),
+            semantics=r.str_list("semantics"),
+        )
+
+
+SETTINGS_NAMESPACES = ("system", "secure", "global")
+
+
+@dataclass(frozen=True, slots=True)
+class SettingValue:
+    """One Android setting (``settings put NAMESPACE KEY VALUE``)."""
+
+    namespace: str
+    key: str
+    value: str
+
+    def __post_init__(self) -> None:
+        if self.namespace not in SETTINGS_NAMESPACES:
+            raise RecordError(
+                f"settings namespace {self.namespace!r} must be one of "
+                + ", ".join(SETTINGS_NAMESPACES)
+            )
+        if not re.fullmatch(r"[A-Za-z0-9_.]+", self.key):
+            raise RecordError(f"settings key {self.key!r} must be letters, digits, '_' or '.'")
+
+    def to_json(self) -> dict[str, str]:
+        return {"namespace": self.namespace, "key": self.key, "value": self.value}
+
+    @classmethod
+    def from_json(cls, data: object, *, where: str = "setting", source: object = None) -> Self:
+        r = Reader(data, where, source)
+        return r.build(
+            cls,
+            namespace=r.get("namespace", str),
+            key=r.get("key", str),
+            value=r.get("value", str),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ResetRecipe:
+    """How to put the app in the same state before every demonstration or run.
+
+    ``settings`` are system-wide values restored first (e.g. ``system font_scale 1.0``):
+    resetting an app does not undo what an earlier task changed in Settings.
+    """
+
+    package: str
+    activity: str | None = None
+    go_home: bool = True
+    force_stop: bool = True
+    clear_data: bool = False
+    settings: tuple[SettingValue, ...] = ()
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "settings", tuple(self.settings))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "package": self.package,
+            "activity": self.activity,
+            "go_home": self.go_home,
+            "force_stop": self.force_stop,
+            "clear_data": self.clear_data,
+            "settings": [v.to_json() for v in self.settings],
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, where: str = "reset", source: object = None) -> Self:
+        r = Reader(data, where, source)
+        return r.build(
+            cls,
+            package=r.get("package", str),
+            activity=r.get("activity", str, default=None, null=True),
+            go_home=r.get("go_home", bool, default=True),
+            force_stop=r.get("force_stop", bool, default=True),
+            clear_data=r.get("clear_data", bool, default=False),
+            settings=r.records("settings", SettingValue.from_json, default=[]),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class SuccessCriteria:
+    """Online verification: rules on the final screen, and a rubric for a VLM judge."""
+
+    activity: str | None = None
+    must_contain: tuple[str, ...] = ()
+    must_not_contain: tuple[str, ...] = ()
+    rubric: str | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "must_contain", tuple(self.must_contain))
+        object.__setattr__(self, "must_not_contain", tuple(self.must_not_contain))
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "activity": self.activity,
+            "must_contain": list(self.must_contain),
+            "must_not_contain": list(self.must_not_contain),
+            "rubric": self.rubric,
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, where: str = "success", source: object = None) -> Self:
+        r = Reader(data, where, source)
+        return r.build(
+            cls,
+            activity=r.get("activity", str, default=None, null=True),
+            must_contain=r.str_list("must_contain"),
+            must_not_contain=r.str_list("must_not_contain"),
+            rubric=r.get("rubric", str, default=None, null=True),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    id: str
+    instruction: str
+    app: str = ""
+    protocol: EvalProtocol = EvalProtocol.OFFLINE
+    normalized_instruction: str | None = None
+    max_steps: int = 20
+    labels: Labels = field(default_factory=Labels)
+    reset: ResetRecipe | None = None
+    success: SuccessCriteria | None = None
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        validate_id(self.id, "task id")
+        object.__setattr__(self, "protocol", EvalProtocol(self.protocol))
+        if not self.instruction.strip():
+            raise RecordError("a task needs a non-empty instruction")
+        if self.max_steps < 1:
+            raise RecordError("max_steps must be at least 1")
+
+    def instruction_for(self, variant: InstructionVariant | str) -> str:
+        """The instruction an agent sees; falls back to the original when not normalized."""
+        if InstructionVariant(variant) is InstructionVariant.NORMALIZED:
+            return self.normalized_instruction or self.instruction
+        return self.instruction
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "id": self.id,
+            "instruction": self.instruction,
+            "normalized_instruction": self.normalized_instruction,
+            "app": self.app,
+            "protocol": self.protocol.value,
+            "max_steps": self.max_steps,
+            "labels": self.labels.to_json(),
+            "reset": self.reset.to_json() if self.reset else None,
+            "success": self.success.to_json() if self.success else None,
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, where: str = "task", source: object = None) -> Self:
+        r = Reader(data, where, source)
+        return r.build(
+            cls,
+            schema_version=r.get("schema_version", int),
+            id=r.get("id", str),
+            instruction=r.get("instruction", str),
+            normalized_instruction=r.get("normalized_instruction", str, default=None, null=True),
+            app=r.get("app", str, default=""),
+            protocol=r.enum("protocol", EvalProtocol, default="offline"),
+            max_steps=r.get("max_steps", int, default=20),
+            labels=r.optional("labels", Labels.from_json) or Labels(),
+            reset=r.optional("reset", ResetRecipe.from_json),
+            success=r.optional("success", SuccessCriteria.from_json),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class Suite:
+    """A benchmark suite's header; its tasks live in sub-folders beside suite.json."""
+
+    name: str
+    description: str = ""
+    vocabularies: Mapping[str, tuple[str, ...]] = DEFAULT_VOCABULARIES
+    schema_version: int = SCHEMA_VERSION
+
+    def __post_init__(self) -> None:
+        frozen = MappingProxyType({k: tuple(v) for k, v in self.vocabularies.items()})
+        object.__setattr__(self, "vocabularies", frozen)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "schema_version": self.schema_version,
+            "name": self.name,
+            "description": self.description,
+            "vocabularies": {k: list(v) for k, v in self.vocabularies.items()},
+        }
+
+    @classmethod
+    def from_json(cls, data: object, *, where: str = "suite", source: object = None) -> Self:
+        r = Reader(data, where, source)
+        vocab = r.optional("vocabularies", Reader)
+        vocabularies = (
+            {key: vocab.str_list(key) for key in vocab} if vocab else DEFAULT_VOCABULARIES
+        )
+        return r.build(
+            cls,
+            schema_version=r.get("schema_version", int),
+            name=r.get("name", str),
+            description=r.get("description", str, default=""),
+            vocabularies=vocabularies,
+        )
