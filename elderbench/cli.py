@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "virtual_phone.cli",  # phone
     "graph_builder.cli",  # build, import
     "evaluator.cli",  # eval, report
+    "evaluator.language.cli",  # analyze, label, normalize, failures
 )
 
 

@@ -142,19 +142,19 @@ def _cost(value: float | None, currency: str) -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class _Table:
+class Table:
     headers: Sequence[str]
     rows: Sequence[Sequence[str]]
 
 
 @dataclass(frozen=True, slots=True)
-class _Chart:
+class Chart:
     name: str
     title: str
     svg: str
 
 
-Block = tuple[str, str] | _Table | _Chart  # ("h2"/"p", text)
+Block = tuple[str, str] | Table | Chart  # ("h2"/"p", text)
 
 
 def _metrics_row(label: str, m: dict[str, Any], currency: str) -> list[str]:
@@ -203,7 +203,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
             f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(summary['started'] or 0))}.",
         ),
         ("h2", "Overview"),
-        _Table(
+        Table(
             (
                 "Tasks",
                 "Success",
@@ -258,7 +258,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
         if other is not None:
             title += " (blue: this run, orange: compared run)"
         blocks.append(
-            _Chart(
+            Chart(
                 f"sr_by_{dimension}",
                 title,
                 bar_chart(
@@ -272,7 +272,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
         if groups:
             blocks.append(("h3", f"By {dimension}"))
             blocks.append(
-                _Table(_METRIC_HEADERS, [_metrics_row(g, m, currency) for g, m in groups.items()])
+                Table(_METRIC_HEADERS, [_metrics_row(g, m, currency) for g, m in groups.items()])
             )
     apps = summary["breakdowns"].get("app", {})
     points = [
@@ -283,7 +283,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
     if points:
         blocks.append(("h2", "Latency and success"))
         blocks.append(
-            _Chart(
+            Chart(
                 "latency_vs_sr",
                 "AIL (s/step) vs SR by app",
                 scatter_chart(
@@ -296,7 +296,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
         )
     blocks.append(("h2", "Cost"))
     blocks.append(
-        _Table(
+        Table(
             ("Group", "Tokens in", "Tokens out", "Cost"),
             [
                 [g, str(m["input_tokens"]), str(m["output_tokens"]), _cost(m["cost"], currency)]
@@ -324,7 +324,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
     if summary["correlations"]:
         blocks.append(("h2", "What goes with success (point-biserial correlation)"))
         blocks.append(
-            _Table(
+            Table(
                 ("Feature", "r", "p", "n"),
                 [
                     [c["feature"], f"{c['r']:+.3f}", f"{c['p_value']:.3g}", str(c["n"])]
@@ -335,7 +335,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
     if summary["judge_agreement"]:
         blocks.append(("h2", "Judges against human verdicts"))
         blocks.append(
-            _Table(
+            Table(
                 ("Judge", "Tasks", "Agree", "Agreement"),
                 [
                     [j, str(a["n"]), str(a["agree"]), _pct(a["rate"])]
@@ -348,7 +348,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
         tags = summary["failure_tags"]
         top = max(tags.values())
         blocks.append(
-            _Chart(
+            Chart(
                 "failure_tags",
                 "Tasks per failure category",
                 bar_chart(
@@ -368,7 +368,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
             )
         )
         blocks.append(
-            _Table(
+            Table(
                 (
                     "SR this run",
                     "SR other",
@@ -394,7 +394,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
     if summary["errors"]:
         blocks.append(("h2", "Errors (not evaluated)"))
         blocks.append(
-            _Table(
+            Table(
                 ("Task", "Reason"), [[e["task_id"], e["reason"] or ""] for e in summary["errors"]]
             )
         )
@@ -402,7 +402,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
     tags = store.tags()
     blocks.append(("h2", "Tasks"))
     blocks.append(
-        _Table(
+        Table(
             ("Task", "Status", "Steps", "CR", "Failure tags", "Reason"),
             [
                 [
@@ -428,11 +428,11 @@ def _md_cell(text: str) -> str:
 def render_markdown(blocks: Sequence[Block]) -> str:
     lines: list[str] = []
     for block in blocks:
-        if isinstance(block, _Table):
+        if isinstance(block, Table):
             lines.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
             lines.append("|" + "---|" * len(block.headers))
             lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
-        elif isinstance(block, _Chart):
+        elif isinstance(block, Chart):
             lines.append(f"![{block.title}](report_{block.name}.svg)")
         else:
             kind, text = block
@@ -453,7 +453,7 @@ def render_html(blocks: Sequence[Block], title: str) -> str:
         "</head><body>",
     ]
     for block in blocks:
-        if isinstance(block, _Table):
+        if isinstance(block, Table):
             parts.append(
                 "<table><tr>"
                 + "".join(f"<th>{html.escape(h)}</th>" for h in block.headers)
@@ -464,7 +464,7 @@ def render_html(blocks: Sequence[Block], title: str) -> str:
                 for row in block.rows
             ]
             parts.append("</table>")
-        elif isinstance(block, _Chart):
+        elif isinstance(block, Chart):
             parts.append(f"<figure>{block.svg}</figure>")
         else:
             kind, text = block
@@ -492,7 +492,7 @@ def write_report(
     store = RunStore.open(run_dir)
     blocks = _blocks(summary, store.results(), store)
     for block in blocks:
-        if isinstance(block, _Chart):
+        if isinstance(block, Chart):
             store.write_text(f"report_{block.name}.svg", block.svg)
     md = store.write_text("report.md", render_markdown(blocks))
     title = str(blocks[0][1]) if isinstance(blocks[0], tuple) else "Evaluation report"

@@ -147,3 +147,184 @@ def _beta_fraction(x: float, a: float, b: float) -> float:
         if abs(d * c - 1.0) < 1e-14:
             break
     return h
+
+
+# --------------------------------------------------------------------------- contingency tables
+
+
+def fisher_exact(table: Sequence[Sequence[int]]) -> float:
+    """Two-sided Fisher exact p-value of a 2x2 table ``[[a, b], [c, d]]``.
+
+    Sums the hypergeometric probabilities of every table with the same margins that is no
+    more likely than the observed one (the usual two-sided definition).
+
+    >>> round(fisher_exact([[8, 2], [1, 5]]), 4)
+    0.035
+    """
+    (a, b), (c, d) = table
+    if min(a, b, c, d) < 0:
+        raise ValueError("counts must not be negative")
+    row1, col1, n = a + b, a + c, a + b + c + d
+    if n == 0:
+        return 1.0
+
+    def log_p(x: int) -> float:
+        return _log_comb(col1, x) + _log_comb(n - col1, row1 - x) - _log_comb(n, row1)
+
+    low, high = max(0, row1 + col1 - n), min(row1, col1)
+    observed = log_p(a)
+    total = sum(math.exp(lp) for x in range(low, high + 1) if (lp := log_p(x)) <= observed + 1e-9)
+    return min(1.0, total)
+
+
+def _log_comb(n: int, k: int) -> float:
+    return math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+
+
+@dataclass(frozen=True, slots=True)
+class ChiSquare:
+    statistic: float
+    dof: int
+    p_value: float
+
+
+def chi_square(table: Sequence[Sequence[int]]) -> ChiSquare:
+    """Pearson's chi-square test of independence of an r x k table (no continuity
+    correction). Rows or columns that are all zero are dropped first.
+
+    >>> round(chi_square([[10, 20], [20, 10]]).p_value, 4)
+    0.0098
+    """
+    rows = [list(r) for r in table if sum(r) > 0]
+    if not rows:
+        return ChiSquare(0.0, 0, 1.0)
+    keep = [j for j in range(len(rows[0])) if sum(r[j] for r in rows) > 0]
+    rows = [[r[j] for j in keep] for r in rows]
+    dof = (len(rows) - 1) * (len(keep) - 1)
+    if dof == 0:
+        return ChiSquare(0.0, 0, 1.0)
+    n = sum(map(sum, rows))
+    col = [sum(r[j] for r in rows) for j in range(len(keep))]
+    stat = 0.0
+    for r in rows:
+        row_total = sum(r)
+        for j, observed in enumerate(r):
+            expected = row_total * col[j] / n
+            stat += (observed - expected) ** 2 / expected
+    return ChiSquare(stat, dof, chi_square_sf(stat, dof))
+
+
+def expected_counts(table: Sequence[Sequence[int]]) -> list[list[float]]:
+    n = sum(map(sum, table))
+    cols = [sum(r[j] for r in table) for j in range(len(table[0]))]
+    return [[sum(r) * c / n if n else 0.0 for c in cols] for r in table]
+
+
+def chi_square_sf(x: float, dof: int) -> float:
+    """P(X >= x) for a chi-square variable: the regularized upper incomplete gamma Q(k/2, x/2).
+
+    >>> round(chi_square_sf(3.841458820694124, 1), 6)
+    0.05
+    """
+    if x <= 0:
+        return 1.0
+    a, z = dof / 2.0, x / 2.0
+    if z < a + 1:  # series for the lower function P, then Q = 1 - P
+        term = total = 1.0 / a
+        k = a
+        for _ in range(10_000):
+            k += 1
+            term *= z / k
+            total += term
+            if abs(term) < abs(total) * 1e-15:
+                break
+        return max(0.0, 1.0 - total * math.exp(-z + a * math.log(z) - math.lgamma(a)))
+    tiny = 1e-300  # continued fraction for Q (Lentz)
+    b = z + 1.0 - a
+    c, d = 1.0 / tiny, 1.0 / b
+    h = d
+    for i in range(1, 10_000):
+        an = -i * (i - a)
+        b += 2.0
+        d = an * d + b
+        d = 1.0 / (d if abs(d) > tiny else tiny)
+        c = b + an / c
+        c = c if abs(c) > tiny else tiny
+        h *= d * c
+        if abs(d * c - 1.0) < 1e-15:
+            break
+    return min(1.0, math.exp(-z + a * math.log(z) - math.lgamma(a)) * h)
+
+
+# --------------------------------------------------------------------------- many tests at once
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (family-wise error), in the input order.
+
+    >>> holm([0.01, 0.04, 0.03])
+    [0.03, 0.06, 0.06]
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i])
+    adjusted = [0.0] * m
+    running = 0.0
+    for rank, i in enumerate(order):
+        running = max(running, min(1.0, (m - rank) * p_values[i]))
+        adjusted[i] = round(running, 15)
+    return adjusted
+
+
+def benjamini_hochberg(p_values: Sequence[float]) -> list[float]:
+    """Benjamini-Hochberg adjusted p-values (q-values, false discovery rate), input order.
+
+    >>> benjamini_hochberg([0.01, 0.04, 0.03])
+    [0.03, 0.04, 0.04]
+    """
+    m = len(p_values)
+    order = sorted(range(m), key=lambda i: p_values[i], reverse=True)
+    adjusted = [0.0] * m
+    running = 1.0
+    for rank_from_top, i in enumerate(order):
+        rank = m - rank_from_top
+        running = min(running, p_values[i] * m / rank)
+        adjusted[i] = round(min(1.0, running), 15)
+    return adjusted
+
+
+# --------------------------------------------------------------------------- agreement
+
+
+@dataclass(frozen=True, slots=True)
+class Kappa:
+    """Agreement of two raters on the same items: observed share and Cohen's kappa.
+
+    ``kappa`` is None when chance agreement is total (both raters used one category only):
+    kappa is undefined there, and printing 0 or 1 would mislead.
+    """
+
+    n: int
+    observed: float | None
+    expected: float | None
+    kappa: float | None
+
+
+def cohen_kappa(first: Sequence[object], second: Sequence[object]) -> Kappa:
+    """Cohen's kappa of two raters' categorical labels, item by item.
+
+    >>> k = cohen_kappa(["a", "a", "b", "b"], ["a", "b", "b", "b"])
+    >>> k.observed, round(k.kappa, 3)
+    (0.75, 0.5)
+    """
+    if len(first) != len(second):
+        raise ValueError("both raters must label the same items")
+    n = len(first)
+    if n == 0:
+        return Kappa(0, None, None, None)
+    observed = sum(a == b for a, b in zip(first, second, strict=True)) / n
+    categories = set(first) | set(second)
+    expected = sum(
+        (sum(a == c for a in first) / n) * (sum(b == c for b in second) / n) for c in categories
+    )
+    kappa = None if expected >= 1.0 else (observed - expected) / (1.0 - expected)
+    return Kappa(n, observed, expected, kappa)
