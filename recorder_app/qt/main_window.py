@@ -1,4 +1,4 @@
-"""The studio's main window: a tab per job ("Record", "Demos"; later "Graphs", "Evaluate").
+"""The studio's main window: a tab per job (Record, Demos, Graphs, Evaluate, Language).
 
 Pages are added with ``add_page(key, title, widget)``; a page may offer ``set_workspace``
 (called whenever the workspace changes), ``can_close`` (asked before closing; False keeps
@@ -33,6 +33,7 @@ from recorder_app.qt.demo_browser import DemoBrowser
 from recorder_app.qt.dialogs import IncompleteDemosDialog, show_problem
 from recorder_app.qt.eval_panel import EvaluationPage
 from recorder_app.qt.graph_editor import GraphEditorPage
+from recorder_app.qt.language_page import LanguagePage
 from recorder_app.qt.record_page import RecordPage
 from recorder_app.recording.workspace import Workspace, default_workspace_path, push_recent
 
@@ -80,6 +81,7 @@ class StudioMainWindow(QMainWindow):
         self.add_page("demos", "Demos", self.demo_browser)
         self.add_page("graphs", "Graphs", GraphEditorPage())
         self.add_page("evaluate", "Evaluate", EvaluationPage(connection))
+        self.add_page("language", "Language", LanguagePage(settings))
         self._connect()
         self.resize(1280, 860)
         self._restore_layout()

@@ -1,0 +1,482 @@
+"""The Language tab: a suite's instruction statistics, and the review of model proposals.
+
+Left of the tabs, the suite (a workspace suite or any suite folder) and the annotator id
+(shared with the Record tab). "Statistics" shows what ``elderbench analyze`` prints for
+the suite. "Labels" and "Rewrites" list every task with its verified value and the model's
+proposal (``elderbench label`` / ``normalize`` make them). From the keyboard: Up/Down
+choose a task, Enter accepts the proposal, C opens the correction editor below with the
+proposal filled in (Ctrl+Return saves it), R rejects. Each decision moves to the next task
+still waiting and is written at once (task.json and the proposals file, atomically).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from PySide6.QtCore import QSettings, Qt, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtSvgWidgets import QSvgWidget
+from PySide6.QtWidgets import (
+    QAbstractItemView,
+    QCheckBox,
+    QComboBox,
+    QFileDialog,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QHeaderView,
+    QLabel,
+    QLineEdit,
+    QPushButton,
+    QScrollArea,
+    QTableWidget,
+    QTableWidgetItem,
+    QTabWidget,
+    QVBoxLayout,
+    QWidget,
+)
+
+from evaluator.errors import EvaluatorError
+from evaluator.language.analysis import analyze, blocks
+from evaluator.language.definitions import label_definitions
+from evaluator.language.proposals import (
+    Decision,
+    Kind,
+    Proposal,
+    ProposalStore,
+    has_labels,
+    review,
+)
+from evaluator.report import Chart, Table
+from graph_builder import io
+from graph_builder.errors import GraphBuilderError
+from graph_builder.model import Labels, Suite, Task
+from recorder_app.qt.dialogs import show_problem
+from recorder_app.recording.workspace import Workspace
+
+ANNOTATOR_KEY = "task/annotator"  # the Record tab's setting: one annotator id per studio
+
+
+def _labels_text(labels: Labels) -> str:
+    parts = [labels.scenario or ""]
+    parts += [", ".join(labels.syntax), ", ".join(labels.semantics)]
+    return " · ".join(p for p in parts if p) or "—"
+
+
+def _proposal_labels(proposal: Proposal | None) -> Labels | None:
+    if proposal is None or not isinstance(proposal.proposed, dict):
+        return None
+    value = proposal.proposed
+    return Labels(
+        value.get("scenario"), tuple(value.get("syntax") or ()), tuple(value.get("semantics") or ())
+    )
+
+
+class StatisticsView(QScrollArea):
+    """The analysis of a suite's instructions: its tables as rich text, its charts as SVG."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.setWidgetResizable(True)
+        self.setObjectName("languageStatistics")
+        self.show_message("Choose a suite.")
+
+    def show_message(self, text: str) -> None:
+        label = QLabel(text)
+        label.setWordWrap(True)
+        self.setWidget(label)
+
+    def show_suite(self, folder: Path) -> None:
+        body = QWidget()
+        layout = QVBoxLayout(body)
+        for block in blocks(analyze(folder)):
+            if isinstance(block, Chart):
+                svg = QSvgWidget()
+                svg.load(block.svg.encode("utf-8"))
+                svg.setFixedSize(svg.renderer().defaultSize())
+                svg.setToolTip(block.title)
+                layout.addWidget(svg)
+            elif isinstance(block, Table):
+                layout.addWidget(_table_label(block))
+            else:
+                kind, text = block
+                label = QLabel(
+                    f"<{kind}>{_escape(text)}</{kind}>" if kind != "p" else _escape(text)
+                )
+                label.setWordWrap(True)
+                layout.addWidget(label)
+        layout.addStretch(1)
+        self.setWidget(body)
+
+
+def _escape(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
+def _table_label(table: Table) -> QLabel:
+    head = "".join(f"<th align='left'>{_escape(h)}</th>" for h in table.headers)
+    rows = "".join(
+        "<tr>" + "".join(f"<td>{_escape(c)}</td>" for c in row) + "</tr>" for row in table.rows
+    )
+    label = QLabel(
+        f"<table cellspacing='0' cellpadding='4' border='1'><tr>{head}</tr>{rows}</table>"
+    )
+    label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+    return label
+
+
+class CorrectionEditor(QGroupBox):
+    """The person's own value: label checkboxes from the suite's vocabulary, or a text."""
+
+    saved = Signal()
+
+    def __init__(self, kind: Kind) -> None:
+        super().__init__("Correction (Ctrl+Return saves)")
+        self.kind = kind
+        self.setObjectName(f"correctionEditor_{kind.value}")
+        self.scenario = QComboBox()
+        self.checks: dict[str, dict[str, QCheckBox]] = {}
+        self.text = QLineEdit()
+        self.text.setObjectName("rewriteEdit")
+        self._grid = QGridLayout(self)
+        self.save_button = QPushButton("Save correction")
+        self.save_button.setObjectName("saveCorrection")
+        self.save_button.clicked.connect(self.saved)
+        QShortcut(QKeySequence("Ctrl+Return"), self, self.saved.emit)
+
+    def set_vocabulary(self, suite: Suite) -> None:
+        while self._grid.count():
+            item = self._grid.takeAt(0)
+            widget = item.widget() if item is not None else None
+            if widget is not None and widget not in (self.scenario, self.text, self.save_button):
+                widget.setParent(None)  # the old vocabulary's labels and checkboxes
+        self.checks = {}
+        if self.kind is Kind.REWRITES:
+            self._grid.addWidget(self.text, 0, 0)
+            self._grid.addWidget(self.save_button, 0, 1)
+            return
+        definitions = label_definitions()
+        self.scenario.clear()
+        self.scenario.addItem("(none)", None)
+        for name in suite.vocabularies.get("scenario", ()):
+            self.scenario.addItem(name, name)
+        self._grid.addWidget(QLabel("scenario"), 0, 0)
+        self._grid.addWidget(self.scenario, 0, 1, 1, 3)
+        for row, dim in enumerate(("syntax", "semantics"), 1):
+            self._grid.addWidget(QLabel(dim), row, 0)
+            self.checks[dim] = {}
+            for col, name in enumerate(suite.vocabularies.get(dim, ()), 1):
+                box = QCheckBox(name)
+                box.setToolTip(definitions.get(name, ""))
+                self.checks[dim][name] = box
+                self._grid.addWidget(box, row, col)
+        self._grid.addWidget(self.save_button, 3, 1)
+
+    def load(self, value: Any) -> None:
+        if self.kind is Kind.REWRITES:
+            self.text.setText(str(value or ""))
+            self.text.setFocus()
+            return
+        labels = value if isinstance(value, Labels) else Labels()
+        index = self.scenario.findData(labels.scenario)
+        self.scenario.setCurrentIndex(max(0, index))
+        for dim, boxes in self.checks.items():
+            chosen = set(getattr(labels, dim))
+            for name, box in boxes.items():
+                box.setChecked(name in chosen)
+        self.scenario.setFocus()
+
+    def value(self) -> Any:
+        if self.kind is Kind.REWRITES:
+            return self.text.text()
+        return Labels(
+            self.scenario.currentData(),
+            tuple(n for n, b in self.checks.get("syntax", {}).items() if b.isChecked()),
+            tuple(n for n, b in self.checks.get("semantics", {}).items() if b.isChecked()),
+        )
+
+
+class ProposalReview(QWidget):
+    """Every task with its verified value and the proposal; decisions from the keyboard."""
+
+    decided = Signal(str)  # task id
+
+    COLUMNS = ("Task", "Instruction", "Verified", "Proposed", "Status")
+
+    def __init__(self, kind: Kind, annotator: Any) -> None:
+        super().__init__()
+        self.kind = kind
+        self._annotator = annotator  # a callable giving the current annotator id
+        self.suite_dir: Path | None = None
+        self.tasks: list[Task] = []
+        self.table = QTableWidget(0, len(self.COLUMNS))
+        self.table.setObjectName(f"review_{kind.value}")
+        self.table.setHorizontalHeaderLabels(self.COLUMNS)
+        self.table.setSelectionBehavior(QAbstractItemView.SelectionBehavior.SelectRows)
+        self.table.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
+        self.table.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
+        header = self.table.horizontalHeader()
+        for col, mode in enumerate(
+            (
+                QHeaderView.ResizeMode.ResizeToContents,
+                QHeaderView.ResizeMode.Interactive,
+                QHeaderView.ResizeMode.Stretch,
+                QHeaderView.ResizeMode.Stretch,
+                QHeaderView.ResizeMode.ResizeToContents,
+            )
+        ):
+            header.setSectionResizeMode(col, mode)
+        self.table.setColumnWidth(1, 300)
+        self.table.verticalHeader().setVisible(False)
+        self.summary = QLabel()
+        self.summary.setObjectName(f"reviewSummary_{kind.value}")
+        self.editor = CorrectionEditor(kind)
+        self.editor.setVisible(False)
+        self.editor.saved.connect(self._on_correction_saved)
+        hint = QLabel(
+            "Enter accepts the proposal · C corrects · R rejects · Up/Down choose. Proposals "
+            f"come from <code>elderbench {'label' if kind is Kind.LABELS else 'normalize'} "
+            "SUITE --endpoint FILE</code>."
+        )
+        hint.setWordWrap(True)
+        layout = QVBoxLayout(self)
+        layout.addWidget(hint)
+        layout.addWidget(self.table, 1)
+        layout.addWidget(self.summary)
+        layout.addWidget(self.editor)
+        for key, slot in (
+            (Qt.Key.Key_Return, self.accept_current),
+            (Qt.Key.Key_Enter, self.accept_current),
+            (Qt.Key.Key_C, self.correct_current),
+            (Qt.Key.Key_R, self.reject_current),
+        ):
+            shortcut = QShortcut(QKeySequence(key), self.table, slot)
+            shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
+
+    def show_suite(self, folder: Path, suite: Suite) -> None:
+        self.suite_dir = folder
+        self.tasks = io.load_suite_tasks(folder)
+        self.editor.set_vocabulary(suite)
+        self.editor.setVisible(False)
+        self.refresh()
+        self.select_next_pending(-1)
+
+    def refresh(self) -> None:
+        if self.suite_dir is None:
+            return
+        store = ProposalStore(self.suite_dir)
+        keep = self.table.currentRow()
+        self.table.setRowCount(len(self.tasks))
+        waiting = 0
+        for row, task in enumerate(self.tasks):
+            proposal = store.get(self.kind, task.id)
+            verified, proposed = self._texts(task, proposal)
+            status = self._status(task, proposal)
+            waiting += status == "waiting"
+            for col, text in enumerate((task.id, task.instruction, verified, proposed, status)):
+                item = QTableWidgetItem(text)
+                item.setToolTip(text)
+                self.table.setItem(row, col, item)
+        self.summary.setText(
+            f"{len(self.tasks) - waiting} of {len(self.tasks)} tasks need no review"
+            if self.tasks
+            else "This suite has no tasks."
+        )
+        if 0 <= keep < len(self.tasks):
+            self.table.selectRow(keep)
+
+    def _texts(self, task: Task, proposal: Proposal | None) -> tuple[str, str]:
+        if self.kind is Kind.LABELS:
+            labels = _proposal_labels(proposal)
+            return _labels_text(task.labels), _labels_text(labels) if labels else self._missing(
+                proposal
+            )
+        proposed = proposal.proposed if proposal and isinstance(proposal.proposed, str) else None
+        return task.normalized_instruction or "—", proposed or self._missing(proposal)
+
+    @staticmethod
+    def _missing(proposal: Proposal | None) -> str:
+        if proposal is None:
+            return "(no proposal)"
+        return f"(model reply unusable: {proposal.error})" if proposal.error else "—"
+
+    def _status(self, task: Task, proposal: Proposal | None) -> str:
+        if proposal is not None and proposal.review is not None:
+            return proposal.review.decision.value
+        has_value = (
+            has_labels(task.labels) if self.kind is Kind.LABELS else task.normalized_instruction
+        )
+        if has_value:
+            return "verified"  # a person's value: a proposal never replaces it
+        if proposal is None:
+            return "no proposal"
+        return "waiting" if proposal.proposed is not None else "unusable reply"
+
+    def current_task(self) -> Task | None:
+        row = self.table.currentRow()
+        return self.tasks[row] if 0 <= row < len(self.tasks) else None
+
+    def select_next_pending(self, after: int) -> None:
+        for row in [*range(after + 1, len(self.tasks)), *range(0, after + 1)]:
+            item = self.table.item(row, 4)
+            if item is not None and item.text() == "waiting":
+                self.table.selectRow(row)
+                return
+        if self.tasks and self.table.currentRow() < 0:
+            self.table.selectRow(0)
+
+    def _decide(self, decision: Decision, value: Any = None) -> None:
+        task = self.current_task()
+        if task is None or self.suite_dir is None:
+            return
+        annotator = self._annotator()
+        if not annotator:
+            show_problem(self, "Who decides?", "Enter your annotator id above first.")
+            return
+        try:
+            updated = review(
+                self.suite_dir, self.kind, task.id, decision, annotator=annotator, value=value
+            )
+        except (EvaluatorError, GraphBuilderError, ValueError) as exc:
+            show_problem(self, "Cannot record this decision", str(exc))
+            return
+        row = self.table.currentRow()
+        self.tasks[row] = updated
+        self.editor.setVisible(False)
+        self.refresh()
+        self.select_next_pending(row)
+        self.table.setFocus()
+        self.decided.emit(task.id)
+
+    @Slot()
+    def accept_current(self) -> None:
+        self._decide(Decision.ACCEPTED)
+
+    @Slot()
+    def reject_current(self) -> None:
+        self._decide(Decision.REJECTED)
+
+    @Slot()
+    def correct_current(self) -> None:
+        task = self.current_task()
+        if task is None or self.suite_dir is None:
+            return
+        proposal = ProposalStore(self.suite_dir).get(self.kind, task.id)
+        if self.kind is Kind.LABELS:
+            start: Any = _proposal_labels(proposal) or task.labels
+        else:
+            start = (
+                proposal.proposed
+                if proposal and proposal.proposed
+                else (task.normalized_instruction or task.instruction)
+            )
+        self.editor.setVisible(True)
+        self.editor.load(start)
+
+    @Slot()
+    def _on_correction_saved(self) -> None:
+        self._decide(Decision.CORRECTED, self.editor.value())
+
+
+class LanguagePage(QWidget):
+    def __init__(self, settings: QSettings) -> None:
+        super().__init__()
+        self.setObjectName("languagePage")
+        self._settings = settings
+        self.workspace: Workspace | None = None
+        self.suite_combo = QComboBox()
+        self.suite_combo.setObjectName("languageSuite")
+        self.suite_combo.setMinimumWidth(240)
+        self.open_button = QPushButton("Open suite folder…")
+        self.open_button.clicked.connect(self._on_open_clicked)
+        self.annotator_edit = QLineEdit(str(settings.value(ANNOTATOR_KEY, "")))
+        self.annotator_edit.setPlaceholderText("Your annotator id")
+        self.annotator_edit.editingFinished.connect(
+            lambda: self._settings.setValue(ANNOTATOR_KEY, self.annotator_edit.text().strip())
+        )
+        self.statistics = StatisticsView()
+        self.labels = ProposalReview(Kind.LABELS, self.annotator)
+        self.rewrites = ProposalReview(Kind.REWRITES, self.annotator)
+        for view in (self.labels, self.rewrites):
+            view.decided.connect(lambda _id: self._show_statistics())
+        self.inner = QTabWidget()
+        self.inner.addTab(self.statistics, "Statistics")
+        self.inner.addTab(self.labels, "Labels")
+        self.inner.addTab(self.rewrites, "Rewrites")
+        bar = QHBoxLayout()
+        bar.addWidget(QLabel("Suite"))
+        bar.addWidget(self.suite_combo)
+        bar.addWidget(self.open_button)
+        bar.addStretch(1)
+        bar.addWidget(QLabel("Annotator"))
+        bar.addWidget(self.annotator_edit)
+        layout = QVBoxLayout(self)
+        layout.addLayout(bar)
+        layout.addWidget(self.inner, 1)
+        self.suite_combo.currentIndexChanged.connect(self._on_suite_changed)
+
+    def annotator(self) -> str:
+        return self.annotator_edit.text().strip()
+
+    def set_workspace(self, workspace: Workspace) -> None:
+        self.workspace = workspace
+        opened = [
+            self.suite_combo.itemData(i)
+            for i in range(self.suite_combo.count())
+            if self.suite_combo.itemData(i) is not None
+        ]
+        self.suite_combo.blockSignals(True)
+        self.suite_combo.clear()
+        for name in workspace.suite_names():
+            self.suite_combo.addItem(name, str(workspace.suite_dir(name)))
+        for folder in opened:
+            if self.suite_combo.findData(folder) < 0 and Path(folder).is_dir():
+                self.suite_combo.addItem(Path(folder).name, folder)
+        self.suite_combo.blockSignals(False)
+        self._on_suite_changed()
+
+    def open_suite_folder(self, folder: str | Path) -> None:
+        folder = str(Path(folder).resolve())
+        index = self.suite_combo.findData(folder)
+        if index < 0:
+            self.suite_combo.addItem(Path(folder).name, folder)
+            index = self.suite_combo.count() - 1
+        self.suite_combo.setCurrentIndex(index)
+
+    def suite_dir(self) -> Path | None:
+        data = self.suite_combo.currentData()
+        return Path(data) if data else None
+
+    @Slot()
+    def _on_open_clicked(self) -> None:
+        start = str(self.workspace.suites_dir) if self.workspace else str(Path.home())
+        folder = QFileDialog.getExistingDirectory(self, "Open a suite folder", start)
+        if folder:
+            self.open_suite_folder(folder)
+
+    @Slot()
+    def _on_suite_changed(self) -> None:
+        folder = self.suite_dir()
+        if folder is None:
+            return
+        if not (folder / io.SUITE_FILE).is_file() or not io.suite_task_dirs(folder):
+            self.statistics.show_message(f"{folder} has no tasks yet.")
+            return
+        try:
+            suite = io.load_suite(folder)
+            self.labels.show_suite(folder, suite)
+            self.rewrites.show_suite(folder, suite)
+        except (EvaluatorError, GraphBuilderError) as exc:
+            self.statistics.show_message(f"Cannot read this suite: {exc}")
+            return
+        self._show_statistics()
+
+    def _show_statistics(self) -> None:
+        folder = self.suite_dir()
+        if folder is None:
+            return
+        try:
+            self.statistics.show_suite(folder)
+        except (EvaluatorError, GraphBuilderError) as exc:
+            self.statistics.show_message(f"Cannot analyse this suite: {exc}")
