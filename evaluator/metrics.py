@@ -15,19 +15,18 @@
 
 from __future__ import annotations
 
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
 from evaluator.prices import PriceTable
 from evaluator.records import TaskResult, TaskStatus
-from evaluator.run_store import FailureTag, HumanVerdict
+from evaluator.run_store import HumanVerdict
 from evaluator.stats import (
     BootstrapCI,
     mcnemar_exact,
     paired_bootstrap_ci,
-    point_biserial,
     wilson_interval,
 )
 
@@ -146,39 +145,6 @@ def breakdowns(
 
 
 @dataclass(frozen=True, slots=True)
-class FeatureCorrelation:
-    feature: str
-    r: float
-    p_value: float
-    n: int
-
-
-def correlations(
-    results: Sequence[TaskResult], overrides: Mapping[str, HumanVerdict] | None = None
-) -> list[FeatureCorrelation]:
-    """Point-biserial correlation of success with instruction length and each label."""
-    overrides = overrides or {}
-    evaluated = [(r, effective_status(r, overrides)) for r in results]
-    evaluated = [(r, s) for r, s in evaluated if s is not TaskStatus.ERROR]
-    success = [s is TaskStatus.SUCCESS for _, s in evaluated]
-    features: dict[str, list[float]] = {
-        "instruction_words": [float(r.instruction_words) for r, _ in evaluated],
-        "instruction_chars": [float(len(r.instruction)) for r, _ in evaluated],
-    }
-    labels = sorted({(d, v) for r, _ in evaluated for d, v in r.labels.items()})
-    for dimension, value in labels:
-        features[f"{dimension}={value}"] = [
-            1.0 if (dimension, value) in set(r.labels.items()) else 0.0 for r, _ in evaluated
-        ]
-    out = []
-    for name, values in features.items():
-        c = point_biserial(success, values)
-        if c is not None:
-            out.append(FeatureCorrelation(name, c.r, c.p_value, c.n))
-    return out
-
-
-@dataclass(frozen=True, slots=True)
 class Agreement:
     n: int
     agree: int
@@ -207,14 +173,6 @@ def judge_agreement(
             counts[judge][0] += 1
             counts[judge][1] += int(passed == human.success)
     return {j: Agreement(n, a) for j, (n, a) in sorted(counts.items())}
-
-
-def tag_counts(tags: Mapping[str, Sequence[FailureTag]]) -> dict[str, int]:
-    """How many tasks carry each failure category (a task counts once per category)."""
-    counter: Counter[str] = Counter()
-    for task_tags in tags.values():
-        counter.update({t.title for t in task_tags})
-    return dict(counter.most_common())
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,19 +10,19 @@ from __future__ import annotations
 import html
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.language.attribution import correlations, feature_matrix, observations
+from evaluator.language.failures import failure_analysis
 from evaluator.metrics import (
     DIMENSIONS,
     breakdowns,
     compare_runs,
-    correlations,
     effective_status,
     group_metrics,
     judge_agreement,
-    tag_counts,
 )
 from evaluator.prices import PriceTable, load_prices
 from evaluator.records import TaskResult, TaskStatus
@@ -95,12 +95,12 @@ def summarize(
             d: {g: m.to_json() for g, m in groups.items()}
             for d, groups in breakdowns(run.results, overrides, prices).items()
         },
-        "correlations": [asdict(c) for c in correlations(run.results, overrides)],
+        "correlations": _correlations(run_dir, run.results, overrides),
         "judge_agreement": {
             j: {"n": a.n, "agree": a.agree, "rate": a.rate}
             for j, a in judge_agreement(run.results, overrides).items()
         },
-        "failure_tags": tag_counts(run.store.tags()),
+        "failure_analysis": failure_analysis(run.store).to_json(),
         "comparison": None,
     }
     if compare is not None:
@@ -127,6 +127,15 @@ def summarize(
 
 
 # --------------------------------------------------------------------------- rendering
+
+
+def _correlations(
+    run_dir: Path, results: list[TaskResult], overrides: dict[str, Any]
+) -> list[dict[str, Any]]:
+    """Each feature against success, with minimum group sizes and corrections
+    (evaluator.language.attribution); empty when no task was evaluated."""
+    obs = observations([(Path(run_dir).name, results, overrides)])
+    return [c.to_json() for c in correlations(feature_matrix(obs))] if obs else []
 
 
 def _pct(value: float | None) -> str:
@@ -321,16 +330,29 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 + ". Add them to resources/prices.json.",
             )
         )
-    if summary["correlations"]:
+    tested = [c for c in summary["correlations"] if c["r"] is not None]
+    if tested:
         blocks.append(("h2", "What goes with success (point-biserial correlation)"))
         blocks.append(
             Table(
-                ("Feature", "r", "p", "n"),
+                ("Feature", "r", "p", "p (Holm)", "q (BH)", "Holders"),
                 [
-                    [c["feature"], f"{c['r']:+.3f}", f"{c['p_value']:.3g}", str(c["n"])]
-                    for c in summary["correlations"]
+                    [
+                        c["feature"],
+                        f"{c['r']:+.3f}",
+                        f"{c['p_value']:.3g}",
+                        f"{c['p_holm']:.3g}",
+                        f"{c['q_bh']:.3g}",
+                        "continuous" if c["holders"] is None else str(c["holders"]),
+                    ]
+                    for c in sorted(tested, key=lambda c: c["p_value"])
                 ],
             )
+        )
+    untested = [c for c in summary["correlations"] if c["r"] is None]
+    if untested:
+        blocks.append(
+            ("p", "Not tested: " + "; ".join(f"{c['feature']} ({c['note']})" for c in untested))
         )
     if summary["judge_agreement"]:
         blocks.append(("h2", "Judges against human verdicts"))
@@ -343,16 +365,30 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 ],
             )
         )
-    if summary["failure_tags"]:
-        blocks.append(("h2", "Failure categories"))
-        tags = summary["failure_tags"]
-        top = max(tags.values())
+    failures = summary["failure_analysis"]
+    if failures["analysed"]:
+        blocks.append(("h2", "Failure analysis"))
+        blocks.append(
+            (
+                "p",
+                f"{failures['analysed']} of {failures['failures']} failures analysed (tagged by "
+                "a person); each counts once, under its first tag.",
+            )
+        )
+        rows = failures["categories"]
+        blocks.append(
+            Table(
+                ("Category", "Primary cause", "Share of analysed failures", "Tagged at all"),
+                [[c["category"], str(c["primary"]), _pct(c["share"]), str(c["any"])] for c in rows],
+            )
+        )
         blocks.append(
             Chart(
-                "failure_tags",
-                "Tasks per failure category",
+                "failure_analysis",
+                "Share of analysed failures by primary cause",
                 bar_chart(
-                    "Tasks per failure category", [(t, n / top, str(n)) for t, n in tags.items()]
+                    "Share of analysed failures by primary cause",
+                    [(c["category"], c["share"], _pct(c["share"])) for c in rows],
                 ),
             )
         )

@@ -9,14 +9,12 @@ import pytest
 from evaluator.metrics import (
     breakdowns,
     compare_runs,
-    correlations,
     group_metrics,
     judge_agreement,
-    tag_counts,
 )
 from evaluator.prices import Price, PriceTable, load_prices
 from evaluator.records import TaskResult, Verdict
-from evaluator.run_store import FailureTag, HumanVerdict
+from evaluator.run_store import HumanVerdict
 from evaluator.stats import (
     correlation_p_value,
     mcnemar_exact,
@@ -139,31 +137,12 @@ def test_breakdowns_count_a_task_in_each_of_its_labels():
     assert groups["app"]["clock"].n == 1
 
 
-def test_correlations_with_length_and_labels():
-    rows = {c.feature: c for c in correlations(hand_results())}
-    # success (a, d) vs failure (b): the failed instruction is the longest
-    assert rows["instruction_words"].r < 0
-    assert rows["syntax=compound"].r == pytest.approx(1.0)
-    assert "syntax=canonical" in rows
-
-
 def test_judge_agreement_with_humans():
     results = hand_results()
     agreement = judge_agreement(results, {"d": HumanVerdict(False)})
     assert (agreement["rule"].n, agreement["rule"].agree) == (1, 0)
     assert (agreement["vlm"].n, agreement["vlm"].agree) == (1, 1)
     assert agreement["combined"].rate == 1.0
-
-
-def test_tag_counts_count_tasks_per_category():
-    tags = {
-        "a": [FailureTag("visual_grounding", 1), FailureTag("visual_grounding", 2)],
-        "b": [FailureTag("intent_understanding")],
-    }
-    assert tag_counts(tags) == {
-        "Visual grounding / action execution": 1,
-        "Intent understanding / capability boundary": 1,
-    }
 
 
 # --------------------------------------------------------------------------- statistics

@@ -39,7 +39,7 @@ def test_report_files_with_charts_tables_and_comparison(two_runs):
         "sr_by_syntax",
         "sr_by_semantics",
         "latency_vs_sr",
-        "failure_tags",
+        "failure_analysis",
     ):
         svg = etree.fromstring((original / f"report_{name}.svg").read_bytes())
         assert svg.tag.endswith("svg") and len(svg) > 2

@@ -164,7 +164,10 @@ def test_trace_verdict_override_tags_and_report(qtbot, page, ws):
     assert tags[1].label == "Keyboard covered the button"
     assert trace.tag_list.count() == 2
     assert load_settings(ws.root).custom_categories == ("Keyboard covered the button",)
-    assert "failure tags: " in page.summary_label.text()
+    # one analysed failure, counted once under its first tag
+    assert "failures analysed 1/1: Visual grounding / action execution 100.0%" in (
+        page.summary_label.text()
+    )
 
     # filter and sort the table
     choose(page.status_filter, "failure")
@@ -177,12 +180,12 @@ def test_trace_verdict_override_tags_and_report(qtbot, page, ws):
     steps_column = [int(s) for s in column(page, "Steps")]
     assert steps_column == sorted(steps_column, reverse=True)
 
-    # export the report: it shows the human verdict and the tag distribution
+    # export the report: it shows the human verdict and the failure analysis
     page.tabs.setCurrentWidget(page.results_tab)
     with qtbot.waitSignal(page.report_written, timeout=10_000):
         qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
     report = (run / "report.md").read_text()
-    assert "## Failure categories" in report and "Visual grounding / action execution" in report
+    assert "## Failure analysis" in report and "Visual grounding / action execution" in report
     assert "failure (human)" in report
     assert page.open_report_button.isEnabled() and page.report_path == run / "report.html"
 

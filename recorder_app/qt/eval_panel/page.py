@@ -33,7 +33,8 @@ from PySide6.QtWidgets import (
 )
 
 from evaluator.errors import EvaluatorError
-from evaluator.metrics import group_metrics, judge_agreement, tag_counts
+from evaluator.language.failures import failure_analysis
+from evaluator.metrics import group_metrics, judge_agreement
 from evaluator.prices import PriceTable, load_prices
 from evaluator.report import write_report
 from evaluator.run_store import RunStore
@@ -468,11 +469,12 @@ class EvaluationPage(QWidget):
             )
         else:
             parts.append(f"human verdicts {len(overrides)}")
-        counts = tag_counts(tags)
-        if counts:
-            parts.append(
-                "failure tags: " + ", ".join(f"{title} {n}" for title, n in counts.items())
+        failures = failure_analysis(store)
+        if failures.analysed:
+            shares = ", ".join(
+                f"{c.title} {_pct(c.share)}" for c in failures.categories if c.primary
             )
+            parts.append(f"failures analysed {failures.analysed}/{failures.failures}: {shares}")
         self.summary_label.setText(" · ".join(parts))
 
     @Slot(QModelIndex)
