@@ -63,6 +63,7 @@ class TaskBuildReport:
     problems: tuple[Problem, ...] = ()
     decisions: tuple[MergeDecision, ...] = ()
     stale_pins: tuple[Pin, ...] = ()  # manual decisions whose screens are gone
+    repairs: tuple[str, ...] = ()  # what the hierarchy parser fixed, per step
 
     def summary(self) -> str:
         skipped = f" ({len(self.skipped)} skipped)" if self.skipped else ""
@@ -134,6 +135,7 @@ def build_task(
         problems=tuple(problems),
         decisions=result.decisions,
         stale_pins=result.stale_pins,
+        repairs=result.repairs,
     )
     if has_errors(problems) and old_valid and not force:
         return replace(

@@ -114,6 +114,8 @@ def _run_build(args: argparse.Namespace) -> int:
         for problem in report.problems:
             print(f"  {problem}")
         if args.explain:
+            steps = len({r.partition(": ")[0] for r in report.repairs})
+            print(f"  hierarchy repairs: {len(report.repairs)} in {steps} steps")
             for decision in report.decisions:
                 print(f"  {decision.describe()}")
     return 0 if all(r.written for r in reports) else 1

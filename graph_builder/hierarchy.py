@@ -1,5 +1,22 @@
 """Parse uiautomator dumps into UI elements, and find the element under a point.
 
+Real dumps are messy, so one bad node never costs the whole screen. The parser reads the
+classic ``uiautomator dump`` file (``<node>`` elements) and Appium's page source (each
+element's tag is its class name): every element with a ``bounds`` attribute is a UI
+element; other elements (the ``<hierarchy>`` root, window wrappers) only group them. It
+repairs, and lists in ``Hierarchy.repairs``:
+
+- negative bounds (clamped to 0) and inverted ones such as ``[0,2189][1080,2154]``
+  (collapsed to zero size: Android reports them for views scrolled out of their parent);
+- a ``<node>`` without bounds, or with unreadable ones (kept, zero-sized);
+- text before or after the XML, such as uiautomator's own ``UI hierchary dumped to:
+  /dev/tty`` line;
+- several window roots in one file (read as one screen, each window a root);
+- other XML damage inside a complete dump (read by lxml's recovering parser).
+
+Gzip-compressed and UTF-16 dumps are read as they are. A file with no usable hierarchy
+(empty, cut off before its end, no element with a size) is a FormatError naming it.
+
 >>> h = parse_hierarchy(xml_text)  # doctest: +SKIP
 >>> h.element_at(540, 1200).label()  # doctest: +SKIP
 'Display'
@@ -8,9 +25,11 @@
 from __future__ import annotations
 
 import re
+import zlib
+from collections import Counter
 from collections.abc import Iterator
-from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from lxml import etree
 
@@ -19,13 +38,19 @@ from graph_builder.model import Bounds, ElementRef
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _MAX_XML_BYTES = 64 * 1024 * 1024
+_GZIP_MAGIC = b"\x1f\x8b"
+_DECLARATION = re.compile(rb"<\?xml[^>]*\?>")
+_WRAPPER = b"dump-windows"
 
 
-@dataclass(frozen=True, slots=True)
-class UIElement:
-    """One ``<node>`` of a uiautomator dump. ``index`` is its pre-order position."""
+class UIElement(NamedTuple):
+    """One element of a uiautomator dump. ``index`` is its pre-order position.
 
-    index: int
+    A named tuple rather than a frozen dataclass: a dump holds hundreds of elements and a
+    tuple is several times cheaper to build, which is most of the parse.
+    """
+
+    index: int  # type: ignore[assignment]  # shadows tuple.index, on purpose
     parent: int | None
     depth: int
     bounds: Bounds
@@ -70,11 +95,14 @@ class UIElement:
 class Hierarchy:
     """The element tree of one screen, in pre-order, with parent links."""
 
-    __slots__ = ("elements", "rotation", "_children")
+    __slots__ = ("elements", "rotation", "repairs", "_children")
 
-    def __init__(self, elements: list[UIElement], rotation: int = 0) -> None:
+    def __init__(
+        self, elements: list[UIElement], rotation: int = 0, repairs: tuple[str, ...] = ()
+    ) -> None:
         self.elements: tuple[UIElement, ...] = tuple(elements)
         self.rotation = rotation
+        self.repairs = repairs  # what the parser had to fix, in words
         children: list[list[int]] = [[] for _ in elements]
         for e in elements:
             if e.parent is not None:
@@ -147,45 +175,234 @@ class Hierarchy:
         return out
 
 
+class _Collector:
+    """An lxml parser target: builds the elements in one pass, without building a tree."""
+
+    def __init__(self) -> None:
+        self.elements: list[UIElement] = []
+        self.parents: list[int] = []  # indices of the open UI elements
+        self.open: list[bool] = []  # per open XML element: is it a UI element?
+        self.root_tag: str | None = None
+        self.rotation: int | None = None
+        self.wrapped = False  # under the wrapper added for several roots
+        self.windows = 0  # roots directly under that wrapper
+        self.fixes: Counter[str] = Counter()
+        self.first_fix: dict[str, str] = {}
+
+    def start(self, tag: str, attrib: dict[str, str]) -> None:
+        get = attrib.get
+        raw = get("bounds")
+        if tag == _WRAPPER_TAG and not self.open:
+            self.wrapped = True
+            self.open.append(False)
+            return
+        if self.wrapped and len(self.open) == 1:
+            self.windows += 1
+        if self.root_tag is None:
+            self.root_tag = tag
+        if raw is None and tag != "node":  # the <hierarchy> root, window wrappers
+            if self.rotation is None and get("rotation") is not None:
+                self.rotation = _int(get("rotation"))
+            self.open.append(False)
+            return
+        index = len(self.elements)
+        self.elements.append(
+            UIElement(
+                index,
+                self.parents[-1] if self.parents else None,
+                len(self.parents),
+                self._bounds(raw, index),
+                get("class") or ("" if tag == "node" else tag),
+                get("resource-id", ""),
+                get("text", ""),
+                get("content-desc", ""),
+                get("package", ""),
+                get("clickable") == "true",
+                get("long-clickable") == "true",
+                get("scrollable") == "true",
+                get("checkable") == "true",
+                get("checked") == "true",
+                get("enabled") != "false",
+                get("focusable") == "true",
+                get("focused") == "true",
+                get("selected") == "true",
+                get("password") == "true",
+                # Appium's page source says "displayed" where uiautomator says nothing.
+                (get("visible-to-user") or get("displayed")) != "false",
+            )
+        )
+        self.parents.append(index)
+        self.open.append(True)
+
+    def end(self, tag: str) -> None:
+        if self.open.pop():
+            self.parents.pop()
+
+    def close(self) -> _Collector:
+        return self
+
+    def _fix(self, kind: str, example: str) -> None:
+        self.fixes[kind] += 1
+        self.first_fix.setdefault(kind, example)
+
+    def _bounds(self, raw: str | None, index: int) -> Bounds:
+        try:  # "[l,t][r,b]"; a split is cheaper than the regex
+            left, top, right, bottom = map(int, raw[1:-1].replace("][", ",").split(","))  # type: ignore[index]
+        except (TypeError, ValueError):
+            m = _BOUNDS.search(raw) if raw is not None else None
+            if m is None:
+                kind = "without bounds" if raw is None else "with unreadable bounds"
+                self._fix(kind, f"node {index}" + (f" {raw!r}" if raw is not None else ""))
+                return _NO_BOUNDS
+            left, top, right, bottom = (int(v) for v in m.groups())
+        if min(left, top, right, bottom) < 0:
+            self._fix("with negative bounds", f"node {index} {raw}")
+            left, top, right, bottom = (max(v, 0) for v in (left, top, right, bottom))
+        if right < left or bottom < top:
+            self._fix("with inverted bounds", f"node {index} {raw}")
+            right, bottom = max(right, left), max(bottom, top)
+        return Bounds(left, top, right, bottom)
+
+    def repairs(self) -> list[str]:
+        what = {
+            "without bounds": "kept as zero-sized",
+            "with unreadable bounds": "kept as zero-sized",
+            "with negative bounds": "clamped to 0",
+            "with inverted bounds": "collapsed to zero size",
+        }
+        return [
+            f"{n} node{'s' if n > 1 else ''} {kind} {what[kind]} (first: {self.first_fix[kind]})"
+            for kind, n in self.fixes.items()
+        ]
+
+
+_WRAPPER_TAG = _WRAPPER.decode()
+_NO_BOUNDS = Bounds(0, 0, 0, 0)
+
+
+def _int(value: str | None) -> int:
+    try:
+        return int(value or 0)
+    except ValueError:
+        return 0
+
+
+def _run(data: bytes, *, recover: bool = False) -> _Collector:
+    parser = etree.XMLParser(
+        target=_Collector(),
+        resolve_entities=False,
+        no_network=True,
+        huge_tree=False,
+        recover=recover,
+    )
+    result: _Collector = etree.fromstring(data, parser)
+    return result
+
+
+def _decoded(data: bytes, source: str | Path | None) -> bytes:
+    """Gzip and UTF-16 dumps as UTF-8 bytes."""
+    if data.startswith(_GZIP_MAGIC):
+        inflater = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        try:
+            data = inflater.decompress(data, _MAX_XML_BYTES + 1)
+        except zlib.error as exc:
+            raise FormatError(
+                f"cannot decompress the gzip hierarchy: {exc}", source=source
+            ) from exc
+        if len(data) > _MAX_XML_BYTES:
+            raise FormatError(
+                f"hierarchy is larger than {_MAX_XML_BYTES} bytes uncompressed", source=source
+            )
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        try:
+            text = data.decode("utf-16")
+        except UnicodeDecodeError as exc:
+            raise FormatError(f"cannot decode the UTF-16 hierarchy: {exc}", source=source) from exc
+        # The declaration still says UTF-16; the bytes are UTF-8 now.
+        data = _DECLARATION.sub(b"", text.lstrip("\ufeff").encode("utf-8"), count=1)
+    return data
+
+
+def _snippet(raw: bytes) -> str:
+    text = raw.decode("utf-8", "replace")
+    return repr(text if len(text) <= 60 else text[:57] + "...")
+
+
+def _repaired(
+    data: bytes, error: etree.XMLSyntaxError, source: str | Path | None
+) -> tuple[_Collector, list[str]]:
+    """Parse a dump the strict parser refused, saying what was repaired (or raise)."""
+    repairs: list[str] = []
+    first, last = data.find(b"<"), data.rfind(b">")
+    if first < 0 or last < first:
+        raise FormatError(f"malformed hierarchy XML: {error}", source=source) from error
+    lead = data[:first].removeprefix(b"\xef\xbb\xbf").strip()
+    trail = data[last + 1 :].strip()
+    if lead:
+        repairs.append(f"cut text before the XML: {_snippet(lead)}")
+    if trail:
+        repairs.append(f"cut text after the XML: {_snippet(trail)}")
+    body = _DECLARATION.sub(b"", data[first : last + 1])
+    root = re.search(rb"<([A-Za-z_][\w.:-]*)", body)
+    if root is None or not re.search(rb"</" + re.escape(root.group(1)) + rb"\s*>\s*$", body):
+        raise FormatError(
+            f"malformed hierarchy XML: the dump is cut off (it does not end with "
+            f"</{(root.group(1) if root else b'hierarchy').decode()}>): {error}",
+            source=source,
+        ) from error
+    wrapped = b"<" + _WRAPPER + b">" + body + b"</" + _WRAPPER + b">"
+    for candidate in (body, wrapped):
+        try:
+            collector = _run(candidate)
+        except etree.XMLSyntaxError:
+            continue
+        if collector.windows > 1:
+            repairs.append(f"{collector.windows} window roots read as one screen")
+        return collector, repairs
+    try:
+        collector = _run(wrapped, recover=True)
+    except etree.XMLSyntaxError as exc:
+        raise FormatError(f"malformed hierarchy XML: {exc}", source=source) from exc
+    repairs.append(f"XML damage skipped by the recovering parser: {error}")
+    return collector, repairs
+
+
 def parse_hierarchy(xml: str | bytes, *, source: str | Path | None = None) -> Hierarchy:
-    """Parse a uiautomator dump. Bad input raises FormatError naming ``source``."""
-    data = xml.encode("utf-8") if isinstance(xml, str) else xml
+    """Parse a uiautomator dump, repairing what can be repaired (see the module docstring).
+
+    A file with no usable hierarchy raises FormatError naming ``source``.
+    """
+    data = xml.encode("utf-8") if isinstance(xml, str) else bytes(xml)
+    data = _decoded(data, source)
     if not data.strip():
         raise FormatError("the hierarchy file is empty", source=source)
     if len(data) > _MAX_XML_BYTES:
         raise FormatError(f"hierarchy is larger than {_MAX_XML_BYTES} bytes", source=source)
-    parser = etree.XMLParser(resolve_entities=False, no_network=True, huge_tree=False)
-    try:
-        root = etree.fromstring(data, parser)
-    except etree.XMLSyntaxError as exc:
-        raise FormatError(f"malformed hierarchy XML: {exc}", source=source) from exc
-    if root.tag != "hierarchy":
+    if b"<!DOCTYPE" in data[:4096]:
         raise FormatError(
-            f"not a uiautomator dump: the root element is <{root.tag}>, expected <hierarchy>",
+            "the file declares a DOCTYPE (entities, perhaps an external entity); "
+            "uiautomator dumps have none, so it is not read",
             source=source,
         )
-    elements: list[UIElement] = []
-
-    def walk(node: etree._Element, parent: int | None, depth: int) -> None:
-        for child in node:
-            if child.tag != "node":
-                continue  # comments and unknown tags carry no UI
-            index = len(elements)
-            elements.append(_element(child, index, parent, depth, source))
-            walk(child, index, depth + 1)
-
-    walk(root, None, 0)
+    repairs: list[str] = []
+    try:
+        collector = _run(data)
+    except etree.XMLSyntaxError as exc:
+        collector, repairs = _repaired(data, exc, source)
+    elements = collector.elements
+    if not elements:
+        raise FormatError(
+            f"not a uiautomator dump: the root element is <{collector.root_tag}> "
+            "and no element has bounds",
+            source=source,
+        )
     if not any(e.bounds.area > 0 for e in elements):
         raise FormatError(
             "the dump has no element with a non-zero size (all bounds like [0,0][0,0]); "
             "it was probably taken while the screen was off or changing",
             source=source,
         )
-    try:
-        rotation = int(root.get("rotation", "0"))
-    except ValueError:
-        rotation = 0
-    return Hierarchy(elements, rotation)
+    return Hierarchy(elements, collector.rotation or 0, (*repairs, *collector.repairs()))
 
 
 def load_hierarchy(path: str | Path) -> Hierarchy:
@@ -197,53 +414,3 @@ def load_hierarchy(path: str | Path) -> Hierarchy:
     except OSError as exc:
         raise FormatError(f"cannot read hierarchy: {exc.strerror}", source=path) from exc
     return parse_hierarchy(data, source=path)
-
-
-def parse_bounds(text: str, *, source: str | Path | None = None) -> Bounds:
-    """``[l,t][r,b]`` -> Bounds. Negative or inverted bounds are a FormatError."""
-    m = _BOUNDS.fullmatch(text.strip())
-    if not m:
-        raise FormatError(
-            f"bounds {text!r} are not of the form [left,top][right,bottom]", source=source
-        )
-    left, top, right, bottom = (int(v) for v in m.groups())
-    if min(left, top) < 0 or right < left or bottom < top:
-        raise FormatError(f"bounds {text!r} are negative or inverted", source=source)
-    return Bounds(left, top, right, bottom)
-
-
-def _flag(node: etree._Element, name: str, default: bool = False) -> bool:
-    value = node.get(name)
-    return default if value is None else value == "true"
-
-
-def _element(
-    node: etree._Element, index: int, parent: int | None, depth: int, source: str | Path | None
-) -> UIElement:
-    raw_bounds = node.get("bounds")
-    if raw_bounds is None:
-        raise FormatError(
-            f"node {index} (class {node.get('class', '?')!r}) has no bounds", source=source
-        )
-    return UIElement(
-        index=index,
-        parent=parent,
-        depth=depth,
-        bounds=parse_bounds(raw_bounds, source=source),
-        class_name=node.get("class", ""),
-        resource_id=node.get("resource-id", ""),
-        text=node.get("text", ""),
-        content_desc=node.get("content-desc", ""),
-        package=node.get("package", ""),
-        clickable=_flag(node, "clickable"),
-        long_clickable=_flag(node, "long-clickable"),
-        scrollable=_flag(node, "scrollable"),
-        checkable=_flag(node, "checkable"),
-        checked=_flag(node, "checked"),
-        enabled=_flag(node, "enabled", True),
-        focusable=_flag(node, "focusable"),
-        focused=_flag(node, "focused"),
-        selected=_flag(node, "selected"),
-        password=_flag(node, "password"),
-        visible=_flag(node, "visible-to-user", True),
-    )

@@ -127,6 +127,7 @@ class BuildResult:
     skipped: tuple[SkippedDemo, ...] = ()
     stale_pins: tuple[Pin, ...] = ()
     representatives: Mapping[str, ScreenState] = field(default_factory=dict)
+    repairs: tuple[str, ...] = ()  # "d1#3: <what the hierarchy parser repaired>"
 
     @property
     def merges(self) -> int:
@@ -268,6 +269,13 @@ def merge_demonstrations(
             "no usable demonstration: "
             + ("; ".join(f"{s.demo_id}: {s.reason}" for s in skipped) or "none was given")
         )
+    repairs = [
+        f"{state.member or item.demo.id}: hierarchy repaired: {repair}"
+        for item in usable
+        for state in item.states
+        for repair in _repairs(state)
+    ]
+    warnings += repairs
     task = task_id or usable[0].demo.task_id
     present = {s.member for item in usable for s in item.states if s.member is not None}
     pin_list = tuple(pins)
@@ -353,7 +361,13 @@ def merge_demonstrations(
         skipped=tuple(skipped),
         stale_pins=tuple(lookup.stale),
         representatives=representatives,
+        repairs=tuple(repairs),
     )
+
+
+def _repairs(state: ScreenState) -> tuple[str, ...]:
+    hierarchy = state.hierarchy()  # already parsed by _usable
+    return hierarchy.repairs if hierarchy is not None else ()
 
 
 def _place(

@@ -71,6 +71,22 @@ def test_explain_prints_every_decision_with_scores(demos: Path, tmp_path: Path, 
     assert "visual" in out and "structure" in out and "content" in out
 
 
+def test_repaired_hierarchies_are_warnings_on_their_step_and_counted(
+    demos: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    step = demos / "task1" / "b" / "steps" / "0001.xml"
+    # A view scrolled out of its parent, as real phones dump it, and uiautomator's own line.
+    scrolled_out = '<node class="android.view.View" bounds="[0,220][300,28]"/></hierarchy>'
+    xml = step.read_text().replace("</hierarchy>", scrolled_out)
+    step.write_text(xml + "UI hierchary dumped to: /dev/tty")
+    assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "2 demos, 3 nodes, 2 edges, 3 merges, 2 warnings" in out  # the dump still merged
+    assert "warning: b#1: hierarchy repaired: cut text after the XML: 'UI hierchary" in out
+    assert "warning: b#1: hierarchy repaired: 1 node with inverted bounds collapsed" in out
+    assert "hierarchy repairs: 2 in 1 steps" in out
+
+
 def test_settings_file_is_used_and_bad_settings_are_reported(
     demos: Path, tmp_path: Path, capsys
 ) -> None:  # type: ignore[no-untyped-def]
