@@ -110,6 +110,11 @@ def test_a_clean_dump_needs_no_repair(screen):
     assert screen.repairs == ()
 
 
+def test_escaped_characters_are_read_back():
+    parsed = parse_hierarchy(dump(node("[0,0][10,10]", text="Network &amp; internet &#38; &lt;3")))
+    assert parsed.elements[0].text == "Network & internet & <3"
+
+
 REAL_INVERTED = dump(
     node(
         "[0,0][1080,2400]",
