@@ -6,6 +6,7 @@
     elderbench eval ... --protocol online --device emulator-5554 --device R58M12345 --out ...
     elderbench eval ... --out runs/gpt4o --resume          # after Ctrl-C or a crash
     elderbench report runs/gpt4o --compare runs/gpt4o-normalized [--json]
+    elderbench parse-action --family ui-tars-1.5 --screen 1080x2400 "Action: click(...)"
 """
 
 from __future__ import annotations
@@ -109,6 +110,51 @@ def register(subparsers: Any) -> None:
     rp.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     rp.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     rp.set_defaults(func=run_report)
+
+    pa = subparsers.add_parser(
+        "parse-action",
+        help="show what a model's reply means: the action in device pixels and [0,1000]",
+        description="Read one reply the way the evaluator reads it for the named model "
+        "family, and print the action as one JSON line (exit status 1 with "
+        '{"error": ...} when it cannot be read).',
+    )
+    pa.add_argument(
+        "--family",
+        required=True,
+        help="ui-tars-1.0, ui-tars-1.5, autoglm, qwen2.5-vl, qwen3-vl, gui-owl, json "
+        "or mobile-agent-v2",
+    )
+    pa.add_argument("--screen", required=True, metavar="WxH", help="screenshot size (pixels)")
+    pa.add_argument(
+        "--sent",
+        metavar="WxH",
+        help="size of the image sent to the model, before the family's own resize "
+        "(default: what the agent sends)",
+    )
+    pa.add_argument("text", help="the model's reply ('-' reads it from stdin)")
+    pa.set_defaults(func=run_parse_action)
+
+
+def _wxh(value: str, what: str) -> tuple[int, int]:
+    parts = value.lower().replace("×", "x").split("x")
+    if len(parts) != 2 or not all(p.strip().isdigit() and int(p) > 0 for p in parts):
+        raise ConfigError(f"{what} must be WIDTHxHEIGHT in pixels, e.g. 1080x2400; got {value!r}")
+    return int(parts[0]), int(parts[1])
+
+
+def run_parse_action(args: argparse.Namespace) -> int:
+    from evaluator.agents.families import ActionParseError, read_reply
+
+    text = sys.stdin.read() if args.text == "-" else args.text
+    try:
+        screen = _wxh(args.screen, "--screen")
+        sent = _wxh(args.sent, "--sent") if args.sent else None
+        out = read_reply(args.family, text, screen, sent)
+    except (ActionParseError, ConfigError) as exc:
+        print(json.dumps({"error": str(exc)}, ensure_ascii=False))
+        return 1
+    print(json.dumps(out, ensure_ascii=False))
+    return 0
 
 
 def read_config(path: Path | None) -> dict[str, Any]:

@@ -16,6 +16,7 @@ from evaluator.agents.base import (
     BaseAgent,
     ReflectionVerdict,
     Screen,
+    StepOutcome,
 )
 from evaluator.agents.heuristic import HeuristicAgent
 from evaluator.agents.mobile_agent_v2 import MobileAgentV2
@@ -54,5 +55,6 @@ __all__ = [
     "BaseAgent",
     "ReflectionVerdict",
     "Screen",
+    "StepOutcome",
     "create_agent",
 ]

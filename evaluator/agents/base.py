@@ -26,6 +26,13 @@ if TYPE_CHECKING:
     from graph_builder.model import TaskGraph
 
 
+class StepOutcome(StrEnum):
+    """Why a step has no action to follow: both are failures of the agent, not errors."""
+
+    PARSE_ERROR = "parse_error"  # the reply could not be read
+    INVALID_ACTION = "invalid_action"  # it names an action that cannot be done (off-screen, NaN)
+
+
 class ReflectionVerdict(StrEnum):
     """An agent's judgement of its previous action (Mobile-Agent-v2's reflection answers)."""
 
@@ -115,6 +122,8 @@ class AgentObservation:
 
     ``node_id`` and ``graph`` are set offline (and online when the state was mapped onto
     the task graph). Only the replay oracle may look at them; real agents must not.
+    ``user_reply`` is the user's answer to the question the agent asked at the previous
+    step (a task's scripted clarification).
     """
 
     task_id: str
@@ -123,14 +132,16 @@ class AgentObservation:
     screen: Screen
     node_id: str | None = None
     graph: TaskGraph | None = None
+    user_reply: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class AgentStep:
     """An agent's answer for one observation.
 
-    ``action`` is None when the model output could not be parsed (``parse_error`` says
-    why; ``raw_output`` keeps the text). ``reflection`` judges the *previous* step.
+    ``action`` is None when the model output could not be parsed or names an action that
+    cannot be done (``parse_error`` says why, ``outcome`` which; ``raw_output`` keeps the
+    text). ``reflection`` judges the *previous* step.
     """
 
     action: Action | None
@@ -142,6 +153,7 @@ class AgentStep:
     inference_seconds: float = 0.0
     parsing_seconds: float = 0.0
     parse_error: str | None = None
+    outcome: StepOutcome | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -149,6 +161,8 @@ class AgentStep:
             object.__setattr__(self, "reflection", ReflectionVerdict(self.reflection))
         if self.action is None and self.parse_error is None:
             raise ValueError("an AgentStep without an action needs a parse_error saying why")
+        if self.action is None:
+            object.__setattr__(self, "outcome", StepOutcome(self.outcome or "parse_error"))
 
 
 @runtime_checkable

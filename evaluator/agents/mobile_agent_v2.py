@@ -1,20 +1,25 @@
 """A Mobile-Agent-v2 style multi-role agent over any OpenAI-compatible VLM.
 
-Three roles share one endpoint:
+The loop of the original (X-PLUG/MobileAgent Mobile-Agent-v2/run.py), over one endpoint:
 
-- **reflection** (from the second step): sees the screens before and after the previous
-  action and says whether it was correct, wrong (led somewhere wrong) or changed nothing.
-  Its verdict is the AgentStep's ``reflection``, scored by the protocols against what
-  really happened (reflection accuracy, RA).
-- **planning** (text only): keeps a short summary of the task progress from the history of
-  actions that reflection did not reject.
-- **decision**: sees the screenshot, the instruction, the progress and the memory of focus
-  content, and answers our JSON action format with a ``thought`` and an optional
-  ``memory`` (content worth keeping for later steps, e.g. a phone number read on screen).
+- **decision**: sees the screenshot, the instruction, the completed contents and the
+  memory, and answers in the paper's format: ``### Thought ###``, ``### Action ###`` (one
+  of ``Open app (name)``, ``Tap (x, y)``, ``Swipe (x1, y1), (x2, y2)``, ``Type (text)``,
+  ``Back``, ``Home``, ``Stop``, in pixels of the screenshot sent), ``### Operation ###``,
+  and optionally ``### Memory ###`` (content worth keeping, which the original asks for in
+  a separate memory call). A JSON action is accepted too.
+- **reflection** (after every decided action): sees the screens before and after it and
+  answers A (as expected), B (a wrong page) or C (nothing changed). Its verdict is the
+  step's ``reflection``, scored by the protocols (reflection accuracy, RA). As in the
+  original, B makes the agent press Back at once (the step's action is that Back) and
+  both B and C tell the next decision that its last operation failed.
+- **planning** (text only, after an A): updates the completed contents from the accepted
+  operations.
 
-The original system also uses OCR and icon detectors for perception; this one relies on the
-VLM alone. Config: the endpoint keys of the ``openai`` agent, plus ``memory_items`` and the
-three prompt templates ``planning_prompt``, ``decision_prompt``, ``reflection_prompt``.
+What differs from the paper (docs/agents.md): no OCR, icon detection or keyboard
+detection; the VLM alone perceives the screen. Config: the endpoint keys of the
+``openai`` agent, plus ``memory_items`` and the prompt templates ``planning_prompt``,
+``decision_prompt``, ``reflection_prompt``.
 """
 
 from __future__ import annotations
@@ -27,21 +32,25 @@ from typing import Any
 from evaluator.agents.base import AgentObservation, AgentStep, ReflectionVerdict
 from evaluator.agents.openai_compatible import OpenAICompatibleAgent, history_text, parse_step
 from evaluator.prompts import load_prompt, render
-from graph_builder.model import InstructionVariant, Task
+from graph_builder.model import Action, InstructionVariant, Task
 
 _LETTERS = {
     "A": ReflectionVerdict.CORRECT,
     "B": ReflectionVerdict.WRONG,
     "C": ReflectionVerdict.NO_CHANGE,
 }
-_HINTS = {
-    ReflectionVerdict.WRONG: "The previous action led to a wrong page; consider going back.",
-    ReflectionVerdict.NO_CHANGE: "The previous action changed nothing; try something else.",
-}
+_HINT = (
+    'You previously wanted to do "{thought}" here with the action "{action}", but it did '
+    "not meet your expectation. Reflect and revise your operation this time."
+)
 
 
 def parse_reflection(text: str) -> ReflectionVerdict | None:
-    """``{"verdict": "wrong"}``, ``Answer: B`` or a bare verdict word; None if unclear."""
+    """``### Answer ###\nB`` (the paper's format), ``{"verdict": "wrong"}``, ``Answer: B``
+    or a bare verdict word; None if unclear."""
+    m = re.search(r"###\s*Answer\s*###\s*\(?([ABC])\b", text)
+    if m:
+        return _LETTERS[m.group(1)]
     for match in re.finditer(r"\{.*?\}", text, re.S):
         try:
             value = json.loads(match.group(0)).get("verdict")
@@ -62,9 +71,10 @@ def parse_reflection(text: str) -> ReflectionVerdict | None:
 
 class MobileAgentV2(OpenAICompatibleAgent):
     name = "mobile_agent_v2"
+    default_family = "mobile-agent-v2"
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
-        config = {"parser": "json", **(config or {})}
+        config = dict(config or {})
         super().__init__(
             {**config, "prompt": config.get("decision_prompt", "mobile_agent_v2_decision.md")}
         )
@@ -84,6 +94,7 @@ class MobileAgentV2(OpenAICompatibleAgent):
         self._last_action: str | None = None
         self._last_thought: str = ""
         self._last_image: dict[str, Any] | None = None
+        self._failed: tuple[str, str] | None = None  # (thought, action) of a failed operation
 
     def reset(self, task: Task, variant: InstructionVariant) -> None:
         super().reset(task, variant)
@@ -103,6 +114,8 @@ class MobileAgentV2(OpenAICompatibleAgent):
                 instruction=instruction,
                 action=self._last_action,
                 expectation=self._last_thought,
+                width=sent[0],
+                height=sent[1],
             )
             reply = self.client.complete(
                 [
@@ -115,10 +128,9 @@ class MobileAgentV2(OpenAICompatibleAgent):
             tokens_in, tokens_out, seconds = reply.input_tokens, reply.output_tokens, reply.seconds
             verdict = parse_reflection(reply.text)
             extra["reflection_output"] = reply.text
-            if (
-                verdict is not ReflectionVerdict.WRONG
-                and verdict is not ReflectionVerdict.NO_CHANGE
-            ):
+            failed = verdict in (ReflectionVerdict.WRONG, ReflectionVerdict.NO_CHANGE)
+            self._failed = (self._last_thought, self._last_action) if failed else None
+            if not failed:
                 self._accepted.append(self._last_action)
                 text = render(
                     self.planning_template,
@@ -132,13 +144,32 @@ class MobileAgentV2(OpenAICompatibleAgent):
                 seconds += reply.seconds
                 self._progress = reply.text.strip() or self._progress
                 extra["planning_output"] = reply.text
+            self._last_action = None
+            if verdict is ReflectionVerdict.WRONG:
+                # The original presses Back at once after a B; the next decision is made
+                # on the page it leads to, and the Back itself is not reflected on.
+                extra["automatic_back"] = True
+                self._history.append("back (after a wrong page)")
+                return AgentStep(
+                    action=Action.back(),
+                    raw_output=reply.text,
+                    reasoning="reflection B: the last operation led to a wrong page",
+                    reflection=verdict,
+                    input_tokens=tokens_in,
+                    output_tokens=tokens_out,
+                    inference_seconds=seconds,
+                    extra={**extra, "progress": self._progress},
+                )
 
+        hint = ""
+        if self._failed is not None:
+            hint = _HINT.format(thought=self._failed[0], action=self._failed[1])
         text = render(
             self.template,
             instruction=instruction,
             progress=self._progress,
             memory="\n".join(f"- {m}" for m in self._memory) or "(empty)",
-            hint=_HINTS.get(verdict, "") if verdict else "",
+            hint=hint,
             history=history_text(self._history, self.history_steps),
             width=sent[0],
             height=sent[1],
@@ -147,13 +178,11 @@ class MobileAgentV2(OpenAICompatibleAgent):
         reply = self.client.complete(
             [{"role": "user", "content": [{"type": "text", "text": text}, image]}]
         )
-        step = parse_step(reply.text, self.parser, self.space_for(sent))
+        step = parse_step(reply.text, self.family, sent)
         memory = step.extra.get("memory")
         if memory:
             self._memory = [*self._memory, memory][-self.memory_items :]
-        self._last_action = (
-            step.action.normalized().describe() if step.action else "(unparseable answer)"
-        )
+        self._last_action = step.action.describe() if step.action else "(unparseable answer)"
         self._history.append(self._last_action)
         self._last_thought = step.reasoning or ""
         self._last_image = image

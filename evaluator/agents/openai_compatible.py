@@ -1,11 +1,12 @@
 """A single-prompt VLM agent for any OpenAI-compatible chat-completions endpoint.
 
 Config keys (see docs/agents.md): ``base_url``, ``model``, ``api_key_env`` (the *name* of
-the environment variable holding the key), ``parser`` (json | autoglm | uitars |
-qwen_mobile_use), ``coordinates`` (normalized | image; default from the parser),
-``prompt`` (template in resources/prompts/ or a path), ``max_image_side``,
-``image_format``, ``history_steps``, ``include_hierarchy``, ``timeout``, ``retries``,
-``backoff``, ``temperature``, ``max_tokens``.
+the environment variable holding the key), ``family`` and optional ``version`` (the model
+family whose reply grammar, coordinate space and image pre-processing apply: see
+``evaluator.agents.families``), ``prompt`` (template in resources/prompts/ or a path),
+``max_image_side`` and ``image_format`` (default: the family's), ``history_steps``,
+``include_hierarchy``, ``timeout``, ``retries``, ``backoff``, ``temperature``,
+``max_tokens``.
 """
 
 from __future__ import annotations
@@ -14,12 +15,18 @@ import time
 from dataclasses import replace
 from typing import Any
 
-from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent
-from evaluator.agents.parsers import DEFAULT_SPACES, ActionParseError, Parsed, get_parser
+from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent, StepOutcome
+from evaluator.agents.families import (
+    ActionParseError,
+    Family,
+    InvalidActionError,
+    Parsed,
+    get_family,
+)
 from evaluator.chat_client import ChatClient, EndpointConfig, image_part
 from evaluator.errors import AgentError, ConfigError
 from evaluator.prompts import load_prompt, render
-from graph_builder.model import NORMALIZED_SCREEN, InstructionVariant, Size, Task
+from graph_builder.model import InstructionVariant, Size, Task
 
 
 def screen_elements_text(observation: AgentObservation, limit: int = 60) -> str:
@@ -53,24 +60,36 @@ class OpenAICompatibleAgent(BaseAgent):
     """Sends the instruction, the recent actions and the screenshot; parses one action."""
 
     name = "openai"
+    default_family = "json"
 
     def __init__(self, config: dict[str, Any] | None = None) -> None:
         super().__init__(config)
         self.endpoint = EndpointConfig.from_config(self.config)
         self.model = self.endpoint.model
         self.client = ChatClient(self.endpoint)
-        self.parser_name = str(self.config.get("parser", "json"))
-        self.parser = get_parser(self.parser_name)
-        self.coordinates = str(self.config.get("coordinates", DEFAULT_SPACES[self.parser_name]))
-        if self.coordinates not in ("normalized", "image"):
-            raise ConfigError("'coordinates' must be 'normalized' ([0,1000]) or 'image' (pixels)")
-        self.template = load_prompt(self.config.get("prompt", f"agent_{self.parser_name}.md"))
-        self.max_image_side = int(self.config.get("max_image_side", 1024))
-        self.image_format = str(self.config.get("image_format", "PNG"))
+        for old in ("parser", "coordinates"):
+            if old in self.config:
+                raise ConfigError(
+                    f"the agent config key {old!r} is gone: name the model family instead, "
+                    'e.g. "family": "ui-tars-1.5" (see docs/agents.md)'
+                )
+        self.family: Family = get_family(
+            str(self.config.get("family", self.default_family)), self.config.get("version")
+        )
+        self.template = load_prompt(self.config.get("prompt", self.family.prompt))
+        side = self.config.get("max_image_side", self.family.max_image_side)
+        self.max_image_side = int(side) if side else None
+        self.image_format = str(self.config.get("image_format", self.family.image_format))
         self.history_steps = int(self.config.get("history_steps", 8))
         self.include_hierarchy = bool(self.config.get("include_hierarchy", False))
         self._history: list[str] = []
         self._instruction = ""
+
+    def remember(self, observation: AgentObservation, step: AgentStep) -> None:
+        """Add the step to the history the prompt lists (with the user's reply, if any)."""
+        if observation.user_reply and self._history:
+            self._history[-1] += f" -> the user replied {observation.user_reply!r}"
+        self._history.append(step.action.describe() if step.action else "(unparseable answer)")
 
     def reset(self, task: Task, variant: InstructionVariant) -> None:
         super().reset(task, variant)
@@ -92,48 +111,66 @@ class OpenAICompatibleAgent(BaseAgent):
             raise AgentError(f"step {observation.step} of {observation.task_id} has no screenshot")
         return image_part(image, max_side=self.max_image_side, fmt=self.image_format)
 
-    def space_for(self, sent: Size) -> Size:
-        return NORMALIZED_SCREEN if self.coordinates == "normalized" else sent
-
     def step(self, observation: AgentObservation) -> AgentStep:
         image, sent = self.image_content(observation)
+        space = self.family.space_size(sent)
         text = render(
             self.template,
             instruction=observation.instruction or self._instruction,
             history=history_text(self._history, self.history_steps),
-            width=sent[0],
-            height=sent[1],
+            width=space[0],
+            height=space[1],
             step=observation.step + 1,
             elements=screen_elements_text(observation) if self.include_hierarchy else "",
+            user_reply=observation.user_reply or "",
         )
         messages = [{"role": "user", "content": [{"type": "text", "text": text}, image]}]
         reply = self.client.complete(messages)
-        step = parse_step(reply.text, self.parser, self.space_for(sent))
+        step = parse_step(reply.text, self.family, sent)
         step = _with_usage(step, reply.input_tokens, reply.output_tokens, reply.seconds)
-        self._history.append(
-            step.action.normalized().describe() if step.action else "(unparseable answer)"
-        )
+        self.remember(observation, step)
         return step
 
 
-def parse_step(text: str, parser: Any, space: Size) -> AgentStep:
-    """Parse a model answer into an AgentStep, timing the parsing; failures are recorded."""
+def parse_step(text: str, family: Family, sent: Size) -> AgentStep:
+    """Parse a reply to an image sent at ``sent`` into an AgentStep, timing the parsing.
+
+    A reply that cannot be read is a ``parse_error`` step, an action that cannot be
+    carried out an ``invalid_action`` step: both are the agent's failures, recorded with
+    the raw text. Every step records the family, the sent size and the coordinate space.
+    """
     started = time.perf_counter()
+    space = family.space_size(sent)
+    trace = {
+        "family": family.name,
+        "sent_size": list(sent),
+        "coordinate_space": family.space.describe(sent),
+        "space_size": list(space),
+    }
     try:
-        parsed: Parsed = parser(text, space)
+        parsed: Parsed = family.parse(text, space)
     except (ActionParseError, ValueError) as exc:
         return AgentStep(
             action=None,
             raw_output=text,
             parse_error=str(exc),
+            outcome=(
+                StepOutcome.INVALID_ACTION
+                if isinstance(exc, InvalidActionError)
+                else StepOutcome.PARSE_ERROR
+            ),
             parsing_seconds=time.perf_counter() - started,
+            extra=trace,
         )
+    extra: dict[str, Any] = dict(trace)
+    if parsed.memory:
+        extra["memory"] = parsed.memory
     return AgentStep(
         action=parsed.action,
         raw_output=text,
         reasoning=parsed.reasoning,
         parsing_seconds=time.perf_counter() - started,
-        extra={"memory": parsed.memory} if parsed.memory else {},
+        extra=extra,
     )
 
 

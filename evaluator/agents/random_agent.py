@@ -6,7 +6,7 @@ import random
 from typing import Any
 
 from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent
-from evaluator.agents.parsers import swipe_towards
+from evaluator.agents.families.grammar import swipe_towards
 from graph_builder.model import NORMALIZED_SCREEN, Action, InstructionVariant, Task
 
 _TEXTS = ("hello", "settings", "yes", "123")

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent
-from evaluator.agents.parsers import swipe_towards
+from evaluator.agents.families.grammar import swipe_towards
 from evaluator.errors import AgentError
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import iter_demos

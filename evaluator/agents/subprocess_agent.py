@@ -20,7 +20,8 @@ import time
 from typing import IO, Any
 
 from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent, ReflectionVerdict
-from evaluator.agents.parsers import ActionParseError, action_from_fields
+from evaluator.agents.families.generic import action_from_fields
+from evaluator.agents.families.grammar import ActionParseError
 from evaluator.errors import AgentError, ConfigError
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import NORMALIZED_SCREEN, Action, InstructionVariant, Task

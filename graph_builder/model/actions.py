@@ -22,19 +22,44 @@ from graph_builder.model.geometry import NORMALIZED_SCREEN, Bounds, Point, Size,
 
 
 class ActionType(StrEnum):
+    """What an action does. The last four are decisions about the task, not device input:
+    ``answer`` carries the agent's reply to an information question, ``ask_user`` a
+    question to the user (clarification or take-over), ``give_up`` ends without success,
+    ``done`` ends claiming success (its text, if any, is the final answer)."""
+
     TAP = "tap"
+    DOUBLE_TAP = "double_tap"
     LONG_PRESS = "long_press"
     SWIPE = "swipe"
     TYPE = "type"
+    KEY = "key"  # text: a key name ("enter", "volume_up") or an Android keycode number
+    LAUNCH = "launch"  # text: the app's package or its label
     BACK = "back"
     HOME = "home"
     WAIT = "wait"
+    ANSWER = "answer"
+    ASK_USER = "ask_user"
+    GIVE_UP = "give_up"
     DONE = "done"
 
     @property
     def is_pointed(self) -> bool:
-        """Tap and long press: a single point on the screen."""
-        return self in (ActionType.TAP, ActionType.LONG_PRESS)
+        """Tap, double tap and long press: a single point on the screen."""
+        return self in (ActionType.TAP, ActionType.DOUBLE_TAP, ActionType.LONG_PRESS)
+
+    @property
+    def needs_text(self) -> bool:
+        return self in (ActionType.TYPE, ActionType.KEY, ActionType.LAUNCH, ActionType.ANSWER)
+
+    @property
+    def touches_device(self) -> bool:
+        """Whether the online protocol performs it on the phone."""
+        return self not in (
+            ActionType.ANSWER,
+            ActionType.ASK_USER,
+            ActionType.GIVE_UP,
+            ActionType.DONE,
+        )
 
 
 class SwipeDirection(StrEnum):
@@ -118,8 +143,8 @@ class Action:
             raise RecordError(f"a {t.value} action needs x, y and screen")
         if t is ActionType.SWIPE and (self.x2 is None or self.y2 is None):
             raise RecordError("a swipe action needs x2 and y2")
-        if t is ActionType.TYPE and not self.text:
-            raise RecordError("a type action needs non-empty text")
+        if t.needs_text and not self.text:
+            raise RecordError(f"a {t.value} action needs non-empty text")
         if self.screen is not None and (self.screen[0] <= 0 or self.screen[1] <= 0):
             raise RecordError(f"screen size {self.screen} must be positive")
         if self.duration_ms is not None and self.duration_ms < 0:
@@ -172,6 +197,30 @@ class Action:
     @classmethod
     def done(cls) -> Action:
         return cls(ActionType.DONE)
+
+    @classmethod
+    def double_tap(cls, x: float, y: float, *, screen: Size) -> Action:
+        return cls(ActionType.DOUBLE_TAP, x=x, y=y, screen=screen)
+
+    @classmethod
+    def key(cls, name: str) -> Action:
+        return cls(ActionType.KEY, text=name)
+
+    @classmethod
+    def launch(cls, app: str) -> Action:
+        return cls(ActionType.LAUNCH, text=app)
+
+    @classmethod
+    def answer(cls, text: str) -> Action:
+        return cls(ActionType.ANSWER, text=text)
+
+    @classmethod
+    def ask_user(cls, question: str | None = None) -> Action:
+        return cls(ActionType.ASK_USER, text=question or None)
+
+    @classmethod
+    def give_up(cls, reason: str | None = None) -> Action:
+        return cls(ActionType.GIVE_UP, text=reason or None)
 
     # -- coordinates
 
@@ -248,6 +297,8 @@ class Action:
             return f"swipe {self.direction} {start} -> {end}"
         if t is ActionType.TYPE:
             return f"type {self.text!r}"
+        if self.text and t is not ActionType.DONE:
+            return f"{t.value.replace('_', ' ')} {self.text!r}"
         if t is ActionType.WAIT:
             return f"wait {self.duration_ms or 0} ms"
         return t.value

@@ -136,8 +136,12 @@ class MatchRule:
     def problems(self) -> list[str]:
         """Why this rule cannot match anything of its type (empty when it is usable)."""
         t = self.action_type
-        if t is ActionType.DONE:
-            return ["'done' is how an agent terminates, not an edge"]
+        if not t.touches_device:
+            return [f"'{t.value}' is a decision about the task, not an edge"]
+        if t is ActionType.LAUNCH:
+            return ["'launch' matches an edge by the app its target belongs to, not by a rule"]
+        if t is ActionType.KEY and not self.texts:
+            return ["a key rule needs at least one key name"]
         if t.is_pointed and self.bounds is None and not self.points:
             return [f"a {t.value} rule needs element bounds or at least one point"]
         if t is ActionType.SWIPE and self.direction is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from evaluator.agents import AGENTS
-from evaluator.agents.parsers import PARSERS
+from evaluator.agents.families import FAMILIES
 from evaluator.records import StepRecord, TaskResult
 
 DOCS = Path(__file__).resolve().parents[2] / "docs"
@@ -25,7 +25,7 @@ def test_record_examples_load_and_round_trip(kind):
     assert record.to_json() == data
 
 
-def test_agents_doc_names_every_agent_and_parser():
+def test_agents_doc_names_every_agent_and_family():
     text = (DOCS / "agents.md").read_text(encoding="utf-8")
-    for name in (*AGENTS, *PARSERS):
+    for name in (*AGENTS, *FAMILIES):
         assert f"`{name}`" in text, name

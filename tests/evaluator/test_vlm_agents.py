@@ -13,7 +13,9 @@ from evaluator.errors import ConfigError
 from evaluator.run_store import RunStore
 from evaluator.runner import RunConfig, run_suite
 from graph_builder.io import load_graph
+from graph_builder.model import NORMALIZED_SCREEN, Action
 from tests.evaluator.fake_llm_server import FakeLLMServer, Received, garbage, reply, status
+from tests.evaluator.family_replies import reply_for
 
 SECRET = "sk-test-DO-NOT-LEAK-7f3a9"
 
@@ -24,25 +26,11 @@ def targets(suite: Path, task_id: str) -> list[tuple[float, float]]:
     return [e.rule.points[0] for e in graph.edges if e.id.startswith("e") and e.rule.points]
 
 
-def answer_in(style: str, point: tuple[float, float] | None, size=(270, 600)) -> str:
+def answer_in(family: str, point: tuple[float, float] | None, sent=(270, 600)) -> str:
+    """A reply in ``family``'s format: a tap on ``point`` ([0,1000]) or, for None, done."""
     if point is None:
-        return {
-            "json": '{"action": "done"}',
-            "autoglm": 'finish(message="ok")',
-            "uitars": "Thought: finished\nAction: finished(content='ok')",
-            "qwen_mobile_use": '<tool_call>{"name": "mobile_use", "arguments": '
-            '{"action": "terminate", "status": "success"}}</tool_call>',
-        }[style]
-    x, y = point
-    px, py = round(x * size[0] / 1000), round(y * size[1] / 1000)
-    return {
-        "json": f'{{"thought": "go", "action": "tap", "x": {x:.0f}, "y": {y:.0f}}}',
-        "autoglm": f'<think>go</think><answer>do(action="Tap", element=[{x:.0f}, {y:.0f}])'
-        "</answer>",
-        "uitars": f"Thought: go\nAction: click(start_box='({x:.0f},{y:.0f})')",
-        "qwen_mobile_use": f'<tool_call>{{"name": "mobile_use", "arguments": '
-        f'{{"action": "click", "coordinate": [{px}, {py}]}}}}</tool_call>',
-    }[style]
+        return reply_for(family, Action.done(), sent)
+    return reply_for(family, Action.tap(*point, screen=NORMALIZED_SCREEN), sent)
 
 
 def run(suite, out, agent_config, tasks=("task001",), agent="openai", **options):
@@ -67,13 +55,14 @@ def endpoint(server: FakeLLMServer, **extra):
     }
 
 
-@pytest.mark.parametrize("style", ["json", "autoglm", "uitars", "qwen_mobile_use"])
-def test_vlm_agent_succeeds_in_every_output_style(synthetic, tmp_path, monkeypatch, style):
+@pytest.mark.parametrize("family", ["json", "autoglm", "ui-tars-1.5", "qwen2.5-vl"])
+def test_vlm_agent_succeeds_in_every_output_style(synthetic, tmp_path, monkeypatch, family):
     monkeypatch.setenv("EVAL_TEST_KEY", SECRET)
     points = targets(synthetic.suite, "task001")
-    answers = [reply(answer_in(style, p)) for p in [*points, None]]
+    sent = (270, 600)  # the synthetic screenshots are small: sent as they are
+    answers = [reply(answer_in(family, p, sent)) for p in [*points, None]]
     with FakeLLMServer(answers) as server:
-        results, store = run(synthetic.suite, tmp_path / "run", endpoint(server, parser=style))
+        results, store = run(synthetic.suite, tmp_path / "run", endpoint(server, family=family))
     result = results["task001"]
     assert result.success, result.reason
     assert (result.input_tokens, result.output_tokens) == (360, 90)
@@ -84,7 +73,8 @@ def test_vlm_agent_succeeds_in_every_output_style(synthetic, tmp_path, monkeypat
     assert synthetic.tasks[1].instruction in first.text()
     assert first.body["model"] == "gpt-4o"
     steps = store.read_steps("task001")
-    assert steps[0].raw_output == answer_in(style, points[0])
+    assert steps[0].raw_output == answer_in(family, points[0], sent)
+    assert steps[0].extra["family"] == family and steps[0].extra["sent_size"] == [270, 600]
 
 
 def test_the_key_never_reaches_the_run_folder(synthetic, tmp_path, monkeypatch):
@@ -196,41 +186,65 @@ def test_unparseable_answers_are_recorded_parse_failures(synthetic, tmp_path):
 
 def test_images_are_shrunk_and_pixel_answers_rescaled(synthetic, tmp_path):
     point = targets(synthetic.suite, "task000")[0]
-    # 270x600 screenshots sent with max side 300 -> 135x300 image; answer in those pixels
+    # 270x600 screenshots sent with max side 300 -> 135x300, which Qwen2.5-VL's processor
+    # smart-resizes to 140x308: it answers in those pixels, and its prompt says so
     answers = [
-        reply(answer_in("qwen_mobile_use", point, size=(135, 300))),
-        reply(answer_in("qwen_mobile_use", None)),
+        reply(answer_in("qwen2.5-vl", point, sent=(135, 300))),
+        reply(answer_in("qwen2.5-vl", None)),
     ]
     with FakeLLMServer(answers) as server:
-        results, _ = run(
+        results, store = run(
             synthetic.suite,
             tmp_path / "run",
-            endpoint(server, api_key_env=None, parser="qwen_mobile_use", max_image_side=300),
+            endpoint(server, api_key_env=None, family="qwen2.5-vl", max_image_side=300),
             tasks=("task000",),
         )
     assert results["task000"].success
-    assert "135 x 300" in server.received[0].text()
+    assert "140 x 308" in server.received[0].text()
+    step = store.read_steps("task000")[0]
+    assert step.extra["sent_size"] == [135, 300] and step.extra["space_size"] == [140, 308]
+    assert "smart_resize(factor 28" in step.extra["coordinate_space"]
 
 
-def mobile_agent_answers(points):
-    """Reflection says correct (right) at step 1 and no_change (wrong) at step 2."""
-    decisions = iter([answer_in("json", p) for p in points] + ['{"action": "done"}'])
-    verdicts = iter(['{"verdict": "A", "reason": "moved on"}', "Answer: C"])
+def test_an_old_parser_key_is_refused_with_a_pointer():
+    with pytest.raises(ConfigError, match="family"):
+        create_agent("openai", {"base_url": "http://x", "model": "m", "parser": "uitars"})
+    with pytest.raises(ConfigError, match="ui-tars-1.5"):
+        create_agent("openai", {"base_url": "http://x", "model": "m", "family": "uitars"})
+
+
+def wrong_point(suite: Path, task_id: str) -> tuple[float, float]:
+    graph = load_graph(suite / task_id)
+    return next(e.rule.points[0] for e in graph.edges if e.id == "wrong")
+
+
+def ma2_decision(point: tuple[float, float] | None, sent=(270, 600)) -> str:
+    """A Mobile-Agent-v2 decision in the paper's format, in pixels of the sent image."""
+    action = Action.done() if point is None else Action.tap(*point, screen=NORMALIZED_SCREEN)
+    return reply_for("mobile-agent-v2", action, sent) + "\n### Memory ###\nPIN 4321"
+
+
+def mobile_agent_answers(decisions: list[str], verdicts: list[str]):
+    decided, judged = iter(decisions), iter(verdicts)
 
     def respond(request: Received):
         text = request.text()
-        if "last action on a phone did what was intended" in text:
-            return reply(next(verdicts), 50, 5)
+        if "taken before and after one operation" in text:
+            return reply(next(judged), 50, 5)
         if "keep track of progress" in text:
             return reply("Opened the first screen.", 20, 10)
-        return reply(next(decisions).replace('"go"', '"go", "memory": "PIN 4321"'), 100, 20)
+        return reply(next(decided), 100, 20)
 
     return respond
 
 
 def test_mobile_agent_v2_reflections_are_scored(synthetic, tmp_path):
     points = targets(synthetic.suite, "task001")
-    with FakeLLMServer(mobile_agent_answers(points)) as server:
+    answers = mobile_agent_answers(
+        [ma2_decision(p) for p in points] + [ma2_decision(None)],
+        ["### Thought ###\nIt moved on.\n### Answer ###\nA", "### Answer ###\nC"],
+    )
+    with FakeLLMServer(answers) as server:
         results, store = run(
             synthetic.suite,
             tmp_path / "run",
@@ -243,9 +257,33 @@ def test_mobile_agent_v2_reflections_are_scored(synthetic, tmp_path):
     steps = store.read_steps("task001")
     assert [s.reflection for s in steps] == [None, "correct", "no_change"]
     assert [s.reflection_correct for s in steps] == [None, True, False]
+    assert steps[0].extra["family"] == "mobile-agent-v2"
     # step 2: reflection, planning, decision; step 3: reflection (no_change: no planning), decision
     assert len(server.received) == 1 + 3 + 2
     assert result.input_tokens == 100 + (50 + 20 + 100) + (50 + 100)
     decision = server.received[-1].text()
-    assert "PIN 4321" in decision and "changed nothing" in decision
+    assert "PIN 4321" in decision and "did not meet your expectation" in decision
+    assert "270 pixels wide" in decision
     assert server.received[1].images() == 2
+
+
+def test_mobile_agent_v2_presses_back_after_a_wrong_page(synthetic, tmp_path):
+    points = targets(synthetic.suite, "task001")
+    decisions = [ma2_decision(wrong_point(synthetic.suite, "task001"))]
+    decisions += [ma2_decision(p) for p in points] + [ma2_decision(None)]
+    verdicts = ["### Answer ###\nB"] + ["### Answer ###\nA"] * len(points)
+    with FakeLLMServer(mobile_agent_answers(decisions, verdicts)) as server:
+        results, store = run(
+            synthetic.suite,
+            tmp_path / "run",
+            endpoint(server, api_key_env=None),
+            agent="mobile_agent_v2",
+        )
+    assert results["task001"].success, results["task001"].reason
+    steps = store.read_steps("task001")
+    assert [s.node for s in steps[:3]] == ["start", "detour", "start"]
+    assert steps[1].action["type"] == "back" and steps[1].extra["automatic_back"]
+    assert steps[1].reflection == "wrong" and steps[1].reflection_correct is False
+    # the automatic Back is not reflected on: the next reflection judges the next decision
+    assert steps[2].reflection is None
+    assert "did not meet your expectation" in server.received[2].text()

@@ -410,7 +410,7 @@ class EdgeItem(QGraphicsItem):
         painter.drawRoundedRect(self._badge, 8, 8)
         c = QPointF(self._badge.left() + self.GLYPH_RADIUS + 3, self._badge.center().y())
         painter.setPen(QPen(EDGE_COLOR, 2))
-        GLYPHS[self.action_type](painter, c, self.GLYPH_RADIUS, self.direction)
+        GLYPHS.get(self.action_type, _glyph_wait)(painter, c, self.GLYPH_RADIUS, self.direction)
         if self._caption:
             painter.setFont(_caption_font())
             painter.setPen(QColor("#111827"))

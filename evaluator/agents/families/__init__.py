@@ -1,0 +1,278 @@
+"""Model families: how each published agent model speaks, and how to read it exactly.
+
+A family is its reply grammar (a parser), the coordinate space its numbers run over, the
+image pre-processing its reference code applies before sending, and its prompt. The
+adapter turns a reply into our Action in that space; ``Action.rescaled`` then maps it to
+the device. See docs/agents.md for the table and the source of every format.
+
+>>> family = get_family("qwen2.5-vl")
+>>> family.space_size((1080, 2400))
+(1092, 2408)
+>>> reply = ('<tool_call>{"name": "mobile_use", "arguments": {"action": "click", '
+...     '"coordinate": [546, 1204]}}</tool_call>')
+>>> family.parse(reply, (1092, 2408)).action.to_device((1080, 2400)).point
+(540.0, 1200.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from evaluator.agents.families.autoglm import parse_autoglm
+from evaluator.agents.families.generic import parse_json, parse_mobile_agent_v2
+from evaluator.agents.families.grammar import ActionParseError, InvalidActionError, Parsed
+from evaluator.agents.families.mobile_use import parse_gui_owl, parse_qwen
+from evaluator.agents.families.space import (
+    GUI_OWL_RESIZE,
+    QWEN25_RESIZE,
+    UITARS_RESIZE,
+    CoordinateSpace,
+    sent_size,
+)
+from evaluator.agents.families.uitars import parse_uitars
+from evaluator.errors import ConfigError
+from graph_builder.model import Size
+
+Parser = Callable[[str, Size], Parsed]
+
+
+@dataclass(frozen=True, slots=True)
+class Family:
+    """One model family's conventions.
+
+    ``max_image_side`` is the pre-processing applied before sending (None: the screenshot
+    as captured, as the family's reference code sends it); the family's own processor
+    resizes further on the server, which ``space`` accounts for.
+    """
+
+    name: str
+    parse: Parser
+    space: CoordinateSpace
+    prompt: str
+    actions: tuple[str, ...]
+    source: str
+    max_image_side: int | None = None
+    image_format: str = "PNG"
+
+    def sent_size(self, screen: Size, max_image_side: int | None = -1) -> Size:
+        """The size of the image sent for a ``screen``-sized screenshot (``-1``: the
+        family's own pre-processing)."""
+        side = self.max_image_side if max_image_side == -1 else max_image_side
+        return sent_size(screen, side)
+
+    def space_size(self, sent: Size) -> Size:
+        return self.space.size_for(sent)
+
+
+_MOBILE_USE = (
+    "key",
+    "click",
+    "long_press",
+    "swipe",
+    "type",
+    "system_button",
+    "open",
+    "wait",
+    "terminate",
+)
+
+FAMILIES: dict[str, Family] = {
+    f.name: f
+    for f in (
+        Family(
+            "ui-tars-1.0",
+            parse_uitars,
+            CoordinateSpace.relative(1000),
+            "agent_ui-tars-1.0.md",
+            (
+                "click",
+                "long_press",
+                "type",
+                "scroll",
+                "press_home",
+                "press_back",
+                "finished",
+                "left_double",
+                "drag",
+                "hotkey",
+                "wait",
+                "call_user",
+                "open_app",
+            ),
+            "bytedance/UI-TARS README_v1.md; codes/ui_tars/action_parser.py",
+        ),
+        Family(
+            "ui-tars-1.5",
+            parse_uitars,
+            CoordinateSpace.resized(UITARS_RESIZE),
+            "agent_ui-tars-1.5.md",
+            (
+                "click",
+                "long_press",
+                "type",
+                "scroll",
+                "open_app",
+                "drag",
+                "press_home",
+                "press_back",
+                "finished",
+                "left_double",
+                "hotkey",
+                "wait",
+                "call_user",
+            ),
+            "bytedance/UI-TARS codes/ui_tars/prompt.py (MOBILE_USE_DOUBAO); "
+            "codes/ui_tars/action_parser.py; README_coordinates.md",
+        ),
+        Family(
+            "autoglm",
+            parse_autoglm,
+            CoordinateSpace.relative(1000),
+            "agent_autoglm.md",
+            (
+                "Launch",
+                "Tap",
+                "Type",
+                "Type_Name",
+                "Interact",
+                "Swipe",
+                "Note",
+                "Call_API",
+                "Long Press",
+                "Double Tap",
+                "Take_over",
+                "Back",
+                "Home",
+                "Wait",
+                "finish",
+            ),
+            "zai-org/Open-AutoGLM phone_agent/config/prompts_zh.py; "
+            "phone_agent/actions/handler.py; phone_agent/model/client.py",
+        ),
+        Family(
+            "qwen2.5-vl",
+            parse_qwen,
+            CoordinateSpace.resized(QWEN25_RESIZE),
+            "agent_qwen2.5-vl.md",
+            _MOBILE_USE,
+            "QwenLM/Qwen2.5-VL cookbooks/mobile_agent.ipynb; "
+            "cookbooks/utils/agent_function_call.py",
+        ),
+        Family(
+            "qwen3-vl",
+            parse_qwen,
+            CoordinateSpace.relative(999),
+            "agent_qwen3-vl.md",
+            (*_MOBILE_USE, "answer"),
+            "QwenLM/Qwen3-VL cookbooks/mobile_agent.ipynb; cookbooks/utils/agent_function_call.py",
+        ),
+        Family(
+            "gui-owl",
+            parse_gui_owl,
+            CoordinateSpace.resized(GUI_OWL_RESIZE),
+            "agent_gui-owl.md",
+            ("click", "tap", "long_press", "swipe", "type", "answer", "system_button", "open_app")
+            + ("wait", "terminate"),
+            "X-PLUG/MobileAgent Mobile-Agent-v3/android_world_v3/android_world/agents/"
+            "gui_owl.py, mobile_agent_utils_new.py, coordinate_resize.py",
+        ),
+        Family(
+            "json",
+            parse_json,
+            CoordinateSpace.relative(1000),
+            "agent_json.md",
+            ("tap", "double_tap", "long_press", "swipe", "type", "key", "launch", "back")
+            + ("home", "wait", "answer", "ask_user", "give_up", "terminate", "done"),
+            "ElderBench Studio (this project)",
+            max_image_side=1024,
+        ),
+        Family(
+            "mobile-agent-v2",
+            parse_mobile_agent_v2,
+            CoordinateSpace.image(),
+            "mobile_agent_v2_decision.md",
+            ("Open app", "Tap", "Swipe", "Type", "Back", "Home", "Stop"),
+            "X-PLUG/MobileAgent Mobile-Agent-v2/MobileAgent/prompt.py; Mobile-Agent-v2/run.py",
+        ),
+    )
+}
+
+# Earlier names of the output styles, so old agent configs fail with a pointer.
+_RENAMED = {"uitars": "ui-tars-1.5", "qwen_mobile_use": "qwen2.5-vl"}
+
+
+def family_name(family: str, version: str | None = None) -> str:
+    """``("ui-tars", "1.5")`` or ``"ui-tars-1.5"`` -> ``"ui-tars-1.5"``."""
+    name = family.strip().lower()
+    if version:
+        name = f"{name}-{str(version).strip().lower()}"
+    return name
+
+
+def get_family(family: str, version: str | None = None) -> Family:
+    name = family_name(family, version)
+    try:
+        return FAMILIES[name]
+    except KeyError:
+        hint = f" (now called {_RENAMED[name]!r})" if name in _RENAMED else ""
+        raise ConfigError(
+            f"unknown model family {name!r}{hint}; choose one of: {', '.join(FAMILIES)}"
+        ) from None
+
+
+def _size(value: Size) -> list[int]:
+    return [int(value[0]), int(value[1])]
+
+
+def read_reply(family: str, text: str, screen: Size, sent: Size | None = None) -> dict[str, Any]:
+    """What ``text`` means, as ``elderbench parse-action`` prints it: the action type,
+    device pixels (``x``, ``y``; ``x2``, ``y2`` for a swipe's end) for a ``screen``-sized
+    screenshot, the point in ``[0,1000]`` (``norm``), ``direction``, ``text``. ``sent`` is
+    the size of the image sent (default: what the agent sends). Raises ActionParseError.
+
+    >>> read_reply("ui-tars-1.0", "Action: click(start_box='(500,250)')", (1080, 2400))["x"]
+    540
+    """
+    fam = get_family(family)
+    sent = sent or fam.sent_size(screen)
+    space = fam.space_size(sent)
+    action = fam.parse(text, space).action
+    out: dict[str, Any] = {"type": action.type.value}
+    if action.x is not None and action.y is not None:
+        device, norm = action.to_device(screen), action.normalized()
+        assert device.x is not None and device.y is not None
+        assert norm.x is not None and norm.y is not None
+        out.update(x=int(device.x), y=int(device.y), norm=[round(norm.x, 1), round(norm.y, 1)])
+        if device.x2 is not None and device.y2 is not None:
+            assert norm.x2 is not None and norm.y2 is not None
+            out.update(
+                x2=int(device.x2),
+                y2=int(device.y2),
+                norm2=[round(norm.x2, 1), round(norm.y2, 1)],
+                direction=str(action.direction),
+            )
+    if action.text is not None:
+        out["text"] = action.text
+    if action.duration_ms is not None:
+        out["duration_ms"] = action.duration_ms
+    out.update(
+        family=fam.name,
+        sent=_size(sent),
+        coordinate_space=fam.space.describe(sent),
+    )
+    return out
+
+
+__all__ = [
+    "FAMILIES",
+    "ActionParseError",
+    "CoordinateSpace",
+    "Family",
+    "InvalidActionError",
+    "Parsed",
+    "family_name",
+    "get_family",
+    "read_reply",
+]
