@@ -115,7 +115,7 @@ def test_action_rejects_incomplete_specs(kwargs):
 
 
 def test_unknown_action_type_names_the_allowed_ones():
-    with pytest.raises(FormatError, match="expected one of: tap, long_press"):
+    with pytest.raises(FormatError, match="expected one of: tap, double_tap, long_press"):
         Action.from_json({"type": "pinch"})
 
 
