@@ -118,3 +118,33 @@ def test_no_annotator_no_decision(qtbot, page, suite):
     qtbot.keyClick(review.table, Qt.Key.Key_Return)
     assert load_task(suite / "call_daughter").labels.scenario is None
     assert ProposalStore(suite).get(Kind.LABELS, "call_daughter").review is None
+
+
+def test_a_model_failure_proposal_is_confirmed_in_the_trace_viewer(qtbot, tmp_path):
+    from evaluator.language.failures import PROPOSALS_FILE
+    from evaluator.records import TaskResult, TaskStatus
+    from evaluator.run_store import FailureCategory, RunStore
+    from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
+
+    store = RunStore.create(tmp_path / "run", {"agent": {"name": "test"}, "suite": {}})
+    store.append_result(TaskResult("t1", TaskStatus.FAILURE, "online", instruction="call Tom"))
+    (store.run_dir / PROPOSALS_FILE).write_text(
+        json.dumps(
+            {
+                "schema_version": 1,
+                "tasks": {"t1": {"category": "visual_grounding", "reason": "tapped beside it"}},
+            }
+        )
+    )
+    viewer = TraceViewer()
+    qtbot.addWidget(viewer)
+    viewer.show()
+    assert viewer.show_task(store, "t1")
+    assert "Visual grounding" in viewer.proposal_label.text()
+    assert viewer.confirm_proposal_button.isVisible()
+    with qtbot.waitSignal(viewer.tags_changed, timeout=5_000):
+        qtbot.mouseClick(viewer.confirm_proposal_button, Qt.MouseButton.LeftButton)
+    (tag,) = store.tags()["t1"]
+    assert tag.category is FailureCategory.GROUNDING and "tapped beside it" in tag.note
+    assert not viewer.confirm_proposal_button.isVisible()
+    assert viewer.tag_list.count() == 1

@@ -29,6 +29,7 @@ from PySide6.QtWidgets import (
 
 from evaluator.errors import EvaluatorError
 from evaluator.judges import combine
+from evaluator.language.failures import confirm_failure, read_failure_proposals
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
@@ -171,8 +172,19 @@ class TraceViewer(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.add_tag_button)
         buttons.addWidget(self.remove_tag_button)
+        # A model's first pass (elderbench failures RUN): shown, and counted once confirmed.
+        self.proposal_label = QLabel()
+        self.proposal_label.setObjectName("failureProposal")
+        self.proposal_label.setWordWrap(True)
+        self.confirm_proposal_button = QPushButton("Confirm proposal")
+        self.confirm_proposal_button.setObjectName("confirmProposalButton")
+        self.confirm_proposal_button.clicked.connect(self._on_confirm_proposal_clicked)
+        proposal_row = QHBoxLayout()
+        proposal_row.addWidget(self.proposal_label, 1)
+        proposal_row.addWidget(self.confirm_proposal_button)
         layout = QVBoxLayout(box)
         layout.addWidget(self.tag_list, 1)
+        layout.addLayout(proposal_row)
         layout.addLayout(form)
         layout.addLayout(buttons)
         return box
@@ -266,8 +278,24 @@ class TraceViewer(QWidget):
     def _refresh_tags(self) -> None:
         assert self.store is not None and self.result is not None
         self.tag_list.clear()
-        for tag in self.store.tags().get(self.result.task_id, ()):
+        tags = self.store.tags().get(self.result.task_id, ())
+        for tag in tags:
             self.tag_list.addItem(_tag_text(tag))
+        try:
+            proposal = read_failure_proposals(self.store).get(self.result.task_id) or {}
+        except (OSError, EvaluatorError, GraphBuilderError) as exc:
+            proposal = {"error": str(exc)}
+        category = proposal.get("category")
+        if category and not tags and category in FailureCategory:
+            title = CATEGORY_TITLES[FailureCategory(category)]
+            reason = f" — {proposal['reason']}" if proposal.get("reason") else ""
+            self.proposal_label.setText(f"Model proposes: <b>{title}</b>{reason}")
+        elif proposal.get("error") and not tags:
+            self.proposal_label.setText(f"Model proposal unusable: {proposal['error']}")
+        else:
+            self.proposal_label.setText("")
+        self.proposal_label.setVisible(bool(self.proposal_label.text()))
+        self.confirm_proposal_button.setVisible(bool(category) and not tags)
 
     def _add_category(self, label: str) -> bool:
         label = label.strip()
@@ -347,6 +375,15 @@ class TraceViewer(QWidget):
         store, task_id, tag = self.store, self.result.task_id, self.current_tag()
         if self._write("failure tag", lambda: store.add_tag(task_id, tag)):
             self.tag_note.clear()
+            self._refresh_tags()
+            self.tags_changed.emit(task_id)
+
+    @Slot()
+    def _on_confirm_proposal_clicked(self) -> None:
+        if self.store is None or self.result is None:
+            return
+        store, task_id, annotator = self.store, self.result.task_id, _annotator()
+        if self._write("failure tag", lambda: confirm_failure(store, task_id, annotator=annotator)):
             self._refresh_tags()
             self.tags_changed.emit(task_id)
 
