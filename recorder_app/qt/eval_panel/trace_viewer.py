@@ -318,7 +318,7 @@ class TraceViewer(QWidget):
         self.step_panel.show_record(record, shot)
         self.tag_step.setValue(record.index + 1)
 
-    def _write(self, what: str, write: Callable[[], None]) -> bool:
+    def _write(self, what: str, write: Callable[[], object]) -> bool:
         try:
             write()
         except (OSError, EvaluatorError, GraphBuilderError, ValueError) as exc:
