@@ -75,6 +75,12 @@ def register(subparsers: Any) -> None:
         default="strict",
         help="offline: fail at the first unmatched action, or stay on the node",
     )
+    ev.add_argument(
+        "--matching",
+        choices=["elderbench", "aitw", "gui_odyssey", "androidcontrol", "colorbench"],
+        default="elderbench",
+        help="tap tolerance convention (docs/evaluation.md, Matching profiles)",
+    )
     ev.add_argument("--max-steps", type=int, help="override every task's max_steps")
     ev.add_argument(
         "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
@@ -232,6 +238,7 @@ def run_eval(args: argparse.Namespace) -> int:
         variant=args.instruction,
         demos=args.demos,
         mode=args.mode,
+        matching=args.matching,
         max_steps=args.max_steps,
         devices=tuple(args.device),
         workers=args.workers,

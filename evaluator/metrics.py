@@ -2,9 +2,9 @@
 
 - **SR**: successes / evaluated tasks. Errors are not evaluated and are counted apart,
   unless a human verdict decides them.
-- **CR** (Mobile-Agent-v2): per task, matched steps / ground-truth steps (shortest
-  START->DONE path plus the final ``done``), capped at 1; averaged over tasks with a graph.
-- **DA**: correct decisions / scored decisions, pooled over tasks.
+- **CR**: per task, ground-truth steps covered / ground-truth steps, as
+  ``evaluator.progress`` defines them for multi-path graphs; averaged over tasks with a graph.
+- **DA**: correct decisions / decisions, pooled over tasks (``evaluator.progress``).
 - **RA**: correct reflections / scored reflections, pooled (agents that reflect).
 - **AIL**: inference plus parsing seconds per step, pooled.
 - **Cost**: tokens times the price table.

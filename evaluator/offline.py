@@ -1,12 +1,14 @@
 """The offline protocol (ElderBench H.2): walk a task graph with an agent.
 
 The agent starts at START and sees the node's representative screenshot (and hierarchy).
-Each action is matched against the node's outgoing edges (``evaluator.matching``). A match
-moves to the edge's target. An unmatched action fails the task in strict mode, and leaves
-the agent on the same node in tolerant mode. Success means saying ``done`` on a DONE node.
+Each action is matched against the node's outgoing edges (``evaluator.matching``, under
+the run's matching profile). A match moves to the edge's target. An unmatched action fails
+the task in strict mode, and leaves the agent on the same node in tolerant mode; a
+``wait`` with no wait edge stays on the node in both. Success means saying ``done`` on a
+DONE node.
 
-Scoring per step: a decision is correct when its action follows an edge, or says done on a
-DONE node. A reflection on the previous step is correct when it says ``correct`` after a
+Decisions and CR are scored by ``evaluator.progress`` (loops, detours and no-ops earn
+nothing). A reflection on the previous step is correct when it says ``correct`` after a
 matched action, or ``wrong`` / ``no_change`` after an unmatched one (offline the agent is
 shown the same screen again, so either reading is right).
 """
@@ -14,7 +16,6 @@ shown the same screen again, so either reading is right).
 from __future__ import annotations
 
 import time
-from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -24,7 +25,8 @@ from typing import Any
 from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, Screen
 from evaluator.control import Control
 from evaluator.errors import TaskSetupError
-from evaluator.matching import match_edges
+from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
+from evaluator.progress import GraphDistances, Progress
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_graph
@@ -41,29 +43,14 @@ class Mode(StrEnum):
 class OfflineSettings:
     mode: Mode = Mode.STRICT
     max_steps: int | None = None  # None: the task's own max_steps
+    matching: MatchingProfile = ELDERBENCH
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "mode", Mode(self.mode))
+        if isinstance(self.matching, str):
+            object.__setattr__(self, "matching", profile_named(self.matching))
         if self.max_steps is not None and self.max_steps < 1:
             raise ValueError("max_steps must be at least 1")
-
-
-def shortest_path_length(graph: TaskGraph, source: str) -> int | None:
-    """Edges on a shortest path from ``source`` to any DONE node (None if none is reachable)."""
-    done = {n.id for n in graph.done_nodes}
-    out: dict[str, list[str]] = {}
-    for e in graph.edges:
-        out.setdefault(e.source, []).append(e.target)
-    seen, queue = {source}, deque([(source, 0)])
-    while queue:
-        node, depth = queue.popleft()
-        if node in done:
-            return depth
-        for nxt in out.get(node, ()):
-            if nxt not in seen:
-                seen.add(nxt)
-                queue.append((nxt, depth + 1))
-    return None
 
 
 def graph_problems(graph: TaskGraph) -> list[str]:
@@ -71,7 +58,7 @@ def graph_problems(graph: TaskGraph) -> list[str]:
     errors, and a START from which no DONE node can be reached."""
     problems = [str(p) for p in validate_graph(graph) if p.severity is Severity.ERROR]
     start = graph.start
-    if not problems and start is not None and shortest_path_length(graph, start.id) is None:
+    if not problems and start is not None and start.id not in GraphDistances(graph).distance:
         problems.append("no DONE node can be reached from START")
     return problems
 
@@ -80,7 +67,7 @@ class GraphContext:
     """A task graph prepared for walking: edges by source, one lazily loaded Screen per node,
     and the ground-truth step count (shortest START->DONE path plus the final ``done``)."""
 
-    __slots__ = ("graph", "task_dir", "_out", "_screens", "gt_steps")
+    __slots__ = ("graph", "task_dir", "_out", "_screens", "gt_steps", "distances")
 
     def __init__(self, graph: TaskGraph, task_dir: Path) -> None:
         problems = graph_problems(graph)
@@ -95,11 +82,14 @@ class GraphContext:
         for e in graph.edges:
             self._out[e.source] = (*self._out[e.source], e)
         self._screens: dict[str, Screen] = {}
+        self.distances = GraphDistances(graph)
         start = graph.start
         assert start is not None
-        length = shortest_path_length(graph, start.id)
-        assert length is not None
-        self.gt_steps = length + 1
+        self.gt_steps = self.distances.distance[start.id] + 1
+
+    def progress(self, first: str | None) -> Progress:
+        """A fresh scorer for one episode that starts on ``first``."""
+        return Progress(self.distances, first)
 
     @classmethod
     def load(cls, task_dir: Path) -> GraphContext:
@@ -180,6 +170,7 @@ def run_offline(
     agent.reset(task, variant)
 
     node = start.id
+    progress = context.progress(node)
     records: list[StepRecord] = []
     terminated = False
     reason: str | None = None
@@ -208,25 +199,38 @@ def run_offline(
             extra=step.extra,
         )
         action = step.action
+        stop_reason: str | None = None
         if action is None:
             record = StepRecord(
-                **common, decision_correct=False, next_node=node, rule="parse failure"
+                **common,
+                decision_correct=False,
+                decision_note="parse failure",
+                next_node=node,
+                rule="parse failure",
             )
             stop_reason = f"parse failure at step {index}: {step.parse_error}"
         elif action.type is ActionType.DONE:
-            at_done = graph.node(node).kind is NodeKind.DONE
+            at_done = progress.done(node)
             record = StepRecord(
                 **common,
                 action=action.to_json(),
                 action_text="done",
                 decision_correct=at_done,
+                decision_note="done on DONE node" if at_done else "done on non-DONE node",
                 next_node=node,
                 rule="done on DONE node" if at_done else "done on non-DONE node",
             )
-            stop_reason = None
         else:
-            match = match_edges(context.out_edges(node), action)
+            match = match_edges(
+                context.out_edges(node),
+                action,
+                screen=graph.node(node).screen,
+                profile=settings.matching,
+            )
             target = match.edge.target if match.edge else node
+            correct, note = progress.step(
+                node, target, followed=match.edge.target if match.edge else None
+            )
             record = StepRecord(
                 **common,
                 action=action.to_json(),
@@ -235,12 +239,12 @@ def run_offline(
                 edge=match.edge.id if match.edge else None,
                 rule=match.reason,
                 next_node=target,
-                decision_correct=match.matched,
+                decision_correct=correct,
+                decision_note=note,
                 screen_changed=target != node,
             )
-            stop_reason = (
-                None if match.matched else f"unmatched action at step {index}: {match.reason}"
-            )
+            if not match.matched and not match.stays:
+                stop_reason = f"unmatched action at step {index}: {match.reason}"
         records.append(record)
         if on_step is not None:
             on_step(record)
@@ -257,7 +261,7 @@ def run_offline(
         reason = f"reached max_steps ({max_steps}) at node {node} without saying done"
 
     success = terminated and graph.node(node).kind is NodeKind.DONE
-    matched = sum(1 for r in records if r.decision_correct)
+    correct = sum(1 for r in records if r.decision_correct)
     return TaskResult(
         task_id=task.id,
         status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
@@ -270,10 +274,10 @@ def run_offline(
         steps=len(records),
         reason=None if success else reason,
         final_node=node,
-        matched_steps=matched,
+        matched_steps=progress.completed,
         gt_steps=context.gt_steps,
         decisions=len(records),
-        correct_decisions=matched,
+        correct_decisions=correct,
         reflections=sum(1 for r in records if r.reflection_correct is not None),
         correct_reflections=sum(1 for r in records if r.reflection_correct),
         parse_failures=sum(1 for r in records if r.parse_error is not None),

@@ -6,9 +6,10 @@ trace. Success means the agent terminated AND the judges verified the final stat
 
 When the task also has a graph, every observed screen is mapped onto a graph node with
 ``graph_builder.similarity.compare`` (the node whose representative is the *same* state
-with the highest score), so decisions are scored against the node's edges and CR and DA
-are reported online too. Screens that map to no node are off-graph: their decisions are
-not scored. A reflection is scored against what happened: ``correct`` after an action
+with the highest score), and decisions and CR are scored by ``evaluator.progress`` on what
+happened: a step counts only when its action follows an edge and the next observed screen
+maps to that edge's target. Steps on screens that map to no node (off-graph) are decisions
+too. A reflection is scored against what happened: ``correct`` after an action
 that followed an edge, ``no_change`` when the screen stayed the same, ``wrong`` when it
 changed without following an edge (unscored when the state is off-graph).
 """
@@ -29,7 +30,7 @@ from evaluator.agents.base import Agent, AgentObservation, AgentStep, Reflection
 from evaluator.control import Control
 from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, combine
-from evaluator.matching import match_edges
+from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
 from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict
 from evaluator.run_store import TraceWriter
@@ -39,7 +40,6 @@ from graph_builder.model import (
     Action,
     ActionType,
     InstructionVariant,
-    NodeKind,
     Observation,
     ResetRecipe,
     Size,
@@ -75,6 +75,7 @@ class OnlineSettings:
     max_steps: int | None = None  # None: the task's own max_steps
     settle_timeout: float = 3.0
     judge_frames: int = 3
+    matching: MatchingProfile = ELDERBENCH
 
 
 def _device_call[T](device: Device, what: str, call: Callable[[], T]) -> T:
@@ -232,6 +233,7 @@ def run_online(
 
     records: list[StepRecord] = []
     seen = observe(0)
+    progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False
     for index in range(max_steps):
@@ -251,20 +253,26 @@ def run_online(
         edge_id: str | None = None
         rule = ""
         decision: bool | None = None
-        on_graph = graph is not None and seen.node is not None
+        note = ""
         if action is None:
             rule = "parse failure"
-            decision = False if on_graph else None
+            if progress is not None:
+                decision, note = False, "parse failure"
         elif action.type is ActionType.DONE:
             terminated = True
-            if graph is not None and seen.node is not None:
-                decision = graph.graph.node(seen.node).kind is NodeKind.DONE
-                rule = "done on DONE node" if decision else "done on non-DONE node"
+            if progress is not None:
+                decision = progress.done(seen.node)
+                rule = note = "done on DONE node" if decision else "done on non-DONE node"
         else:
+            match = None
             if graph is not None and seen.node is not None:
-                match = match_edges(graph.out_edges(seen.node), action)
-                matched, decision, rule = match.matched, match.matched, match.reason
-                edge_id = match.edge.id if match.edge else None
+                match = match_edges(
+                    graph.out_edges(seen.node),
+                    action,
+                    screen=seen.capture.screen,
+                    profile=settings.matching,
+                )
+                rule = match.reason
             elif graph is not None:
                 rule = "off-graph state"
             _device_call(device, f"perform {action.describe()}", partial(device.perform, action))
@@ -273,6 +281,17 @@ def run_online(
             )
             frames.append(seen.capture.screenshot_png)
             after = observe(index + 1)
+            if progress is not None:
+                followed = None
+                if match is not None and match.edge is not None:
+                    # the edge the phone agrees with, among those the action follows
+                    agreeing = [e for e in match.accepted if e.target == after.node]
+                    chosen = agreeing[0] if agreeing else match.edge
+                    edge_id, followed = chosen.id, chosen.target
+                    matched = chosen.target == after.node
+                elif match is not None:
+                    matched = False
+                decision, note = progress.step(seen.node, after.node, followed=followed)
         changed: bool | None = None
         if after is not seen:
             try:
@@ -288,6 +307,7 @@ def run_online(
             edge=edge_id,
             rule=rule,
             decision=decision,
+            note=note,
             next_node=after.node,
             changed=changed,
         )
@@ -326,6 +346,7 @@ def run_online(
             f"{v.judge}: {v.reason}" for v in verdicts if v.passed is False
         )
     scored = [r for r in records if r.decision_correct is not None]
+    mapped = sum(1 for r in records if r.node is not None) if graph is not None else None
     return TaskResult(
         task_id=task.id,
         status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
@@ -338,8 +359,9 @@ def run_online(
         steps=len(records),
         reason=reason,
         final_node=seen.node,
-        matched_steps=sum(1 for r in records if r.decision_correct) if graph else None,
+        matched_steps=progress.completed if progress is not None else None,
         gt_steps=graph.gt_steps if graph else None,
+        mapped_steps=mapped,
         decisions=len(scored),
         correct_decisions=sum(1 for r in scored if r.decision_correct),
         reflections=sum(1 for r in records if r.reflection_correct is not None),
@@ -366,6 +388,7 @@ def _record(
     edge: str | None,
     rule: str,
     decision: bool | None,
+    note: str,
     next_node: str | None,
     changed: bool | None,
 ) -> StepRecord:
@@ -392,6 +415,7 @@ def _record(
         rule=rule,
         next_node=next_node,
         decision_correct=decision,
+        decision_note=note,
         screen_changed=changed,
         input_tokens=step.input_tokens,
         output_tokens=step.output_tokens,

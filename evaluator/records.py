@@ -63,6 +63,7 @@ class StepRecord:
     rule: str = ""
     next_node: str | None = None
     decision_correct: bool | None = None
+    decision_note: str = ""  # why the decision was scored so (evaluator.progress)
     screen_changed: bool | None = None
     input_tokens: int = 0
     output_tokens: int = 0
@@ -94,8 +95,9 @@ class TaskResult:
     steps: int = 0
     reason: str | None = None
     final_node: str | None = None
-    matched_steps: int | None = None
+    matched_steps: int | None = None  # ground-truth steps covered (evaluator.progress)
     gt_steps: int | None = None
+    mapped_steps: int | None = None  # online with a graph: steps on screens mapped to a node
     decisions: int = 0
     correct_decisions: int = 0
     reflections: int = 0
@@ -124,7 +126,7 @@ class TaskResult:
 
     @property
     def completion_rate(self) -> float | None:
-        """Matched steps over ground-truth steps, capped at 1 (Mobile-Agent-v2's CR)."""
+        """Covered ground-truth steps over ground-truth steps (``evaluator.progress``)."""
         if not self.gt_steps or self.matched_steps is None:
             return None
         return min(1.0, self.matched_steps / self.gt_steps)

@@ -86,6 +86,7 @@ def summarize(
         "unpriced_models": list(overall.unpriced_models),
         "tokens": {"input": overall.input_tokens, "output": overall.output_tokens},
         "steps": overall.steps,
+        "mapped_steps": _mapped_steps(run.results, statuses),
         "errors": [
             {"task_id": r.task_id, "reason": r.reason}
             for r, s in zip(run.results, statuses, strict=True)
@@ -124,6 +125,19 @@ def summarize(
             },
         }
     return summary
+
+
+def _mapped_steps(results: Sequence[TaskResult], statuses: Sequence[TaskStatus]) -> dict[str, int]:
+    """Online steps (of evaluated tasks with a graph) whose screen mapped to a node."""
+    online = [
+        r
+        for r, s in zip(results, statuses, strict=True)
+        if r.mapped_steps is not None and s is not TaskStatus.ERROR
+    ]
+    return {
+        "mapped": sum(r.mapped_steps or 0 for r in online),
+        "steps": sum(r.steps for r in online),
+    }
 
 
 # --------------------------------------------------------------------------- rendering
@@ -251,11 +265,23 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
         ),
         (
             "p",
-            "SR counts successes among evaluated tasks (errors are listed apart). CR: matched "
-            "steps over the shortest ground-truth path (plus done), capped at 1. DA: correct "
-            "decisions. RA: correct reflections. AIL: inference and parsing seconds per step.",
+            "SR counts successes among evaluated tasks (errors are listed apart). CR: the "
+            "share of the shortest ground-truth path (plus done) that the agent's best state "
+            "covered; 100% only when it said done on a DONE node. DA: decisions that reached "
+            "a new node from which DONE is still reachable (loops, detours and no-ops are "
+            "wrong). RA: correct reflections. AIL: inference and parsing seconds per step.",
         ),
     ]
+    mapped = summary.get("mapped_steps")
+    if mapped and mapped["steps"]:
+        blocks.append(
+            (
+                "p",
+                f"Online steps on screens mapped to a graph node: {mapped['mapped']} of "
+                f"{mapped['steps']} ({_pct(mapped['mapped'] / mapped['steps'])}); the others "
+                "were off the graph and count as wrong decisions unless they landed on a new node.",
+            )
+        )
     comparison = summary["comparison"]
     for dimension in CHART_DIMENSIONS:
         groups = summary["breakdowns"].get(dimension, {})

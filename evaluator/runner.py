@@ -37,6 +37,7 @@ from evaluator.errors import (
     TaskSetupError,
 )
 from evaluator.judges import Judge, create_judge
+from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import RunStore, TraceWriter
@@ -69,6 +70,7 @@ class RunConfig:
     resume: bool = False
     settle_timeout: float = 3.0
     judge_frames: int = 3
+    matching: str = "elderbench"  # a profile of evaluator.matching.PROFILES
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -85,6 +87,10 @@ class RunConfig:
         object.__setattr__(self, "judges", tuple(self.judges))
         if self.workers < 1:
             raise ConfigError("workers must be at least 1")
+        if self.matching not in PROFILES:
+            raise ConfigError(
+                f"unknown matching profile {self.matching!r}; choose from: {', '.join(PROFILES)}"
+            )
 
     def agent_settings(self) -> dict[str, Any]:
         settings = dict(self.agent_config)
@@ -110,6 +116,7 @@ class RunConfig:
             "judge_config": {k: dict(v) for k, v in self.judge_config.items()},
             "settle_timeout": self.settle_timeout,
             "judge_frames": self.judge_frames,
+            "matching": self.matching,
         }
 
 
@@ -139,6 +146,7 @@ def resume_config(run_dir: Path) -> RunConfig:
             resume=True,
             settle_timeout=float(data.get("settle_timeout", 3.0)),
             judge_frames=int(data.get("judge_frames", 3)),
+            matching=str(data.get("matching", "elderbench")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"the configuration in {run_dir}/run.json is damaged: {exc}") from exc
@@ -302,7 +310,9 @@ class _Session:
         self.done = done_before
         self.total = total
         self.lock = threading.Lock()
-        self.offline_settings = OfflineSettings(config.mode, config.max_steps)
+        self.offline_settings = OfflineSettings(
+            config.mode, config.max_steps, PROFILES[config.matching]
+        )
 
     def worker(self, name: str, agent: Agent, serial: str | None) -> None:
         try:
@@ -421,7 +431,10 @@ class _Session:
             self.events.put(StepDone(job.task_id, name, record, shot))
 
         settings = OnlineSettings(
-            self.config.max_steps, self.config.settle_timeout, self.config.judge_frames
+            self.config.max_steps,
+            self.config.settle_timeout,
+            self.config.judge_frames,
+            PROFILES[self.config.matching],
         )
         return run_online(
             task,

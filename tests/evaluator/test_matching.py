@@ -4,8 +4,16 @@ from __future__ import annotations
 
 import pytest
 
-from evaluator.matching import match_edges, match_rule
-from graph_builder.model import NORMALIZED_SCREEN, Action, Bounds, Edge, MatchRule
+from evaluator.matching import (
+    PROFILES,
+    exact,
+    match_edges,
+    match_rule,
+    normalize_text,
+    profile_named,
+    swipe_direction,
+)
+from graph_builder.model import NORMALIZED_SCREEN, Action, Bounds, Edge, MatchRule, SwipeDirection
 
 N = NORMALIZED_SCREEN
 
@@ -15,20 +23,20 @@ def tap(x: float, y: float) -> Action:
 
 
 @pytest.mark.parametrize(
-    ("dx", "matched"),
-    [(49.0, True), (50.0, True), (51.0, False), (49.999, True), (50.001, False)],
+    ("dx", "shown"),
+    [(49.0, "49"), (50.0, "50"), (51.0, None), (49.999, "49.99"), (50.001, None)],
 )
-def test_radius_is_inclusive_at_exactly_fifty_units(dx, matched):
+def test_radius_is_inclusive_at_exactly_fifty_units(dx, shown):
     rule = MatchRule("tap", points=((500, 500),))
     result = match_rule(rule, tap(500 + dx, 500))
-    assert (result is not None) is matched
-    if matched:
-        assert result.reason == f"within {dx:.1f} of point"
+    assert (result is not None) is (shown is not None)
+    if shown is not None:  # a distance inside the radius is never printed above it
+        assert result.reason == f"within {shown} of point"
 
 
 def test_radius_is_euclidean_in_normalized_space():
     rule = MatchRule("tap", points=((500, 500),))
-    assert match_rule(rule, tap(530, 540)).reason == "within 50.0 of point"  # 3-4-5 triangle
+    assert match_rule(rule, tap(530, 540)).reason == "within 50 of point"  # 3-4-5 triangle
     assert match_rule(rule, tap(531, 540)) is None
 
 
@@ -60,7 +68,7 @@ def test_bounds_edges_left_top_inclusive_right_bottom_exclusive(x, y, inside):
 def test_bounds_or_radius_either_suffices():
     rule = MatchRule("long_press", bounds=Bounds(100, 100, 200, 200), points=((600, 600),))
     press = Action.long_press(640, 600, screen=N)
-    assert match_rule(rule, press).reason == "within 40.0 of point"
+    assert match_rule(rule, press).reason == "within 40 of point"
     assert match_rule(rule, Action.long_press(150, 150, screen=N)).reason == "inside bounds"
 
 
@@ -128,12 +136,128 @@ def test_nearest_point_wins_among_radius_matches():
         edge("near", MatchRule("tap", points=((510, 500),))),
     ]
     m = match_edges(edges, tap(500, 500))
-    assert (m.edge.id, m.reason) == ("near", "within 10.0 of point")
+    assert (m.edge.id, m.reason) == ("near", "within 10 of point")
 
 
 def test_unmatched_explains_why():
     edges = [edge("e", MatchRule("tap", points=((500, 500),)))]
     m = match_edges(edges, tap(500, 600))
     assert not m.matched
-    assert m.reason == "no tap edge here: nearest target 100.0 away"
+    assert m.reason == "no tap edge here: 50 outside the nearest tolerance (edge e)"
     assert match_edges(edges, Action.back()).reason == "no outgoing back edge"
+
+
+def test_the_miss_distance_is_to_the_tolerance_and_never_rounds_to_zero():
+    edges = [
+        edge("pt", MatchRule("tap", points=((500, 500),))),  # accepts up to 50 away
+        edge("box", MatchRule("tap", bounds=Bounds(100, 100, 200, 200))),
+    ]
+    assert match_edges(edges, tap(500, 567.9)).reason.startswith(
+        "no tap edge here: 17.9 outside the nearest tolerance (edge pt)"
+    )
+    assert "0.01 outside" in match_edges(edges, tap(550.001, 500)).reason
+    assert "5 outside the nearest tolerance (edge box)" in match_edges(edges, tap(205, 150)).reason
+
+
+def test_texts_are_compared_after_nfkc_casefold_and_whitespace():
+    rule = MatchRule("type", texts=("Tom",), text_threshold=100)
+    assert match_rule(rule, Action.type_text("tom")).reason == "text ratio 100"
+    assert match_rule(rule, Action.type_text("  ＴＯＭ ")) is not None  # full-width letters
+    spaced = MatchRule("type", texts=("see you  Sunday",), text_threshold=100)
+    assert match_rule(spaced, Action.type_text("See\tyou sunday")) is not None
+    assert normalize_text("Straße  ﬁne") == "strasse fine"
+
+
+def test_the_best_ratio_is_printed_exactly_and_never_above_the_threshold():
+    accepted = "a" * 200
+    typed = "a" * 159 + "b" * 41  # indel distance 82 of 400 characters: ratio 79.5
+    edges = [edge("t", MatchRule("type", texts=(accepted,)))]
+    reason = match_edges(edges, Action.type_text(typed)).reason
+    assert reason == "typed text matches no edge (best ratio 79.5, needs 80)"
+    assert exact(79.999) == "79.99" and exact(80.0) == "80"
+
+
+def test_swipe_direction_is_decided_in_device_pixels():
+    rule = MatchRule("swipe", direction="down")
+    # 100 px right and 150 px down on 1080x2400 is mostly down (in [0,1000] it was "right")
+    swipe = Action.swipe(500, 1000, 600, 1150, screen=(1080, 2400))
+    assert swipe_direction(swipe, (1080, 2400)) is SwipeDirection.DOWN
+    assert match_rule(rule, swipe, screen=(1080, 2400)).reason == "direction down"
+    # an agent's [0,1000] swipe is taken to the device's pixels first
+    agent = Action.swipe(500, 500, 593, 562, screen=N)  # 100 px right, 149 px down
+    assert match_rule(rule, agent, screen=(1080, 2400)) is not None
+
+
+def test_a_swipe_shorter_than_the_minimum_has_no_direction():
+    edges = [edge("s", MatchRule("swipe", direction="down"))]
+    zero = Action.swipe(540, 1200, 540, 1200, screen=(1080, 2400))
+    assert swipe_direction(zero, (1080, 2400)) is None
+    m = match_edges(edges, zero, screen=(1080, 2400))
+    assert not m.matched
+    assert m.reason == "swipe of 0 px is shorter than 43.2 px and has no direction (expected down)"
+    just = Action.swipe(540, 1200, 540, 1243.2, screen=(1080, 2400))  # exactly 4% of 1080
+    assert match_edges(edges, just, screen=(1080, 2400)).matched
+
+
+def test_wait_without_a_wait_edge_stays_and_with_one_follows_it():
+    m = match_edges([edge("b", MatchRule("back"))], Action.wait())
+    assert not m.matched and m.stays
+    assert m.reason == "wait: no wait edge here, stays on the node"
+    assert match_edges([edge("w", MatchRule("wait"))], Action.wait()).edge.id == "w"
+    assert not match_edges([edge("b", MatchRule("back"))], Action.home()).stays
+
+
+SCREEN = (1080, 2400)
+POINT = MatchRule("tap", points=((500, 500),))
+BOX = MatchRule("tap", bounds=Bounds(400, 400, 600, 500))  # 200 x 100 units, centre 500, 450
+
+
+@pytest.mark.parametrize(
+    ("profile", "x", "y", "matched"),
+    [
+        ("elderbench", 550, 500, True),  # 50 units: inclusive
+        ("elderbench", 550.5, 500, False),
+        ("aitw", 640, 500, True),  # 14% of the screen = 140 units
+        ("aitw", 640.5, 500, False),
+        ("gui_odyssey", 500, 640, True),
+        ("gui_odyssey", 500, 640.5, False),
+        ("androidcontrol", 540, 500, True),  # 0.04 normalized
+        ("androidcontrol", 540.5, 500, False),
+        # 151 px at 1080 wide: on 1080x2400 that is 151 px, i.e. 139.8 units across ...
+        ("colorbench", 639.8, 500, True),
+        ("colorbench", 640, 500, False),
+        # ... and 62.9 units down (a pixel radius is round on the glass, not in [0,1000])
+        ("colorbench", 500, 562.9, True),
+        ("colorbench", 500, 563, False),
+    ],
+)
+def test_profiles_at_their_point_tolerance(profile, x, y, matched):
+    result = match_rule(POINT, tap(x, y), screen=SCREEN, profile=PROFILES[profile])
+    assert (result is not None) is matched
+
+
+@pytest.mark.parametrize(
+    ("profile", "x", "matched"),
+    [
+        ("elderbench", 599.9, True),
+        ("elderbench", 600, False),
+        ("aitw", 639.9, True),  # width 200 enlarged 1.4x: 360..640
+        ("aitw", 640, False),
+        ("androidcontrol", 619.9, True),  # 1.2x: 380..620
+        ("androidcontrol", 620, False),
+        ("gui_odyssey", 500, False),  # bounds do not count; no point to be near
+        ("colorbench", 599.9, True),
+    ],
+)
+def test_profiles_at_their_bounds(profile, x, matched):
+    result = match_rule(BOX, tap(x, 450), screen=SCREEN, profile=PROFILES[profile])
+    assert (result is not None) is matched
+
+
+def test_a_pixel_profile_says_pixels_and_an_unknown_profile_is_refused():
+    m = match_edges(
+        [edge("e", POINT)], tap(500, 600), screen=SCREEN, profile=PROFILES["colorbench"]
+    )
+    assert m.reason == "no tap edge here: 89 px outside the nearest tolerance (edge e)"
+    with pytest.raises(ValueError, match="unknown matching profile 'x'; choose from: elderbench"):
+        profile_named("x")

@@ -9,6 +9,10 @@ from pathlib import Path
 import pytest
 
 from devices.android import AndroidDevice, adb_client
+from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent
+from evaluator.judges import RuleJudge
+from evaluator.offline import GraphContext
+from evaluator.online import run_online
 from evaluator.report import summarize
 from evaluator.run_store import HumanVerdict, RunStore
 from evaluator.runner import (
@@ -282,3 +286,78 @@ def test_tasks_are_sharded_over_devices_and_a_lost_device_hands_over(
     )
     assert [e.task_id for e in again if isinstance(e, TaskFinished)] == [errors[0].task_id]
     assert all(r.success for r in RunStore.open(tmp_path / "run").results())
+
+
+class TapByText(BaseAgent):
+    """Taps the element with each given text (or content description) in turn, then done."""
+
+    name = "tap_by_text"
+
+    def __init__(self, queries: list[dict[str, str] | Action]) -> None:
+        super().__init__({})
+        self.queries = queries
+
+    def step(self, observation: AgentObservation) -> AgentStep:
+        if observation.step >= len(self.queries):
+            return AgentStep(action=Action.done())
+        query = self.queries[observation.step]
+        if isinstance(query, Action):
+            return AgentStep(action=query)
+        element = observation.screen.hierarchy().find(**query)[0]
+        x, y = element.bounds.center
+        return AgentStep(action=Action.tap(x, y, screen=observation.screen.size))
+
+
+def run_direct(suite: Path, run_dir: Path, port: int, agent: BaseAgent, device=None):
+    store = RunStore.create(run_dir, {"agent": {"name": agent.name}})
+    trace = store.start_trace("font")
+    device = device or AndroidDevice("virtual-1", client=adb_client(port=port), timeout=5.0)
+    records: list = []
+    try:
+        result = run_online(
+            load_task(suite / "font"),
+            agent,
+            device,
+            trace,
+            judges=[RuleJudge()],
+            graph=GraphContext.load(suite / "font"),
+            on_step=records.append,
+        )
+    finally:
+        trace.close()
+        device.close()
+    return result, records
+
+
+def test_a_step_the_phone_ignored_is_no_decision_for_the_edge(recorded, tmp_path, phone_port):
+    # The taps match the edges' rules, but the phone shows the same screen after each.
+    suite, _ = recorded
+    device = AndroidDevice("virtual-1", client=adb_client(port=phone_port), timeout=5.0)
+    device.perform = lambda action: None  # type: ignore[method-assign]
+    agent = TapByText([PATH[0]] * 3)
+    result, records = run_direct(suite, tmp_path / "run", phone_port, agent, device)
+    assert not result.success
+    assert records[0].rule == "inside bounds" and records[0].matched is False
+    assert records[0].decision_note == "the screen maps to start, not the edge's target n1"
+    assert [r.decision_correct for r in records] == [False] * 4
+    assert (result.correct_decisions, result.decisions, result.completion_rate) == (0, 4, 0.0)
+
+
+def test_off_graph_steps_are_decisions_and_the_mapped_share_is_reported(
+    recorded, tmp_path, phone_port
+):
+    suite, _ = recorded
+    agent = TapByText([{"text": "Battery"}, Action.back(), *PATH])
+    result, records = run_direct(suite, tmp_path / "run", phone_port, agent)
+    assert result.success, result.reason
+    assert [r.node for r in records] == [
+        None if i == 1 else n for i, n in enumerate(["start", None, "start", "n1", "n2", "done"])
+    ]
+    assert records[0].decision_note == "off the graph after this step"
+    assert records[1].rule == "off-graph state"
+    assert records[1].decision_note == "back to visited node start"
+    assert [r.decision_correct for r in records] == [False, False, True, True, True, True]
+    assert (result.correct_decisions, result.decisions, result.mapped_steps) == (4, 6, 5)
+    assert result.completion_rate == 1.0
+    RunStore.open(tmp_path / "run").append_result(result)
+    assert summarize(tmp_path / "run")["mapped_steps"] == {"mapped": 5, "steps": 6}
