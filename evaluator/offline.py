@@ -261,7 +261,7 @@ def run_offline(
         reason = f"reached max_steps ({max_steps}) at node {node} without saying done"
 
     success = terminated and graph.node(node).kind is NodeKind.DONE
-    correct = sum(1 for r in records if r.decision_correct)
+    correct_decisions = sum(1 for r in records if r.decision_correct)
     return TaskResult(
         task_id=task.id,
         status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
@@ -277,7 +277,7 @@ def run_offline(
         matched_steps=progress.completed,
         gt_steps=context.gt_steps,
         decisions=len(records),
-        correct_decisions=correct,
+        correct_decisions=correct_decisions,
         reflections=sum(1 for r in records if r.reflection_correct is not None),
         correct_reflections=sum(1 for r in records if r.reflection_correct),
         parse_failures=sum(1 for r in records if r.parse_error is not None),
