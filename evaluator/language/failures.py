@@ -25,7 +25,7 @@ from typing import Any
 
 from PIL import Image
 
-from evaluator.agents.parsers import _json_objects
+from evaluator.agents.families.grammar import json_objects
 from evaluator.chat_client import ChatClient, image_part
 from evaluator.errors import ConfigError, EndpointError
 from evaluator.metrics import effective_status
@@ -132,7 +132,7 @@ def parse_failure_reply(text: str) -> tuple[FailureCategory, str]:
     (<FailureCategory.GROUNDING: 'visual_grounding'>, 'tapped beside it')
     """
     names = {c.value: c for c in TAXONOMY}
-    for obj in reversed(_json_objects(text)):
+    for obj in reversed(json_objects(text)):
         value = str(obj.get("category", "")).strip().lower()
         if value in names:
             return names[value], str(obj.get("reason", "")).strip()

@@ -23,7 +23,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents.parsers import _json_objects
+from evaluator.agents.families.grammar import json_objects
 from evaluator.chat_client import ChatClient
 from evaluator.errors import ConfigError, EndpointError
 from evaluator.language.definitions import label_definitions
@@ -174,7 +174,7 @@ def parse_label_reply(text: str, vocabularies: Mapping[str, Sequence[str]]) -> L
     ...                   '"semantics": []}', vocab).syntax
     ('elliptical',)
     """
-    for obj in reversed(_json_objects(text)):
+    for obj in reversed(json_objects(text)):
         if "scenario" in obj or "syntax" in obj or "semantics" in obj:
             break
     else:
@@ -212,7 +212,7 @@ def parse_rewrite_reply(text: str) -> str:
     'Call Anna.'
     """
     rewrite = next(
-        (o["rewrite"] for o in reversed(_json_objects(text)) if isinstance(o.get("rewrite"), str)),
+        (o["rewrite"] for o in reversed(json_objects(text)) if isinstance(o.get("rewrite"), str)),
         None,
     )
     if rewrite is None:
