@@ -79,8 +79,9 @@ def run_steps(device: AndroidDevice, count: int) -> dict[str, list[float]]:
         capture = device.observe()
         t1 = time.perf_counter()
         hierarchy = capture.hierarchy()
+        assert hierarchy is not None, "the virtual phone always returns a hierarchy"
         element = hierarchy.find(**step_target(device, hierarchy.texts()))[0]
-        action = Action.tap(*element.bounds.center, screen=capture.screen, element=element.ref())
+        action = Action.tap(*element.bounds.center, screen=capture.size, element=element.ref())
         t2 = time.perf_counter()
         device.perform(action)
         t3 = time.perf_counter()
@@ -107,8 +108,9 @@ def run_cold_observes(device: AndroidDevice, count: int) -> list[float]:
     for _ in range(count):
         capture = device.observe()
         hierarchy = capture.hierarchy()
+        assert hierarchy is not None, "the virtual phone always returns a hierarchy"
         element = hierarchy.find(**step_target(device, hierarchy.texts()))[0]
-        device.perform(Action.tap(*element.bounds.center, screen=capture.screen))
+        device.perform(Action.tap(*element.bounds.center, screen=capture.size))
         started = time.perf_counter()
         device.observe()
         times.append((time.perf_counter() - started) * 1000)

@@ -2,7 +2,8 @@
 
     .venv/bin/python benchmarks/merge_quality.py [--keep DIR | --reuse DIR] [--settings FILE]
 
-Records, through the device layer (``devices.android.AndroidDevice`` against
+Records with the studio's recording session (``recorder_app.recording.script``), through
+the device layer (``devices.android.AndroidDevice`` against
 ``virtual_phone.launch.running_server``), several demonstrations of each task below on
 a virtual phone whose real-time clock runs, every demonstration by a different path (detours,
 going back, scrolling, searching). At every step it also reads the phone's ground truth
@@ -36,14 +37,16 @@ from pathlib import Path
 # Never let adbutils start a real adb server: the virtual phone is the only server here.
 os.environ.setdefault("ADBUTILS_ADB_PATH", "/bin/false")
 
-from devices.android import AndroidDevice, Capture, adb_client  # noqa: E402
+from devices.android import AndroidDevice, adb_client  # noqa: E402
 from graph_builder.hierarchy import parse_hierarchy  # noqa: E402
 from graph_builder.importers.llamatouch import import_llamatouch  # noqa: E402
-from graph_builder.io import DemoWriter, load_demo  # noqa: E402
+from graph_builder.io import load_demo  # noqa: E402
 from graph_builder.merge import DemoInput, merge_demonstrations  # noqa: E402
 from graph_builder.model import Action, MemberRef, ResetRecipe, Task  # noqa: E402
-from graph_builder.phash import compute_phash  # noqa: E402
+from graph_builder.screen import Screen  # noqa: E402
 from graph_builder.similarity import SimilaritySettings, load_settings  # noqa: E402
+from recorder_app.recording.script import record_script  # noqa: E402
+from recorder_app.recording.session import PendingStep  # noqa: E402
 from virtual_phone import (
     VirtualPhone,  # noqa: E402
     running_server,  # noqa: E402
@@ -184,18 +187,20 @@ class ScriptError(Exception):
     """A scripted step did not find its element (the app changed): that demo is dropped."""
 
 
-def _element_action(capture: Capture, label: str) -> Action:
-    hierarchy = capture.hierarchy()
+def _element_action(screen: Screen, label: str) -> Action:
+    hierarchy = screen.hierarchy()
+    if hierarchy is None:
+        raise ScriptError("the screen has no hierarchy")
     matches = [e for e in hierarchy.visible() if label in (e.text, e.content_desc)]
     if not matches:
         raise ScriptError(f"no element {label!r} on the screen")
     element = matches[0]
     x, y = element.bounds.center
-    return Action.tap(x, y, screen=capture.screen, element=element.ref())
+    return Action.tap(x, y, screen=screen.size, element=element.ref())
 
 
-def _action(step: str, capture: Capture) -> Action:
-    w, h = capture.screen
+def _action(step: str, screen: Screen) -> Action:
+    w, h = screen.size
     keys: dict[str, Callable[[], Action]] = {
         "BACK": Action.back,
         "HOME": Action.home,
@@ -208,7 +213,7 @@ def _action(step: str, capture: Capture) -> Action:
         return Action.type_text(step[5:])
     if step.startswith("WAIT:"):
         return Action.wait(int(float(step[5:]) * 1000))
-    return _element_action(capture, step)
+    return _element_action(screen, step)
 
 
 @dataclass
@@ -245,27 +250,23 @@ def _record_demo(
     path: list[str],
     truth: dict[tuple[str, MemberRef], str],
 ) -> None:
-    device.reset_app(ResetRecipe(package, clear_data=True))
-    device.wait_until_settled(3)
-    writer = DemoWriter.create(demos_root, task, demo_id=demo_id, source="benchmark")
-    for index, step in enumerate([*path, "DONE"]):
-        capture = device.observe()
-        truth[(task.id, MemberRef(demo_id, index))] = device.shell(f"getprop {SCREEN_PROP}").strip()
-        action = Action.done() if step == "DONE" else _action(step, capture)
-        hierarchy = capture.hierarchy()
-        writer.add_step(
-            capture.screenshot_png,
-            capture.hierarchy_xml,
-            action=action,
-            activity=capture.activity,
-            screen=capture.screen,
-            time=capture.time,
-            phash=compute_phash(capture.image(), hierarchy),
-        )
-        if step != "DONE":
-            device.perform(action)
-            device.wait_until_settled(3)
-    writer.finish()
+    steps = iter([*path, "DONE"])
+
+    def script(pending: PendingStep) -> Action:
+        member = MemberRef(demo_id, pending.step_index)
+        truth[(task.id, member)] = device.shell(f"getprop {SCREEN_PROP}").strip()
+        step = next(steps)
+        return Action.done() if step == "DONE" else _action(step, pending.screen)
+
+    record_script(
+        device,
+        demos_root,
+        task,
+        script,
+        reset=ResetRecipe(package, clear_data=True),
+        demo_id=demo_id,
+        source="benchmark",
+    )
 
 
 TRUTH_FILE = "ground_truth.json"

@@ -1,7 +1,7 @@
 """Android devices over adbutils: the same code drives real phones and the virtual phone.
 
 >>> device = AndroidDevice(list_devices()[0].serial)  # doctest: +SKIP
->>> capture = device.observe()  # doctest: +SKIP
+>>> screen = device.observe()  # doctest: +SKIP
 >>> device.perform(Action.tap(500, 500, screen=NORMALIZED_SCREEN))  # doctest: +SKIP
 >>> device.wait_until_settled()  # doctest: +SKIP
 True
@@ -13,20 +13,19 @@ itself whenever a connection is refused).
 
 from __future__ import annotations
 
-import io
 import os
 import re
 import shlex
 import struct
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Any, ClassVar, Self
+from dataclasses import dataclass, replace
+from typing import Any, ClassVar, Self
 
 import adbutils
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
+from devices.clock import SYSTEM_CLOCK, DeviceClock
 from devices.errors import (
     AdbUnavailableError,
     DeviceCommandError,
@@ -39,11 +38,7 @@ from devices.errors import (
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
 from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe, Size
-
-if TYPE_CHECKING:
-    from PIL import Image
-
-    from graph_builder.hierarchy import Hierarchy
+from graph_builder.screen import Screen
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
@@ -257,47 +252,6 @@ def is_complete_png(data: bytes) -> bool:
     return data.startswith(_PNG_SIGNATURE) and len(data) > 33 and _PNG_END in data[-32:]
 
 
-@dataclass(frozen=True, slots=True)
-class Capture:
-    """One observation of the device: screenshot and hierarchy taken back to back.
-
-    ``stable`` is False when the screen kept changing while it was captured, so the
-    hierarchy may not match the screenshot exactly.
-    """
-
-    screenshot_png: bytes
-    hierarchy_xml: str
-    activity: str | None
-    screen: Size
-    time: float
-    stable: bool = True
-    _image: Image.Image | None = field(default=None, init=False, repr=False, compare=False)
-    _hierarchy: Hierarchy | None = field(default=None, init=False, repr=False, compare=False)
-
-    @property
-    def package(self) -> str | None:
-        return self.activity.partition("/")[0] if self.activity else None
-
-    def image(self) -> Image.Image:
-        """The screenshot, decoded on first use."""
-        if self._image is None:
-            from PIL import Image
-
-            with Image.open(io.BytesIO(self.screenshot_png)) as opened:
-                object.__setattr__(self, "_image", opened.convert("RGB"))
-        assert self._image is not None
-        return self._image
-
-    def hierarchy(self) -> Hierarchy:
-        """The parsed hierarchy, on first use."""
-        if self._hierarchy is None:
-            from graph_builder.hierarchy import parse_hierarchy
-
-            object.__setattr__(self, "_hierarchy", parse_hierarchy(self.hierarchy_xml))
-        assert self._hierarchy is not None
-        return self._hierarchy
-
-
 def parse_focus(text: str) -> str | None:
     """The focused activity (``pkg/.Activity``) from `dumpsys window` lines, if any.
 
@@ -337,7 +291,8 @@ class AndroidDevice:
     """One Android device (real or virtual) behind an adb server.
 
     ``timeout`` bounds every adb call; a hierarchy dump or an app launch may take up to
-    three times that, because real phones are slow at both.
+    three times that, because real phones are slow at both. ``clock`` is where it reads
+    the time and waits (``devices.clock``).
     """
 
     # How long a real phone needs to bind a freshly selected keyboard to the focused field.
@@ -349,11 +304,13 @@ class AndroidDevice:
         *,
         client: adbutils.AdbClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
+        clock: DeviceClock = SYSTEM_CLOCK,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.serial = serial
         self.timeout = timeout
+        self.clock = clock
         self._client = _safe(client, timeout)
         self._adb = self._client.device(serial)
         self._screen: Size | None = None
@@ -450,7 +407,7 @@ class AndroidDevice:
         problems: list[str] = []
         for attempt, flags in enumerate(DUMP_ATTEMPTS):
             if attempt:
-                time.sleep(DUMP_RETRY_DELAY)
+                self.clock.sleep(DUMP_RETRY_DELAY)
             dump = shlex.join(["uiautomator", "dump", *flags, DUMP_PATH])
             command = f"{_FOCUS_QUERY}; rm -f {DUMP_PATH}; {dump} && cat {DUMP_PATH}"
             _, out, err = self._exec(command, timeout=self.timeout * 3)
@@ -466,41 +423,47 @@ class AndroidDevice:
         )
 
     def _remember(self, png: bytes, wall_time: float) -> None:
-        self._recent = (png, wall_time, time.monotonic())
+        self._recent = (png, wall_time, self.clock.monotonic())
 
     def _opening_screenshot(self) -> tuple[bytes, float]:
         """A fresh screenshot, reusing the one that ended the last settle when it is recent."""
         if self._recent is not None:
             png, wall_time, taken = self._recent
             self._recent = None
-            if time.monotonic() - taken <= RECENT_SCREENSHOT_MAX_AGE:
+            if self.clock.monotonic() - taken <= RECENT_SCREENSHOT_MAX_AGE:
                 return png, wall_time
-        wall_time = time.time()
+        wall_time = self.clock.wall()
         return self.screenshot(), wall_time
 
-    def observe(self) -> Capture:
+    def observe(self) -> Screen:
         """Screenshot, hierarchy and activity, taken back to back.
 
         A second screenshot after the dump checks that the screen did not change in
         between; if it did, the capture is retried (up to OBSERVE_ATTEMPTS) and the last
         one is returned with ``stable=False``.
         """
-        capture: Capture | None = None
+        screen: Screen | None = None
         for _ in range(OBSERVE_ATTEMPTS):
             before, taken_at = self._opening_screenshot()
             xml, activity = self.dump_hierarchy()
-            after_time = time.time()
+            after_time = self.clock.wall()
             after = self.screenshot()
-            capture = Capture(before, xml, activity, png_size(before), taken_at)
+            screen = Screen(
+                png_size(before), png=before, hierarchy_xml=xml, activity=activity, time=taken_at
+            )
             if screens_match(before, after):
-                return capture
+                return screen
             self._remember(after, after_time)
-        assert capture is not None
-        return replace(capture, stable=False)
+        assert screen is not None
+        screen.stable = False
+        return screen
 
     def wait_until_settled(self, timeout: float = 3.0) -> bool:
         """True once two consecutive screenshots match; False when ``timeout`` runs out."""
-        result = wait_until_stable(self.screenshot, timeout)
+        clock = self.clock
+        result = wait_until_stable(
+            self.screenshot, timeout, clock=clock.monotonic, sleep=clock.sleep, wall=clock.wall
+        )
         if result.settled:
             self._remember(result.screenshot, result.taken_at)
         return result.settled
@@ -547,13 +510,15 @@ class AndroidDevice:
 
     def _type(self, action: Action) -> None:
         assert action.text
-        type_text(self.shell, action.text, switch_delay=self.ime_switch_delay)
+        type_text(
+            self.shell, action.text, switch_delay=self.ime_switch_delay, sleep=self.clock.sleep
+        )
 
     def _key(self, code: int) -> None:
         self.shell(f"input keyevent {code}")
 
     def _wait(self, action: Action) -> None:
-        time.sleep(
+        self.clock.sleep(
             (action.duration_ms if action.duration_ms is not None else DEFAULT_WAIT_MS) / 1000
         )
 

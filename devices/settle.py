@@ -67,6 +67,7 @@ def wait_until_stable(
     min_gap: float = MIN_GAP,
     clock: Callable[[], float] = time.monotonic,
     sleep: Callable[[float], None] = time.sleep,
+    wall: Callable[[], float] = time.time,
 ) -> SettleResult:
     """Capture until two consecutive screenshots match, or until ``timeout`` seconds pass.
 
@@ -83,7 +84,7 @@ def wait_until_stable(
             sleep(wait)
         started = clock()
         current = capture()
-        taken_at = time.time()
+        taken_at = wall()
         captures += 1
         if screens_match(previous, current):
             return SettleResult(True, current, taken_at, captures)

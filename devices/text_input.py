@@ -22,7 +22,7 @@ from __future__ import annotations
 import base64
 import shlex
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Protocol
 
@@ -80,7 +80,9 @@ def _lines(output: str) -> list[str]:
 
 
 @contextmanager
-def adb_keyboard(run: ShellRunner, *, switch_delay: float = 0.3) -> Iterator[None]:
+def adb_keyboard(
+    run: ShellRunner, *, switch_delay: float = 0.3, sleep: Callable[[float], None] = time.sleep
+) -> Iterator[None]:
     """Make the ADB Keyboard the current input method for the block, then restore.
 
     ``switch_delay`` gives a real phone time to bind the new keyboard to the focused field;
@@ -106,7 +108,7 @@ def adb_keyboard(run: ShellRunner, *, switch_delay: float = 0.3) -> Iterator[Non
         )
     try:
         if switch_delay > 0:
-            time.sleep(switch_delay)
+            sleep(switch_delay)
         yield
     finally:
         if previous and previous != "null":
@@ -115,13 +117,19 @@ def adb_keyboard(run: ShellRunner, *, switch_delay: float = 0.3) -> Iterator[Non
             run(f"ime disable {ADB_KEYBOARD_IME}")
 
 
-def type_text(run: ShellRunner, text: str, *, switch_delay: float = 0.3) -> None:
+def type_text(
+    run: ShellRunner,
+    text: str,
+    *,
+    switch_delay: float = 0.3,
+    sleep: Callable[[float], None] = time.sleep,
+) -> None:
     """Type ``text`` into the focused field, literally, whatever characters it holds."""
     if is_input_text_safe(text):
         for command in input_text_commands(text):
             run(command)
         return
-    with adb_keyboard(run, switch_delay=switch_delay):
+    with adb_keyboard(run, switch_delay=switch_delay, sleep=sleep):
         answer = run(adb_keyboard_command(text))
     if "Broadcast completed" not in answer:
         raise InputError(

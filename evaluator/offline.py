@@ -22,7 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, Screen
+from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict
 from evaluator.control import Control
 from evaluator.errors import TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
@@ -31,6 +31,7 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_graph
 from graph_builder.model import ActionType, Edge, InstructionVariant, NodeKind, Task, TaskGraph
+from graph_builder.screen import Screen
 from graph_builder.validate import Severity, validate_graph
 
 
@@ -114,10 +115,11 @@ class GraphContext:
         if screen is None:
             node = self.graph.node(node_id)
             screen = Screen(
-                size=node.screen,
+                node.screen,
                 screenshot_path=self.task_dir / node.screenshot,
                 hierarchy_path=self.task_dir / node.hierarchy if node.hierarchy else None,
                 activity=node.activity,
+                phash=node.phash,
             )
             self._screens[node_id] = screen
         return screen

@@ -16,17 +16,15 @@ changed without following an edge (unscored when the state is off-graph).
 
 from __future__ import annotations
 
-import io
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
-from PIL import Image
-
+from devices.device import Device
 from devices.errors import DeviceDisconnectedError, DeviceError
-from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, Screen
+from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict
 from evaluator.control import Control
 from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, combine
@@ -35,39 +33,9 @@ from evaluator.offline import GraphContext
 from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict
 from evaluator.run_store import TraceWriter
 from graph_builder.errors import FormatError
-from graph_builder.hierarchy import Hierarchy, parse_hierarchy
-from graph_builder.model import (
-    Action,
-    ActionType,
-    InstructionVariant,
-    Observation,
-    ResetRecipe,
-    Size,
-    Task,
-)
-from graph_builder.similarity import ScreenState, SimilaritySettings, compare
-
-
-class CaptureLike(Protocol):
-    screenshot_png: bytes
-    hierarchy_xml: str
-    activity: str | None
-    screen: Size
-    time: float
-
-
-class Device(Protocol):
-    """What the online protocol needs from a phone (devices.android.AndroidDevice)."""
-
-    serial: str
-
-    def observe(self) -> CaptureLike: ...
-
-    def perform(self, action: Action) -> None: ...
-
-    def wait_until_settled(self, timeout: float = 3.0) -> bool: ...
-
-    def reset_app(self, recipe: ResetRecipe) -> None: ...
+from graph_builder.model import ActionType, InstructionVariant, ResetRecipe, Task
+from graph_builder.screen import Screen
+from graph_builder.similarity import SimilaritySettings, compare
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,27 +59,18 @@ def _device_call[T](device: Device, what: str, call: Callable[[], T]) -> T:
 
 @dataclass(slots=True)
 class _Seen:
-    """One observed screen: its files in the trace, its state for comparisons, its node."""
+    """One observed screen: as captured, as shown to the agent, its trace files, its node.
+
+    ``screen`` is ``capture`` itself, known by its trace files, and without its hierarchy
+    when the dump cannot be parsed.
+    """
 
     index: int
-    capture: CaptureLike
+    capture: Screen
     screen: Screen
-    state: ScreenState
     png_path: str
     xml_path: str | None
     node: str | None = None
-
-
-def screen_state(capture: CaptureLike, hierarchy: Hierarchy | None) -> ScreenState:
-    """A similarity state held in memory (nothing read from disk)."""
-    observation = Observation(
-        screenshot="capture.png",
-        screen=capture.screen,
-        hierarchy="capture.xml" if hierarchy is not None else None,
-        activity=capture.activity,
-    )
-    image = Image.open(io.BytesIO(capture.screenshot_png))
-    return ScreenState(observation, image=image, hierarchy=hierarchy)
 
 
 class StateMapper:
@@ -120,24 +79,9 @@ class StateMapper:
     def __init__(self, context: GraphContext, settings: SimilaritySettings) -> None:
         self.context = context
         self.settings = settings
-        self._nodes = [
-            (
-                node.id,
-                ScreenState(
-                    Observation(
-                        screenshot=node.screenshot,
-                        screen=node.screen,
-                        hierarchy=node.hierarchy,
-                        activity=node.activity,
-                        phash=node.phash,
-                    ),
-                    folder=context.task_dir,
-                ),
-            )
-            for node in context.graph.nodes
-        ]
+        self._nodes = [(node.id, context.screen(node.id)) for node in context.graph.nodes]
 
-    def node_for(self, state: ScreenState) -> tuple[str | None, str]:
+    def node_for(self, state: Screen) -> tuple[str | None, str]:
         """The best node that is the same state as ``state`` (None: off-graph), and why."""
         best: tuple[float, str] | None = None
         for node_id, reference in self._nodes:
@@ -206,29 +150,22 @@ def run_online(
 
     def observe(index: int) -> _Seen:
         capture = _device_call(device, "observe the screen", device.observe)
-        png_path = trace.save_file(f"{index:04d}.png", capture.screenshot_png)
-        xml_path = (
-            trace.save_file(f"{index:04d}.xml", capture.hierarchy_xml)
-            if capture.hierarchy_xml
-            else None
-        )
+        png_path = trace.save_file(f"{index:04d}.png", capture.png())
+        xml = capture.hierarchy_xml()
+        xml_path = trace.save_file(f"{index:04d}.xml", xml) if xml else None
+        screen = capture
         try:
-            hierarchy = parse_hierarchy(capture.hierarchy_xml) if capture.hierarchy_xml else None
+            capture.hierarchy()
         except FormatError:
-            hierarchy = None
-        screen = Screen(
-            size=capture.screen,
-            screenshot_path=trace.folder / f"{index:04d}.png",
-            hierarchy_path=trace.folder / f"{index:04d}.xml" if hierarchy is not None else None,
-            png=capture.screenshot_png,
             # an unreadable dump is shown as no hierarchy rather than failing the agent
-            hierarchy_xml=capture.hierarchy_xml if hierarchy is not None else None,
-            hierarchy=hierarchy,
-            activity=capture.activity,
+            screen = capture.without_hierarchy()
+        screen = screen.saved_at(
+            trace.folder / f"{index:04d}.png",
+            trace.folder / f"{index:04d}.xml" if screen.has_hierarchy else None,
         )
-        seen = _Seen(index, capture, screen, screen_state(capture, hierarchy), png_path, xml_path)
+        seen = _Seen(index, capture, screen, png_path, xml_path)
         if mapper is not None:
-            seen.node, _ = mapper.node_for(seen.state)
+            seen.node, _ = mapper.node_for(seen.screen)
         return seen
 
     records: list[StepRecord] = []
@@ -269,7 +206,7 @@ def run_online(
                 match = match_edges(
                     graph.out_edges(seen.node),
                     action,
-                    screen=seen.capture.screen,
+                    screen=seen.capture.size,
                     profile=settings.matching,
                 )
                 rule = match.reason
@@ -279,7 +216,7 @@ def run_online(
             _device_call(
                 device, "settle", lambda: device.wait_until_settled(settings.settle_timeout)
             )
-            frames.append(seen.capture.screenshot_png)
+            frames.append(seen.capture.png())
             after = observe(index + 1)
             if progress is not None:
                 followed = None
@@ -295,7 +232,7 @@ def run_online(
         changed: bool | None = None
         if after is not seen:
             try:
-                changed = not compare(seen.state, after.state, settings=sim).same
+                changed = not compare(seen.screen, after.screen, settings=sim).same
             except FormatError:
                 changed = None
         record = _record(
@@ -323,8 +260,8 @@ def run_online(
         evidence = JudgeEvidence(
             task=task,
             instruction=instruction,
-            final_png=seen.capture.screenshot_png,
-            final_hierarchy_xml=seen.capture.hierarchy_xml or None,
+            final_png=seen.capture.png(),
+            final_hierarchy_xml=seen.capture.hierarchy_xml() or None,
             final_activity=seen.capture.activity,
             frames=tuple(frames),
             actions=tuple(r.action_text for r in records if r.action_text),

@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from devices.device import Device
 from elderbench import __version__
 from evaluator.agents import Agent, create_agent
 from evaluator.control import Control
@@ -42,7 +43,7 @@ from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import RunStore, TraceWriter
 from graph_builder.errors import GraphBuilderError
-from graph_builder.io import GRAPH_FILE, load_suite, load_task, suite_task_dirs
+from graph_builder.io import GRAPH_FILE, load_suite, load_task, shipped_demos, suite_task_dirs
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
 
 log = logging.getLogger(__name__)
@@ -74,9 +75,9 @@ class RunConfig:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
-        if self.demos is None and (self.suite / "demos").is_dir():
+        if self.demos is None:
             # A suite that ships its demonstrations (like task_graphs/sample) needs no --demos.
-            object.__setattr__(self, "demos", self.suite / "demos")
+            object.__setattr__(self, "demos", shipped_demos(self.suite))
         object.__setattr__(self, "out", Path(self.out))
         object.__setattr__(self, "variant", InstructionVariant(self.variant))
         object.__setattr__(self, "mode", Mode(self.mode))
@@ -220,10 +221,10 @@ class _WorkerExit:
     worker: str
 
 
-DeviceFactory = Callable[[str], Any]
+DeviceFactory = Callable[[str], Device]
 
 
-def default_device_factory(serial: str) -> Any:
+def default_device_factory(serial: str) -> Device:
     """A real AndroidDevice through the adb server named by ANDROID_ADB_SERVER_PORT."""
     from devices.android import AndroidDevice, adb_client
 
@@ -322,7 +323,7 @@ class _Session:
             self.events.put(_WorkerExit(name))
 
     def _work(self, name: str, agent: Agent, serial: str | None) -> None:
-        device = None
+        device: Device | None = None
         judges: list[Judge] = []
         if serial is not None:
             # Judge configs were checked before the run started; this cannot fail on them.
@@ -352,12 +353,11 @@ class _Session:
                     self.events.put(WorkerStopped(name, result.reason or "device lost"))
                     return
         finally:
-            close = getattr(device, "close", None)
-            if close is not None:
-                close()
+            if device is not None:
+                device.close()
 
     def _run_job(
-        self, name: str, job: _Job, agent: Agent, device: Any, judges: list[Judge]
+        self, name: str, job: _Job, agent: Agent, device: Device | None, judges: list[Judge]
     ) -> tuple[TaskResult, bool]:
         """The task's result, and whether the device was lost while running it."""
         started = time.time()
@@ -391,7 +391,7 @@ class _Session:
         job: _Job,
         task: Task,
         agent: Agent,
-        device: Any,
+        device: Device | None,
         judges: list[Judge],
         trace: TraceWriter,
     ) -> TaskResult:
@@ -450,7 +450,7 @@ class _Session:
         )
 
 
-def _error_result(job: _Job, reason: str, started: float, device: Any) -> TaskResult:
+def _error_result(job: _Job, reason: str, started: float, device: Device | None) -> TaskResult:
     task = job.task
     return TaskResult(
         task_id=job.task_id,
@@ -460,7 +460,7 @@ def _error_result(job: _Job, reason: str, started: float, device: Any) -> TaskRe
         app=task.app if task else "",
         labels=task.labels if task else Labels(),
         reason=reason,
-        device=getattr(device, "serial", None),
+        device=device.serial if device is not None else None,
         started=started,
         finished=time.time(),
     )

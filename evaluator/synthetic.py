@@ -91,7 +91,7 @@ _TOP = 260
 
 
 @dataclass(frozen=True, slots=True)
-class Screen:
+class DrawnScreen:
     """One synthetic screen: its picture, its hierarchy and where its buttons are."""
 
     png: bytes
@@ -138,7 +138,7 @@ def render_screen(
     size: Size = SCREEN,
     field: bool = False,
     hue: int = 0,
-) -> Screen:
+) -> DrawnScreen:
     """Draw a screen with a title, buttons (top to bottom) and optionally a focused field."""
     w, h = size
     image = Image.new("RGB", size, (235 - hue % 60, 240, 225 + hue % 30))
@@ -206,16 +206,16 @@ def render_screen(
     xml = f"<?xml version='1.0' encoding='UTF-8' ?><hierarchy rotation=\"0\">{frame}</hierarchy>"
     buffer = io.BytesIO()
     image.save(buffer, format="PNG", compress_level=1)
-    return Screen(buffer.getvalue(), xml, bounds, field_bounds, activity)
+    return DrawnScreen(buffer.getvalue(), xml, bounds, field_bounds, activity)
 
 
 @dataclass(frozen=True, slots=True)
 class _Plan:
     task: Task
-    screens: list[Screen]
+    screens: list[DrawnScreen]
     actions: list[Action]  # actions[i] leads from screens[i] to screens[i + 1]
     size: Size
-    detour: Screen  # where a distractor on the first screen leads
+    detour: DrawnScreen  # where a distractor on the first screen leads
     detour_tap: Action
 
 
@@ -226,7 +226,7 @@ def _plan(index: int, rng: random.Random, size: Size) -> _Plan:
     labels = rng.sample(_LABELS, taps + 3 * (taps + 1))
     path, distractors = labels[:taps], labels[taps:]
     text = _TEXTS[index % len(_TEXTS)]
-    screens: list[Screen] = []
+    screens: list[DrawnScreen] = []
     actions: list[Action] = []
     for j in range(taps + 1):
         buttons = distractors[3 * j : 3 * j + 3]
@@ -315,7 +315,7 @@ def _rule(action: Action) -> MatchRule:
     return MatchRule(n.type, texts=(n.text,))
 
 
-def _graph(plan: _Plan) -> tuple[TaskGraph, list[Screen]]:
+def _graph(plan: _Plan) -> tuple[TaskGraph, list[DrawnScreen]]:
     """The graph both demonstrations support, and each node's screen."""
     last = len(plan.screens) - 1
     nodes = []

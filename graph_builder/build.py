@@ -41,7 +41,8 @@ from graph_builder.io import (
 )
 from graph_builder.merge import BuildResult, DemoInput, MergeDecision, merge_demonstrations
 from graph_builder.model import Demonstration, DemoStatus, Pin, Suite, Task, TaskGraph
-from graph_builder.similarity import ScreenState, SimilaritySettings
+from graph_builder.screen import Screen
+from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import Problem, has_errors, validate_graph
 
 Progress = Callable[[int, int, str], None]
@@ -274,7 +275,7 @@ def write_node_files(
         if not 0 <= rep.step < len(steps):
             raise FormatError(f"{rep} is not a step of demonstration {rep.demo_id}", source=folder)
         obs = steps[rep.step].observation
-        state = ScreenState.from_observation(obs, folder, rep)
+        state = Screen.from_observation(obs, folder, rep)
         task_dir = Path(task_dir)
         (task_dir / NODES_DIR).mkdir(parents=True, exist_ok=True)
         state.copy_files(

@@ -42,6 +42,8 @@ SUITE_FILE = "suite.json"
 GRAPH_FILE = "graph.json"
 STEPS_DIR = "steps"
 NODES_DIR = "nodes"
+# A suite may ship its demonstrations inside itself (<suite>/demos/, like the sample suite).
+SUITE_DEMOS_DIR = "demos"
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -188,6 +190,18 @@ def save_demo(demo: Demonstration, folder: Path) -> Path:
     path = Path(folder) / DEMO_FILE
     atomic_write_json(path, demo.to_json())
     return path
+
+
+def shipped_demos(suite_dir: Path, task_id: str | None = None) -> Path | None:
+    """The demonstrations root a suite ships inside itself, or None when it ships none.
+
+    With ``task_id``, only when it holds demonstrations of that task. Whoever needs
+    demonstrations for a suite (the replay agent, the graph editor) uses these before
+    the workspace's own.
+    """
+    root = Path(suite_dir) / SUITE_DEMOS_DIR
+    wanted = root / task_id if task_id is not None else root
+    return root if wanted.is_dir() else None
 
 
 def demo_dirs(demos_root: Path, task_id: str | None = None) -> list[Path]:

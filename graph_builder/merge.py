@@ -51,14 +51,15 @@ from graph_builder.model import (
     TaskGraph,
 )
 from graph_builder.phash import hash_prefix
+from graph_builder.screen import Screen
 from graph_builder.similarity import (
     Features,
-    ScreenState,
     SimilaritySettings,
     Verdict,
     clearly_different,
     compare_features,
     normalize_text,
+    screen_features,
     visual_similarity,
 )
 
@@ -70,7 +71,7 @@ class DemoInput:
     """A demonstration and one screen state per step (lazy from disk, or in memory)."""
 
     demo: Demonstration
-    states: tuple[ScreenState, ...]
+    states: tuple[Screen, ...]
 
     def __post_init__(self) -> None:
         if len(self.states) != len(self.demo.steps):
@@ -85,9 +86,7 @@ class DemoInput:
         return cls(
             demo,
             tuple(
-                ScreenState.from_observation(
-                    step.observation, folder, MemberRef(demo.id, step.index)
-                )
+                Screen.from_observation(step.observation, folder, MemberRef(demo.id, step.index))
                 for step in demo.steps
             ),
         )
@@ -126,7 +125,7 @@ class BuildResult:
     decisions: tuple[MergeDecision, ...] = ()
     skipped: tuple[SkippedDemo, ...] = ()
     stale_pins: tuple[Pin, ...] = ()
-    representatives: Mapping[str, ScreenState] = field(default_factory=dict)
+    representatives: Mapping[str, Screen] = field(default_factory=dict)
     repairs: tuple[str, ...] = ()  # "d1#3: <what the hierarchy parser repaired>"
 
     @property
@@ -141,7 +140,7 @@ class BuildResult:
 @dataclass(slots=True)
 class _Cluster:
     kind: NodeKind
-    states: list[ScreenState]
+    states: list[Screen]
     features: list[Features]
     node_id: str = ""
 
@@ -238,7 +237,7 @@ def _usable(item: DemoInput, settings: SimilaritySettings, seen: set[str]) -> st
     for state in item.states:
         try:
             state.check_screenshot()
-            state.features(settings)
+            screen_features(state, settings)
         except FormatError as exc:
             return f"step {state.member.step if state.member else '?'}: {exc}"
     return None
@@ -294,7 +293,7 @@ def merge_demonstrations(
     for item in usable:
         n = len(item.states)
         for index, state in enumerate(item.states):
-            features = state.features(settings)
+            features = screen_features(state, settings)
             category = _category(index, n)
             member = state.member or MemberRef(item.demo.id, index)
             group = lookup.group.get(member)
@@ -365,13 +364,13 @@ def merge_demonstrations(
     )
 
 
-def _repairs(state: ScreenState) -> tuple[str, ...]:
+def _repairs(state: Screen) -> tuple[str, ...]:
     hierarchy = state.hierarchy()  # already parsed by _usable
     return hierarchy.repairs if hierarchy is not None else ()
 
 
 def _place(
-    state: ScreenState,
+    state: Screen,
     features: Features,
     category: NodeKind,
     clusters: list[_Cluster],
@@ -449,9 +448,9 @@ def _medoid(cluster: _Cluster, settings: SimilaritySettings) -> int:
 
 def _nodes(
     clusters: list[_Cluster], settings: SimilaritySettings
-) -> tuple[tuple[Node, ...], dict[str, ScreenState]]:
+) -> tuple[tuple[Node, ...], dict[str, Screen]]:
     nodes: list[Node] = []
-    representatives: dict[str, ScreenState] = {}
+    representatives: dict[str, Screen] = {}
     for cluster in clusters:
         if not cluster.states:
             continue
@@ -461,16 +460,15 @@ def _nodes(
         if state.member is not None:  # the representative comes first
             members.remove(state.member)
             members.insert(0, state.member)
-        obs = state.observation
         digits = (features.bits + 3) // 4
         nodes.append(
             Node(
                 id=cluster.node_id,
                 kind=cluster.kind,
                 screenshot=f"{NODES_DIR}/{cluster.node_id}.png",
-                hierarchy=f"{NODES_DIR}/{cluster.node_id}.xml" if obs.hierarchy else None,
-                activity=obs.activity,
-                screen=obs.screen,
+                hierarchy=f"{NODES_DIR}/{cluster.node_id}.xml" if state.has_hierarchy else None,
+                activity=state.activity,
+                screen=state.size,
                 phash=f"{hash_prefix(settings)}:{features.hash:0{digits}x}",
                 members=tuple(members),
             )
@@ -495,7 +493,7 @@ class _EdgeGroup:
     texts: list[str]
 
 
-def target_element(action: Action, state: ScreenState) -> ElementRef | None:
+def target_element(action: Action, state: Screen) -> ElementRef | None:
     """The element a pointed action targeted, in ``[0,1000]`` space.
 
     From the action itself when the recorder stored it, else looked up in the pre-action
@@ -506,7 +504,7 @@ def target_element(action: Action, state: ScreenState) -> ElementRef | None:
     hierarchy = state.hierarchy()
     if hierarchy is None or action.point is None:
         return None
-    screen = state.observation.screen
+    screen = state.size
     device = action.rescaled(screen)
     assert device.x is not None and device.y is not None
     element = hierarchy.element_at(device.x, device.y)

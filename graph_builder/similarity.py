@@ -14,8 +14,8 @@ text changing (a counter, a typed word, a switch) is a different state, so at mo
 ``max_text_changes`` is allowed, which a few ticking clocks stay under. System UI elements
 (status bar, navigation bar) are left out of the hierarchy components.
 
->>> verdict = compare(ScreenState.from_observation(obs_a, folder_a),
-...                   ScreenState.from_observation(obs_b, folder_b), settings=SimilaritySettings())
+>>> verdict = compare(Screen.from_observation(obs_a, folder_a),
+...                   Screen.from_observation(obs_b, folder_b), settings=SimilaritySettings())
 >>> verdict.same, verdict.reason  # doctest: +SKIP
 (True, 'same: score 0.93 >= 0.80')
 """
@@ -23,32 +23,24 @@ text changing (a counter, a typed word, a switch) is a different state, so at mo
 from __future__ import annotations
 
 import functools
-import io
-import os
 import re
-import shutil
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
-from pathlib import Path
 
-from PIL import Image
-
-from graph_builder.errors import FormatError
-from graph_builder.hierarchy import Hierarchy, load_hierarchy
-from graph_builder.io import PNG_MAGIC, read_png
-from graph_builder.model import MemberRef, Observation
+from graph_builder.hierarchy import Hierarchy
 from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
+from graph_builder.screen import Screen
 from graph_builder.settings import SimilaritySettings, load_settings
 
 __all__ = [
     "Features",
-    "ScreenState",
     "SimilaritySettings",
     "Verdict",
     "compare",
     "compare_features",
     "load_settings",
+    "screen_features",
 ]
 
 _SPACE = re.compile(r"\s+")
@@ -69,165 +61,29 @@ class Features:
         return self.structure is not None
 
 
-class ScreenState:
-    """One observed screen. Files are read lazily from ``folder``, or given in memory.
+def screen_features(screen: Screen, settings: SimilaritySettings) -> Features:
+    """The comparison features of one screen, computed once per screen and settings;
+    raises FormatError when a needed file is bad."""
+    return screen.derived("similarity", settings, lambda: _features(screen, settings))
 
-    ``member`` says which demonstration step it is (for node members and explanations).
-    """
 
-    __slots__ = (
-        "observation",
-        "folder",
-        "member",
-        "_image",
-        "_png",
-        "_hierarchy",
-        "_hierarchy_loaded",
-        "_features",
+def _features(screen: Screen, settings: SimilaritySettings) -> Features:
+    hierarchy = screen.hierarchy()
+    stored = screen.phash
+    value = hash_bits(stored, settings) if stored else None
+    if value is None:
+        value = hash_bits(compute_phash(screen.image(), hierarchy, settings=settings), settings)
+        assert value is not None
+    structure, content = (
+        hierarchy_signatures(hierarchy, settings) if hierarchy is not None else (None, None)
     )
-
-    def __init__(
-        self,
-        observation: Observation,
-        *,
-        folder: Path | None = None,
-        member: MemberRef | None = None,
-        image: Image.Image | None = None,
-        hierarchy: Hierarchy | None = None,
-    ) -> None:
-        self.observation = observation
-        self.folder = Path(folder) if folder is not None else None
-        self.member = member
-        self._image = image
-        self._png: bytes | None = None
-        self._hierarchy = hierarchy
-        self._hierarchy_loaded = hierarchy is not None or observation.hierarchy is None
-        self._features: tuple[SimilaritySettings, Features] | None = None
-
-    @classmethod
-    def from_observation(
-        cls, observation: Observation, folder: Path, member: MemberRef | None = None
-    ) -> ScreenState:
-        return cls(observation, folder=folder, member=member)
-
-    def __repr__(self) -> str:
-        return f"ScreenState({self.label!r})"
-
-    @property
-    def label(self) -> str:
-        return str(self.member) if self.member else self.observation.screenshot
-
-    def _path(self, relative: str) -> Path:
-        if self.folder is None:
-            raise FormatError(f"{self.label}: {relative} is not loaded and the state has no folder")
-        return self.folder / relative
-
-    def png_bytes(self) -> bytes:
-        """The screenshot as PNG bytes (read from disk, or encoded from the in-memory image)."""
-        if self._png is None:
-            if self._image is not None and self.folder is None:
-                buffer = io.BytesIO()
-                self._image.save(buffer, format="PNG")
-                self._png = buffer.getvalue()
-            else:
-                self._png = read_png(self._path(self.observation.screenshot))
-        return self._png
-
-    def image(self) -> Image.Image:
-        if self._image is None:
-            try:
-                image = Image.open(io.BytesIO(self.png_bytes()))
-                image.load()
-            except (OSError, Image.DecompressionBombError) as exc:
-                raise FormatError(
-                    f"cannot decode the screenshot: {exc}",
-                    source=self._path(self.observation.screenshot),
-                ) from exc
-            self._image = image
-        return self._image
-
-    def hierarchy(self) -> Hierarchy | None:
-        if not self._hierarchy_loaded:
-            assert self.observation.hierarchy is not None
-            self._hierarchy = load_hierarchy(self._path(self.observation.hierarchy))
-            self._hierarchy_loaded = True
-        return self._hierarchy
-
-    def copy_files(self, screenshot: Path, hierarchy: Path | None) -> None:
-        """Write the screenshot (and the hierarchy, when both sides have one) to these paths.
-
-        Files are hard-linked when source and target share a file system (step files are
-        only ever replaced, never changed in place), else copied; never decoded. Each
-        lands atomically (a temporary name, then renamed). In-memory states write their
-        image; their hierarchy text is not kept.
-        """
-        sources: list[tuple[Path | bytes, Path]] = []
-        if self.folder is not None and self._png is None and self._image is None:
-            sources.append((self._path(self.observation.screenshot), screenshot))
-        else:
-            sources.append((self.png_bytes(), screenshot))
-        if hierarchy is not None and self.folder is not None and self.observation.hierarchy:
-            sources.append((self._path(self.observation.hierarchy), hierarchy))
-        for source, target in sources:
-            tmp = target.with_name(f".{target.name}.tmp")
-            try:
-                tmp.unlink(missing_ok=True)
-                if isinstance(source, bytes):
-                    tmp.write_bytes(source)
-                else:
-                    _link_or_copy(source, tmp)
-                os.replace(tmp, target)
-            except OSError as exc:
-                tmp.unlink(missing_ok=True)
-                raise FormatError(
-                    f"cannot copy to {target}: {exc.strerror or exc}",
-                    source=source if isinstance(source, Path) else None,
-                ) from exc
-
-    def check_screenshot(self) -> None:
-        """Raise FormatError when the screenshot file is missing or not a PNG (no decode)."""
-        if self._image is not None or self._png is not None or self.folder is None:
-            return
-        path = self._path(self.observation.screenshot)
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(len(PNG_MAGIC))
-        except FileNotFoundError:
-            raise FormatError("screenshot not found", source=path) from None
-        except OSError as exc:
-            raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
-        if head != PNG_MAGIC:
-            raise FormatError("not a PNG file (bad signature)", source=path)
-
-    def features(self, settings: SimilaritySettings) -> Features:
-        """The comparison features; raises FormatError when a needed file is bad."""
-        if self._features is not None and self._features[0] == settings:
-            return self._features[1]
-        hierarchy = self.hierarchy()
-        stored = self.observation.phash
-        value = hash_bits(stored, settings) if stored else None
-        if value is None:
-            value = hash_bits(compute_phash(self.image(), hierarchy, settings=settings), settings)
-            assert value is not None
-        structure, content = (
-            hierarchy_signatures(hierarchy, settings) if hierarchy is not None else (None, None)
-        )
-        features = Features(
-            hash=value,
-            bits=_hash_length(settings),
-            activity=(self.observation.activity or "").strip() or None,
-            structure=structure,
-            content=content,
-        )
-        self._features = (settings, features)
-        return features
-
-
-def _link_or_copy(source: Path, target: Path) -> None:
-    try:
-        os.link(source, target)
-    except OSError:  # another file system, or links not supported
-        shutil.copyfile(source, target)
+    return Features(
+        hash=value,
+        bits=_hash_length(settings),
+        activity=(screen.activity or "").strip() or None,
+        structure=structure,
+        content=content,
+    )
 
 
 def _hash_length(settings: SimilaritySettings) -> int:
@@ -360,9 +216,9 @@ class Verdict:
         return f"{'SAME' if self.same else 'DIFFERENT'} ({self.reason}; {', '.join(parts)})"
 
 
-def compare(a: ScreenState, b: ScreenState, *, settings: SimilaritySettings) -> Verdict:
+def compare(a: Screen, b: Screen, *, settings: SimilaritySettings) -> Verdict:
     """Decide whether two screens are the same UI state."""
-    return compare_features(a.features(settings), b.features(settings), settings)
+    return compare_features(screen_features(a, settings), screen_features(b, settings), settings)
 
 
 def visual_similarity(a: Features, b: Features) -> float:

@@ -5,10 +5,12 @@
 
 For every path of every recipe (``task_graphs.sample_recipes``) a fresh virtual phone with
 a frozen clock is started, the app is reset with the task's recipe, and the path is
-recorded through the device layer (``devices.android.AndroidDevice``) with ``DemoWriter``:
-screenshot, hierarchy, activity and perceptual hash before every action, exactly what the
-studio's recorder stores. Demo ids (d1, d2, ...), times and the phone's own clock are
-fixed, so the output is the same byte for byte on every run with the same libraries.
+recorded through the device layer (``devices.android.AndroidDevice``) by the studio's own
+recording session (``recorder_app.recording.script.record_script``): screenshot,
+hierarchy, activity and perceptual hash before every action, exactly what the studio's
+recorder stores (the screenshots are then recompressed harder). Demo ids (d1, d2, ...),
+times and the phone's own clock are fixed, so the output is the same byte for byte on
+every run with the same libraries.
 
 Offline tasks then get their graphs from the graph builder (``build_workspace``); a graph
 must validate without errors, reach a DONE node from START, and keep every DONE node for
@@ -34,14 +36,21 @@ from pathlib import Path
 
 from PIL import Image
 
-from devices.android import AndroidDevice, Capture, adb_client
+from devices.android import AndroidDevice, adb_client
+from devices.clock import DeviceClock
 from evaluator.judges import JudgeEvidence, RuleJudge
 from evaluator.offline import graph_problems
 from graph_builder.build import TaskBuildReport, build_workspace
-from graph_builder.hierarchy import parse_hierarchy
-from graph_builder.io import DemoWriter, load_graph, replace_folder, save_suite, save_task
+from graph_builder.io import (
+    SUITE_DEMOS_DIR,
+    atomic_write_bytes,
+    load_graph,
+    replace_folder,
+    save_suite,
+    save_task,
+)
 from graph_builder.model import (
-    ActionType,
+    Action,
     Demonstration,
     MemberRef,
     NodeKind,
@@ -49,15 +58,16 @@ from graph_builder.model import (
     Suite,
     TaskGraph,
 )
-from graph_builder.phash import compute_phash
+from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import Severity
+from recorder_app.recording.script import record_script
+from recorder_app.recording.session import PendingStep
 from task_graphs.sample_recipes import RECIPES, Recipe, StepKind, recipe
 from task_graphs.sample_recipes import Path as StepPath
 from virtual_phone import FROZEN_CLOCK, fast_phone, running_server
 
 SUITE_DIR = Path(__file__).resolve().parent / "sample"
-DEMOS = "demos"
 SUITE_NAME = "ElderBench Studio sample"
 SUITE_DESCRIPTION = (
     "A small suite on the virtual phone: offline tasks with task graphs built from scripted "
@@ -80,8 +90,10 @@ class GenerationError(RuntimeError):
 class _PhoneClock:
     """The phone's monotonic time, moved only between steps, so toasts repeat exactly."""
 
+    START = 1000.0
+
     def __init__(self) -> None:
-        self.now = 1000.0
+        self.now = self.START
 
     def __call__(self) -> float:
         return self.now
@@ -90,8 +102,8 @@ class _PhoneClock:
 @dataclass(frozen=True, slots=True)
 class Recorded:
     demo: Demonstration
-    first: Capture
-    last: Capture
+    first: Screen
+    last: Screen
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,45 +158,45 @@ def record(item: Recipe, path: StepPath, demo_id: str, demos_root: Path, size: S
     assert task.reset is not None
     clock = _PhoneClock()
     phone = fast_phone("virtual-1", size=size, density=_density(size), time_source=clock)
+    # Captures are stamped on the phone's clock: EPOCH, then STEP_SECONDS more per step.
+    stamps = DeviceClock(wall=lambda: EPOCH + clock.now - _PhoneClock.START)
+    steps = iter(enumerate(path))
+    screens: list[Screen] = []
+
+    def script(pending: PendingStep) -> Action:
+        index, step = next(steps)
+        screens.append(pending.screen)
+        if pending.hierarchy is None:
+            raise GenerationError(
+                f"{task.id}/{demo_id} step {index}: no hierarchy ({pending.hierarchy_problem})"
+            )
+        try:
+            return step.action(pending.hierarchy, pending.screen.size)
+        except ValueError as exc:
+            raise GenerationError(f"{task.id}/{demo_id} step {index}: {exc}") from exc
+
+    def tick(_: Action) -> None:
+        clock.now += STEP_SECONDS
+
     with running_server([phone]) as server:
-        device = AndroidDevice(phone.serial, client=adb_client(port=server.port))
-        device.reset_app(task.reset)
-        device.wait_until_settled()
-        writer = DemoWriter.create(
+        device = AndroidDevice(phone.serial, client=adb_client(port=server.port), clock=stamps)
+        demo = record_script(
+            device,
             demos_root,
             task,
-            device=device.info(),
-            annotator=ANNOTATOR,
+            script,
+            reset=task.reset,
             demo_id=demo_id,
+            annotator=ANNOTATOR,
             source="scripted",
             clock=lambda: EPOCH,
+            after_action=tick,
         )
-        first: Capture | None = None
-        for index, step in enumerate(path):
-            capture = device.observe()
-            if first is None:
-                first = capture
-            hierarchy = parse_hierarchy(capture.hierarchy_xml)
-            try:
-                action = step.action(hierarchy, capture.screen)
-            except ValueError as exc:
-                raise GenerationError(f"{task.id}/{demo_id} step {index}: {exc}") from exc
-            png = compact_png(capture.screenshot_png)
-            writer.add_step(
-                png,
-                capture.hierarchy_xml,
-                action=action,
-                activity=capture.activity,
-                screen=capture.screen,
-                time=EPOCH + index * STEP_SECONDS,
-                phash=compute_phash(png, hierarchy),
-            )
-            if action.type is ActionType.DONE:
-                return Recorded(writer.finish(), first, capture)
-            device.perform(action)
-            clock.now += STEP_SECONDS
-            device.wait_until_settled()
-    raise AssertionError("unreachable: _check_path guarantees a final done()")
+    folder = demos_root / task.id / demo_id
+    for step in demo.steps:
+        shot = folder / step.observation.screenshot
+        atomic_write_bytes(shot, compact_png(shot.read_bytes()))
+    return Recorded(demo, screens[0], screens[-1])
 
 
 # --------------------------------------------------------------------------- checks
@@ -194,14 +206,14 @@ def check_online(item: Recipe, recorded: Recorded) -> None:
     """The rule criteria are not vacuous (the first screen fails) and achievable (the
     solution's last screen passes)."""
     judge = RuleJudge()
-    for capture, wanted, what in ((recorded.first, False, "first"), (recorded.last, True, "last")):
+    for screen, wanted, what in ((recorded.first, False, "first"), (recorded.last, True, "last")):
         verdict = judge.judge(
             JudgeEvidence(
                 task=item.task,
                 instruction=item.task.instruction,
-                final_png=capture.screenshot_png,
-                final_hierarchy_xml=capture.hierarchy_xml,
-                final_activity=capture.activity,
+                final_png=screen.png(),
+                final_hierarchy_xml=screen.hierarchy_xml(),
+                final_activity=screen.activity,
             )
         )
         if verdict.passed is not wanted:
@@ -260,7 +272,7 @@ def _generate_into(
     folder: Path, chosen: Sequence[Recipe], size: Size, progress: bool
 ) -> list[TaskBuildReport]:
     save_suite(Suite(name=SUITE_NAME, description=SUITE_DESCRIPTION), folder)
-    demos_root = folder / DEMOS
+    demos_root = folder / SUITE_DEMOS_DIR
     recorded: dict[str, list[Recorded]] = {}
     for n, item in enumerate(chosen, 1):
         if progress:
@@ -318,7 +330,7 @@ def compare_trees(
     zlib made of them."""
     want, got = _files(Path(expected)), _files(Path(actual))
     if tasks is not None:
-        prefixes = tuple(p for t in tasks for p in (f"{t}/", f"{DEMOS}/{t}/"))
+        prefixes = tuple(p for t in tasks for p in (f"{t}/", f"{SUITE_DEMOS_DIR}/{t}/"))
         want = {k: v for k, v in want.items() if k.startswith(prefixes) or k == "suite.json"}
     out = [f"missing: {name}" for name in sorted(want.keys() - got.keys())]
     out += [f"unexpected: {name}" for name in sorted(got.keys() - want.keys())]

@@ -15,7 +15,6 @@ from evaluator.agents.base import (
     AgentStep,
     BaseAgent,
     ReflectionVerdict,
-    Screen,
     StepOutcome,
 )
 from evaluator.agents.heuristic import HeuristicAgent
@@ -54,7 +53,6 @@ __all__ = [
     "AgentStep",
     "BaseAgent",
     "ReflectionVerdict",
-    "Screen",
     "StepOutcome",
     "create_agent",
 ]

@@ -9,20 +9,14 @@ when it cannot answer at all (endpoint down, program died); the task is then an 
 
 from __future__ import annotations
 
-import io
-import threading
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
-from graph_builder.hierarchy import Hierarchy, parse_hierarchy
-from graph_builder.io import read_png
-from graph_builder.model import Action, InstructionVariant, Size, Task
+from graph_builder.model import Action, InstructionVariant, Task
+from graph_builder.screen import Screen
 
 if TYPE_CHECKING:
-    from PIL import Image
-
     from graph_builder.model import TaskGraph
 
 
@@ -41,84 +35,11 @@ class ReflectionVerdict(StrEnum):
     NO_CHANGE = "no_change"
 
 
-class Screen:
-    """One screen as an agent sees it; the PNG, image and hierarchy load on first use.
-
-    Offline, the same node is shown many times, so the protocol keeps one Screen per node
-    and the parsing cost is paid once. Safe to share between threads.
-    """
-
-    __slots__ = (
-        "screenshot_path",
-        "hierarchy_path",
-        "size",
-        "activity",
-        "_png",
-        "_xml",
-        "_hierarchy",
-        "_image",
-        "_lock",
-    )
-
-    def __init__(
-        self,
-        *,
-        size: Size,
-        screenshot_path: Path | None = None,
-        hierarchy_path: Path | None = None,
-        png: bytes | None = None,
-        hierarchy_xml: str | None = None,
-        hierarchy: Hierarchy | None = None,
-        activity: str | None = None,
-    ) -> None:
-        self.size = size
-        self.screenshot_path = screenshot_path
-        self.hierarchy_path = hierarchy_path
-        self.activity = activity
-        self._png = png
-        self._xml = hierarchy_xml
-        self._hierarchy: Hierarchy | None = hierarchy
-        self._image: Image.Image | None = None
-        self._lock = threading.Lock()
-
-    def png(self) -> bytes | None:
-        with self._lock:
-            if self._png is None and self.screenshot_path is not None:
-                self._png = read_png(self.screenshot_path)
-            return self._png
-
-    def image(self) -> Image.Image | None:
-        """The screenshot as an RGB PIL image (decoded once)."""
-        data = self.png()
-        if data is None:
-            return None
-        with self._lock:
-            if self._image is None:
-                from PIL import Image
-
-                self._image = Image.open(io.BytesIO(data)).convert("RGB")
-            return self._image
-
-    def hierarchy_xml(self) -> str | None:
-        with self._lock:
-            if self._xml is None and self.hierarchy_path is not None:
-                self._xml = self.hierarchy_path.read_text(encoding="utf-8")
-            return self._xml
-
-    def hierarchy(self) -> Hierarchy | None:
-        """The parsed uiautomator hierarchy, or None when there is none."""
-        xml = self.hierarchy_xml()
-        if xml is None:
-            return None
-        with self._lock:
-            if self._hierarchy is None:
-                self._hierarchy = parse_hierarchy(xml, source=self.hierarchy_path)
-            return self._hierarchy
-
-
 @dataclass(frozen=True, slots=True)
 class AgentObservation:
-    """What the agent is shown at one step.
+    """What the agent is shown at one step: a ``graph_builder.screen.Screen``, whose
+    screenshot and hierarchy load on first use (offline, one Screen per node is kept, so
+    the parsing cost is paid once).
 
     ``node_id`` and ``graph`` are set offline (and online when the state was mapped onto
     the task graph). Only the replay oracle may look at them; real agents must not.

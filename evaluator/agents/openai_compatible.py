@@ -26,6 +26,7 @@ from evaluator.agents.families import (
 from evaluator.chat_client import ChatClient, EndpointConfig, image_part
 from evaluator.errors import AgentError, ConfigError
 from evaluator.prompts import load_prompt, render
+from graph_builder.errors import FormatError
 from graph_builder.model import InstructionVariant, Size, Task
 
 
@@ -106,9 +107,12 @@ class OpenAICompatibleAgent(BaseAgent):
         }
 
     def image_content(self, observation: AgentObservation) -> tuple[dict[str, Any], Size]:
-        image = observation.screen.image()
-        if image is None:
-            raise AgentError(f"step {observation.step} of {observation.task_id} has no screenshot")
+        try:
+            image = observation.screen.image()
+        except FormatError as exc:
+            raise AgentError(
+                f"step {observation.step} of {observation.task_id} has no usable screenshot: {exc}"
+            ) from exc
         return image_part(image, max_side=self.max_image_side, fmt=self.image_format)
 
     def step(self, observation: AgentObservation) -> AgentStep:

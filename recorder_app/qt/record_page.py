@@ -48,7 +48,7 @@ from recorder_app.qt.recorder import (
 )
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
-from recorder_app.recording.session import ScreenCapture, SessionState
+from recorder_app.recording.session import PendingStep, SessionState
 from recorder_app.recording.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -445,9 +445,9 @@ class RecordPage(QWidget):
         self._mirror_live = False
         self.mirror_status_changed.emit("mirror: failed")
         self.message_posted.emit(f"{message} Recording still works on captured screenshots.", 0)
-        screen = self.recorder.screen
-        if screen is not None:
-            self.mirror.show_still(screen.screenshot_png, screen.screen)
+        pending = self.recorder.screen
+        if pending is not None:
+            self.mirror.show_still(pending.screen.png(), pending.screen.size)
         else:
             self.mirror.clear(message)
 
@@ -524,11 +524,11 @@ class RecordPage(QWidget):
             )
 
     @Slot(object)
-    def _on_screen_captured(self, screen: ScreenCapture) -> None:
+    def _on_screen_captured(self, screen: PendingStep) -> None:
         self._capture_ms = screen.capture_ms
         self._emit_recorder_status()
         if not self._mirror_live or self.mirror.device_size is None:
-            self.mirror.show_still(screen.screenshot_png, screen.screen)  # until frames come
+            self.mirror.show_still(screen.screen.png(), screen.screen.size)  # until frames come
         self.mirror.set_hierarchy(screen.hierarchy)
         notes = []
         if not screen.settled:

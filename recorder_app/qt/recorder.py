@@ -19,21 +19,17 @@ from pathlib import Path
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
+from devices.device import Device
 from graph_builder.errors import GraphBuilderError
 from graph_builder.hierarchy import Hierarchy, load_hierarchy
 from graph_builder.model import Action, ActionType, ResetRecipe, Step, Task
 from recorder_app.errors import RecordingError, explain_os_error
 from recorder_app.qt.graph_editor.sources import spoken_label
-from recorder_app.recording.session import (
-    RecordingDevice,
-    RecordingSession,
-    ScreenCapture,
-    SessionState,
-)
+from recorder_app.recording.session import PendingStep, RecordingSession, SessionState
 
 log = logging.getLogger(__name__)
 
-DeviceFactory = Callable[[str], RecordingDevice]
+DeviceFactory = Callable[[str], Device]
 
 IDLE = "idle"  # no demonstration in progress (controller-only state)
 
@@ -84,7 +80,7 @@ class RecorderWorker(QObject):
 
     state_changed = Signal(str)
     demo_started = Signal(str, int)  # demo folder, steps already saved
-    screen_captured = Signal(object)  # ScreenCapture
+    screen_captured = Signal(object)  # PendingStep
     step_saved = Signal(str, int, str)  # demo folder, step index, action description
     action_failed = Signal(str)  # the action was not performed; the same screen waits
     demo_finished = Signal(str)  # demo folder
@@ -228,12 +224,10 @@ class RecorderWorker(QObject):
         session, self._session = self._session, None
         if session is None:
             return
-        close = getattr(session.device, "close", None)
-        if close is not None:
-            try:
-                close()
-            except Exception:
-                log.debug("closing the recording device failed", exc_info=True)
+        try:
+            session.device.close()
+        except Exception:
+            log.debug("closing the recording device failed", exc_info=True)
         self.demo_closed.emit(str(session.folder))
 
     @staticmethod
@@ -281,7 +275,7 @@ class RecorderController(QObject):
         super().__init__(parent)
         self._state = IDLE
         self._demo_folder: str | None = None
-        self._screen: ScreenCapture | None = None
+        self._screen: PendingStep | None = None
         self._thread = QThread()
         self._thread.setObjectName("recorder")
         self._worker = RecorderWorker(device_factory, settle_timeout)
@@ -321,7 +315,7 @@ class RecorderController(QObject):
         return self._demo_folder
 
     @property
-    def screen(self) -> ScreenCapture | None:
+    def screen(self) -> PendingStep | None:
         """The pending pre-action observation while ready."""
         return self._screen if self.ready else None
 
@@ -405,7 +399,7 @@ class RecorderController(QObject):
         self.demo_started.emit(folder, saved_steps)
 
     @Slot(object)
-    def _on_screen_captured(self, screen: ScreenCapture) -> None:
+    def _on_screen_captured(self, screen: PendingStep) -> None:
         self._screen = screen
         self.screen_captured.emit(screen)
 

@@ -12,7 +12,7 @@ again), and a failed perform removes the step it had just written.
 
 >>> session = RecordingSession.start(device, ws.demos_dir, task)  # doctest: +SKIP
 >>> screen = session.capture()  # doctest: +SKIP
->>> session.act(Action.tap(540, 1200, screen=screen.screen))  # doctest: +SKIP
+>>> session.act(Action.tap(540, 1200, screen=screen.screen.size))  # doctest: +SKIP
 >>> session.capture(); session.complete()  # doctest: +SKIP
 """
 
@@ -20,55 +20,22 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
-from typing import Protocol
 
+from devices.device import Device
 from graph_builder.errors import GraphBuilderError
-from graph_builder.hierarchy import Hierarchy, parse_hierarchy
+from graph_builder.hierarchy import Hierarchy
 from graph_builder.io import DemoWriter
-from graph_builder.model import (
-    Action,
-    ActionType,
-    Demonstration,
-    DeviceInfo,
-    ResetRecipe,
-    Step,
-    Task,
-)
+from graph_builder.model import Action, ActionType, Demonstration, ResetRecipe, Step, Task
+from graph_builder.screen import Screen
 from recorder_app.errors import RecordingError, explain_os_error
 
 log = logging.getLogger(__name__)
 
 SETTLE_TIMEOUT_S = 3.0
-
-
-class Capture(Protocol):
-    """What ``devices.android.AndroidDevice.observe`` returns (a frozen dataclass)."""
-
-    @property
-    def screenshot_png(self) -> bytes: ...
-    @property
-    def hierarchy_xml(self) -> str: ...
-    @property
-    def activity(self) -> str | None: ...
-    @property
-    def screen(self) -> tuple[int, int]: ...
-    @property
-    def time(self) -> float: ...
-
-
-class RecordingDevice(Protocol):
-    """The part of ``devices.android.AndroidDevice`` the recorder uses."""
-
-    @property
-    def serial(self) -> str: ...
-    def info(self) -> DeviceInfo: ...
-    def observe(self) -> Capture: ...
-    def perform(self, action: Action) -> None: ...
-    def wait_until_settled(self, timeout: float = 3.0) -> bool: ...
-    def reset_app(self, recipe: ResetRecipe) -> None: ...
 
 
 class SessionState(StrEnum):
@@ -85,20 +52,24 @@ class SessionState(StrEnum):
 
 
 @dataclass(frozen=True, slots=True)
-class ScreenCapture:
-    """A settled pre-action observation, waiting for the user's input."""
+class PendingStep:
+    """A settled pre-action observation, waiting for the user's input.
+
+    ``hierarchy_problem`` says why the captured hierarchy cannot be used (its XML is
+    still saved with the step); ``phash`` is filled in by ``hash_pending``.
+    """
 
     step_index: int
-    screenshot_png: bytes
-    hierarchy_xml: str | None
-    hierarchy: Hierarchy | None
-    activity: str | None
-    screen: tuple[int, int]
-    time: float
-    phash: str | None
+    screen: Screen
     settled: bool
     capture_ms: float
+    phash: str | None = None
     hierarchy_problem: str | None = None
+
+    @property
+    def hierarchy(self) -> Hierarchy | None:
+        """The parsed hierarchy, or None when there is no usable one."""
+        return None if self.hierarchy_problem else self.screen.hierarchy()
 
 
 def _phash(png: bytes, hierarchy: Hierarchy | None) -> str | None:
@@ -116,7 +87,7 @@ class RecordingSession:
 
     def __init__(
         self,
-        device: RecordingDevice,
+        device: Device,
         writer: DemoWriter,
         *,
         settle_timeout: float = SETTLE_TIMEOUT_S,
@@ -125,25 +96,40 @@ class RecordingSession:
         self.writer = writer
         self.settle_timeout = settle_timeout
         self.state = SessionState.CAPTURING
-        self._pending: ScreenCapture | None = None
+        self._pending: PendingStep | None = None
 
     @classmethod
     def start(
         cls,
-        device: RecordingDevice,
+        device: Device,
         demos_root: Path,
         task: Task,
         *,
         annotator: str = "",
         reset: ResetRecipe | None = None,
         settle_timeout: float = SETTLE_TIMEOUT_S,
+        demo_id: str | None = None,
+        source: str = "recorded",
+        clock: Callable[[], float] = time.time,
     ) -> RecordingSession:
-        """Reset the app (when a recipe is given) and create the demo folder."""
+        """Reset the app (when a recipe is given) and create the demo folder.
+
+        ``demo_id``, ``source`` and ``clock`` (the demo's creation time) go to
+        ``DemoWriter.create``; scripts set them to make their output reproducible.
+        """
         info = device.info()
         if reset is not None:
             device.reset_app(reset)
         try:
-            writer = DemoWriter.create(demos_root, task, device=info, annotator=annotator)
+            writer = DemoWriter.create(
+                demos_root,
+                task,
+                device=info,
+                annotator=annotator,
+                demo_id=demo_id,
+                source=source,
+                clock=clock,
+            )
         except OSError as exc:
             raise RecordingError(
                 f"Could not create the demonstration folder. {explain_os_error(exc)}"
@@ -152,7 +138,7 @@ class RecordingSession:
 
     @classmethod
     def resume(
-        cls, device: RecordingDevice, folder: Path, *, settle_timeout: float = SETTLE_TIMEOUT_S
+        cls, device: Device, folder: Path, *, settle_timeout: float = SETTLE_TIMEOUT_S
     ) -> RecordingSession:
         """Continue an incomplete demo; the next capture becomes its next step."""
         try:
@@ -170,10 +156,10 @@ class RecordingSession:
         return self.writer.folder
 
     @property
-    def pending(self) -> ScreenCapture | None:
+    def pending(self) -> PendingStep | None:
         return self._pending
 
-    def capture(self) -> ScreenCapture:
+    def capture(self) -> PendingStep:
         """Wait for the screen to settle, then take the pre-action observation."""
         self._pending = None
         self.state = SessionState.CAPTURING
@@ -187,19 +173,13 @@ class RecordingSession:
             raise RecordingError(
                 f"The phone did not return its screen layout: {exc} Then choose Retry capture."
             ) from exc
-        hierarchy, problem = self._parse(observed.hierarchy_xml)
-        self._pending = ScreenCapture(
+        self._pending = PendingStep(
             step_index=len(self.writer.demo.steps),
-            screenshot_png=observed.screenshot_png,
-            hierarchy_xml=observed.hierarchy_xml or None,
-            hierarchy=hierarchy,
-            activity=observed.activity,
-            screen=observed.screen,
-            time=observed.time,
-            phash=None,  # see hash_pending(): the user need not wait for it
+            screen=observed,
             settled=settled,
             capture_ms=(time.perf_counter() - started) * 1000,
-            hierarchy_problem=problem,
+            phash=None,  # see hash_pending(): the user need not wait for it
+            hierarchy_problem=self._hierarchy_problem(observed),
         )
         self.state = SessionState.READY
         return self._pending
@@ -212,18 +192,17 @@ class RecordingSession:
         """
         pending = self._pending
         if pending is not None and pending.phash is None:
-            self._pending = replace(
-                pending, phash=_phash(pending.screenshot_png, pending.hierarchy)
-            )
+            self._pending = replace(pending, phash=_phash(pending.screen.png(), pending.hierarchy))
 
     @staticmethod
-    def _parse(xml: str | None) -> tuple[Hierarchy | None, str | None]:
-        if not xml:
-            return None, "the phone returned an empty hierarchy"
+    def _hierarchy_problem(screen: Screen) -> str | None:
+        if not screen.hierarchy_xml():
+            return "the phone returned an empty hierarchy"
         try:
-            return parse_hierarchy(xml, source="hierarchy dump"), None
+            screen.hierarchy()
         except GraphBuilderError as exc:
-            return None, str(exc)
+            return str(exc)
+        return None
 
     def with_element(self, action: Action) -> Action:
         """The action with its target element from the pending hierarchy (taps only)."""
@@ -236,7 +215,7 @@ class RecordingSession:
             or action.point is None
         ):
             return action
-        device_action = action.to_device(pending.screen)
+        device_action = action.to_device(pending.screen.size)
         assert device_action.x is not None and device_action.y is not None
         element = pending.hierarchy.element_at(device_action.x, device_action.y)
         return replace(device_action, element=element.ref() if element else None)
@@ -247,7 +226,7 @@ class RecordingSession:
         if action.type is ActionType.DONE:
             raise RecordingError("use complete() to end the demonstration")
         if action.screen is not None:
-            action = action.to_device(pending.screen)
+            action = action.to_device(pending.screen.size)
         action = self.with_element(action)
         self.state = SessionState.PERFORMING
         step = self._save(pending, action)
@@ -280,7 +259,7 @@ class RecordingSession:
         self._pending = None
         self.state = SessionState.INTERRUPTED
 
-    def _require_ready(self, action: Action) -> ScreenCapture:
+    def _require_ready(self, action: Action) -> PendingStep:
         if self.state is not SessionState.READY or self._pending is None:
             raise RecordingError(
                 f"{action.describe()} was not recorded: the screen is not captured yet "
@@ -288,18 +267,19 @@ class RecordingSession:
             )
         return self._pending
 
-    def _save(self, pending: ScreenCapture, action: Action) -> Step:
+    def _save(self, pending: PendingStep, action: Action) -> Step:
         if pending.phash is None:
             self.hash_pending()
             pending = self._pending or pending
         try:
+            screen = pending.screen
             return self.writer.add_step(
-                pending.screenshot_png,
-                pending.hierarchy_xml,
+                screen.png(),
+                screen.hierarchy_xml(),
                 action=action,
-                activity=pending.activity,
-                screen=pending.screen,
-                time=pending.time,
+                activity=screen.activity,
+                screen=screen.size,
+                time=screen.time,
                 phash=pending.phash,
             )
         except OSError as exc:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 import pytest
 from PIL import Image
 
-from devices.android import AndroidDevice, Capture, adb_client, list_devices
+from devices.android import AndroidDevice, adb_client, list_devices
 from devices.errors import (
     AdbUnavailableError,
     DeviceCommandError,
@@ -26,6 +26,7 @@ from devices.errors import (
 )
 from graph_builder.hierarchy import UIElement
 from graph_builder.model import NORMALIZED_SCREEN, Action, ResetRecipe, SettingValue
+from graph_builder.screen import Screen
 from virtual_phone import AdbServer, fast_phone, running_server
 
 SERIAL = "virtual-1"
@@ -38,7 +39,7 @@ class Driver:
     def __init__(self, device: AndroidDevice) -> None:
         self.device = device
         self.device.ime_switch_delay = 0.0  # the virtual phone binds keyboards at once
-        self.capture: Capture = device.observe()
+        self.capture: Screen = device.observe()
 
     def screen(self) -> str:
         """Ground truth: the logical screen id (tests only)."""
@@ -49,22 +50,22 @@ class Driver:
         assert found, f"no element with {query} among {self.capture.hierarchy().texts()}"
         return found[0]
 
-    def act(self, action: Action) -> Capture:
+    def act(self, action: Action) -> Screen:
         self.device.perform(action)
         assert self.device.wait_until_settled(timeout=3.0)
         self.capture = self.device.observe()
         assert self.capture.stable
         return self.capture
 
-    def tap(self, **query: str) -> Capture:
+    def tap(self, **query: str) -> Screen:
         element = self.find(**query)
         x, y = element.bounds.center
-        return self.act(Action.tap(x, y, screen=self.capture.screen, element=element.ref()))
+        return self.act(Action.tap(x, y, screen=self.capture.size, element=element.ref()))
 
-    def type(self, text: str) -> Capture:
+    def type(self, text: str) -> Screen:
         return self.act(Action.type_text(text))
 
-    def open(self, package: str, **recipe: object) -> Capture:
+    def open(self, package: str, **recipe: object) -> Screen:
         self.device.reset_app(ResetRecipe(package, **recipe))  # type: ignore[arg-type]
         assert self.device.wait_until_settled()
         self.capture = self.device.observe()
@@ -144,11 +145,11 @@ def test_unknown_serial_is_a_disconnected_device(virtual_server):
 def test_observe_takes_screenshot_hierarchy_and_activity_together(device):
     capture = device.observe()
     assert capture.stable
-    assert capture.screen == (1080, 2400)
+    assert capture.size == (1080, 2400)
     assert capture.activity == "com.android.launcher3/.uioverrides.QuickstepLauncher"
     assert capture.package == "com.android.launcher3"
     assert abs(capture.time - time.time()) < 5
-    with Image.open(io.BytesIO(capture.screenshot_png)) as png:
+    with Image.open(io.BytesIO(capture.png())) as png:
         assert png.format == "PNG" and png.size == (1080, 2400)
     assert capture.image().size == (1080, 2400)
     hierarchy = capture.hierarchy()
@@ -180,7 +181,7 @@ def test_observe_retries_when_the_screen_changes_during_the_dump(virtual_server,
     assert capture.stable
     assert capture.activity == "com.android.settings/.Settings"
     assert "Network & internet" in capture.hierarchy().texts()
-    assert capture.screenshot_png == device.screenshot()
+    assert capture.png() == device.screenshot()
 
 
 def test_failing_hierarchy_dumps_are_retried_with_compressed_then_reported(virtual_server, device):
@@ -226,8 +227,8 @@ def test_a_broken_screenshot_is_an_error_not_a_black_image(virtual_server, devic
 
 def test_launcher_swipe_up_opens_the_drawer_and_an_app(driver):
     assert driver.screen() == "launcher/home"
-    w, h = driver.capture.screen
-    driver.act(Action.swipe(w / 2, h * 0.8, w / 2, h * 0.3, screen=driver.capture.screen))
+    w, h = driver.capture.size
+    driver.act(Action.swipe(w / 2, h * 0.8, w / 2, h * 0.3, screen=driver.capture.size))
     assert driver.screen() == "launcher/all_apps"
     driver.tap(text="Weather")
     assert driver.screen() == "weather/today"
@@ -319,7 +320,7 @@ def test_contacts_search_and_open_a_card(driver):
 
 def test_normalized_coordinates_reach_the_same_element(driver):
     icon = driver.find(text="Settings")
-    tap = Action.tap(*icon.bounds.center, screen=driver.capture.screen).normalized()
+    tap = Action.tap(*icon.bounds.center, screen=driver.capture.size).normalized()
     assert tap.screen == NORMALIZED_SCREEN
     driver.act(tap)
     assert driver.screen() == "settings/main"
@@ -537,13 +538,13 @@ def test_settle_waits_for_the_transition_to_end():
         icon = capture.hierarchy().find(text="Settings")[0]
         # Timed from before the tap: under load the tap itself may eat into the transition.
         started = time.monotonic()
-        device.perform(Action.tap(*icon.bounds.center, screen=capture.screen))
+        device.perform(Action.tap(*icon.bounds.center, screen=capture.size))
         assert device.wait_until_settled(timeout=3.0)
         assert time.monotonic() - started >= 0.45
         settled = device.observe()
         assert settled.stable
-        assert settled.screenshot_png == phone.screencap_png()
-        with Image.open(io.BytesIO(settled.screenshot_png)) as shown:
+        assert settled.png() == phone.screencap_png()
+        with Image.open(io.BytesIO(settled.png())) as shown:
             assert shown.convert("RGB").tobytes() == phone.render().tobytes()
 
 

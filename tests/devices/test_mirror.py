@@ -78,7 +78,7 @@ def test_scrcpy_streams_the_screen_and_follows_it(device, sources):
 
     capture = device.observe()
     icon = capture.hierarchy().find(text="Settings")[0]
-    device.perform(Action.tap(*icon.bounds.center, screen=capture.screen))
+    device.perform(Action.tap(*icon.bounds.center, screen=capture.size))
     assert device.wait_until_settled()
     settings = screen_as_frame(device, first.size)
     wait_for(lambda: difference(source.latest(), settings) < 6)  # type: ignore[arg-type]

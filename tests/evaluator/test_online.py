@@ -24,9 +24,11 @@ from evaluator.runner import (
     run_suite,
 )
 from graph_builder.build import build_task
-from graph_builder.io import DemoWriter, load_task, save_task
+from graph_builder.io import load_task, save_task
 from graph_builder.model import Action, ResetRecipe, SuccessCriteria, Task
 from graph_builder.similarity import SimilaritySettings
+from recorder_app.recording.script import record_script
+from recorder_app.recording.session import PendingStep
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
 from virtual_phone import fast_phone, running_server
 
@@ -56,30 +58,17 @@ DISPLAY = Task(
 
 
 def record(device: AndroidDevice, demos: Path, task: Task, path: list[dict[str, str]]) -> None:
-    device.reset_app(task.reset)
-    device.wait_until_settled()
-    writer = DemoWriter.create(demos, task, device=device.info(), demo_id="d1")
-    for query in [*path, None]:
-        capture = device.observe()
+    queries = iter([*path, None])
+
+    def script(pending: PendingStep) -> Action:
+        query = next(queries)
         if query is None:
-            action = Action.done()
-        else:
-            element = capture.hierarchy().find(**query)[0]
-            action = Action.tap(
-                *element.bounds.center, screen=capture.screen, element=element.ref()
-            )
-        writer.add_step(
-            capture.screenshot_png,
-            capture.hierarchy_xml,
-            action=action,
-            activity=capture.activity,
-            screen=capture.screen,
-            time=capture.time,
-        )
-        if query is not None:
-            device.perform(action)
-            device.wait_until_settled()
-    writer.finish()
+            return Action.done()
+        assert pending.hierarchy is not None
+        element = pending.hierarchy.find(**query)[0]
+        return Action.tap(*element.bounds.center, screen=pending.screen.size, element=element.ref())
+
+    record_script(device, demos, task, script, reset=task.reset, demo_id="d1")
 
 
 @pytest.fixture(scope="module")

@@ -26,7 +26,7 @@ from graph_builder.model import (
     Task,
 )
 from graph_builder.phash import compute_phash
-from graph_builder.similarity import ScreenState
+from graph_builder.screen import Screen as CapturedScreen
 
 SIZE = (270, 600)
 PKG = "com.example.app"
@@ -132,18 +132,31 @@ def render(screen: Screen, size: tuple[int, int] = SIZE) -> tuple[Image.Image, s
     return image, xml
 
 
-def state(screen: Screen, member: MemberRef | None = None, *, phash: bool = False) -> ScreenState:
-    """An in-memory state of ``screen``."""
+def state(
+    screen: Screen, member: MemberRef | None = None, *, phash: bool = False
+) -> CapturedScreen:
+    """An in-memory captured screen of ``screen``."""
     image, xml = render(screen)
     hierarchy = parse_hierarchy(xml) if screen.with_hierarchy else None
-    obs = Observation(
-        screenshot="memory.png",
-        screen=SIZE,
-        hierarchy="memory.xml" if hierarchy else None,
+    return CapturedScreen(
+        SIZE,
+        image=image,
+        hierarchy=hierarchy,
         activity=screen.activity_name,
         phash=compute_phash(image, hierarchy) if phash else None,
+        member=member,
     )
-    return ScreenState(obs, member=member, image=image, hierarchy=hierarchy)
+
+
+def observation(state: CapturedScreen) -> Observation:
+    """The step record of an in-memory screen (its file names are never read)."""
+    return Observation(
+        screenshot="memory.png",
+        screen=state.size,
+        hierarchy="memory.xml" if state.has_hierarchy else None,
+        activity=state.activity,
+        phash=state.phash,
+    )
 
 
 Path_ = list[tuple[Screen, Action]]
@@ -161,7 +174,7 @@ def demo(demo_id: str, path: Path_, task_id: str = "task1") -> DemoInput:
         member = MemberRef(demo_id, i)
         s = state(screen, member)
         states.append(s)
-        steps.append(Step(index=i, observation=s.observation, action=action))
+        steps.append(Step(index=i, observation=observation(s), action=action))
     d = Demonstration(
         id=demo_id,
         task_id=task_id,

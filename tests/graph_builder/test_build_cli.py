@@ -19,7 +19,8 @@ from graph_builder.io import (
     set_demo_status,
 )
 from graph_builder.model import Action, DemoStatus, MemberRef, Pin, PinKind, Task
-from graph_builder.similarity import ScreenState, SimilaritySettings
+from graph_builder.screen import Screen as CapturedScreen
+from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import validate_graph
 from tests.graph_builder.gb_synthetic import Screen, tap_row, write_demo
 from tests.shared_fixtures import require_llamatouch_trace
@@ -174,7 +175,7 @@ def test_a_failed_write_keeps_the_old_folder(demos: Path, tmp_path: Path, monkey
     def fail(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(ScreenState, "copy_files", fail)
+    monkeypatch.setattr(CapturedScreen, "copy_files", fail)
     report = build_task(demos, "task1", suite, settings=settings)
     assert not report.written and "disk full" in report.note
     assert (suite / "task1" / "graph.json").read_bytes() == before

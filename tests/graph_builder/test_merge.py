@@ -21,9 +21,10 @@ from graph_builder.model import (
     Step,
     SwipeDirection,
 )
-from graph_builder.similarity import ScreenState, SimilaritySettings
+from graph_builder.screen import Screen as CapturedScreen
+from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import validate_graph
-from tests.graph_builder.gb_synthetic import SIZE, Screen, demo, tap_row
+from tests.graph_builder.gb_synthetic import SIZE, Screen, demo, observation, tap_row
 
 S = SimilaritySettings()
 HOME = Screen("Home", ("Settings", "Contacts", "Clock"))
@@ -154,20 +155,19 @@ def test_different_start_screens_warn_and_different_end_screens_stay_apart() -> 
     assert [n.id for n in result.graph.done_nodes] == ["done", "done2"]
 
 
-def _hash_state(demo_id: str, step: int, bits: int) -> ScreenState:
+def _hash_state(demo_id: str, step: int, bits: int) -> CapturedScreen:
     """A state known only by its hash: ``bits`` low bits set out of 256."""
     value = (1 << bits) - 1
-    obs = Observation(
-        screenshot="x.png", screen=SIZE, phash=f"phash16:{value:064x}", activity="a/.A"
+    return CapturedScreen(
+        SIZE, phash=f"phash16:{value:064x}", activity="a/.A", member=MemberRef(demo_id, step)
     )
-    return ScreenState(obs, member=MemberRef(demo_id, step))
 
 
 def _hash_demo(demo_id: str, bits: list[int]) -> DemoInput:
     states = [_hash_state(demo_id, i, b) for i, b in enumerate(bits)]
     actions = [Action.back()] * (len(bits) - 1) + [Action.done()]
     steps = tuple(
-        Step(i, s.observation, a) for i, (s, a) in enumerate(zip(states, actions, strict=True))
+        Step(i, observation(s), a) for i, (s, a) in enumerate(zip(states, actions, strict=True))
     )
     return DemoInput(
         Demonstration(
@@ -218,7 +218,7 @@ def test_unusable_demonstrations_are_skipped_and_the_rest_build() -> None:
     d1, _ = _two_paths()
     unfinished = dataclasses.replace(d1.demo, id="open", steps=d1.demo.steps[:-1])
     broken_obs = Observation(screenshot="missing.png", screen=SIZE)  # no hash, no file
-    broken_state = ScreenState(broken_obs, member=MemberRef("broken", 1))
+    broken_state = CapturedScreen(SIZE, member=MemberRef("broken", 1))
     broken_demo = dataclasses.replace(
         d1.demo, id="broken", steps=(d1.demo.steps[0], Step(1, broken_obs, Action.done()))
     )

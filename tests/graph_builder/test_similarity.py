@@ -13,12 +13,13 @@ from graph_builder.errors import FormatError
 from graph_builder.hierarchy import load_hierarchy, parse_hierarchy
 from graph_builder.model import Observation
 from graph_builder.phash import compute_phash, hash_bits, masked_bands
+from graph_builder.screen import Screen as CapturedScreen
 from graph_builder.similarity import (
-    ScreenState,
     SimilaritySettings,
     compare,
     hierarchy_signatures,
     load_settings,
+    screen_features,
     text_changes,
 )
 from tests.graph_builder.gb_synthetic import Screen, render, state
@@ -159,7 +160,7 @@ def test_stored_hash_is_reused_without_reading_the_screenshot(tmp_path: Path) ->
     image, _ = render(HOME)
     stored = compute_phash(image)
     obs = Observation(screenshot="missing.png", screen=(270, 600), phash=stored)
-    features = ScreenState.from_observation(obs, tmp_path).features(S)  # no file exists
+    features = screen_features(CapturedScreen.from_observation(obs, tmp_path), S)  # no file exists
     assert features.hash == hash_bits(stored, S)
 
 
@@ -168,14 +169,14 @@ def test_hash_made_with_other_settings_is_recomputed(tmp_path: Path) -> None:
     (tmp_path / "s.png").write_bytes(_png(image))
     old = compute_phash(image, settings=dataclasses.replace(S, hash_size=8))
     obs = Observation(screenshot="s.png", screen=(270, 600), phash=old)
-    features = ScreenState.from_observation(obs, tmp_path).features(S)
+    features = screen_features(CapturedScreen.from_observation(obs, tmp_path), S)
     assert features.hash == hash_bits(compute_phash(image), S)
 
 
 def test_missing_screenshot_without_hash_is_a_format_error(tmp_path: Path) -> None:
     obs = Observation(screenshot="nope.png", screen=(270, 600))
     with pytest.raises(FormatError, match="not found"):
-        ScreenState.from_observation(obs, tmp_path).features(S)
+        screen_features(CapturedScreen.from_observation(obs, tmp_path), S)
 
 
 def test_settings_round_trip_and_load(tmp_path: Path) -> None:
@@ -205,14 +206,14 @@ def test_bad_settings_are_reported(data: object, match: str) -> None:
         SimilaritySettings.from_json(data)
 
 
-def _fixture_states(folder: Path) -> list[ScreenState]:
+def _fixture_states(folder: Path) -> list[CapturedScreen]:
     states = []
     for i in range(5):
         activity = (folder / f"{i}.activity").read_text().strip() or None
         obs = Observation(
             screenshot=f"{i}.png", hierarchy=f"{i}.xml", activity=activity, screen=(1080, 2400)
         )
-        states.append(ScreenState.from_observation(obs, folder))
+        states.append(CapturedScreen.from_observation(obs, folder))
     return states
 
 

@@ -17,6 +17,7 @@ from evaluator.runner import DeviceFactory, RunConfig, run_suite
 from graph_builder.io import (
     DEMO_FILE,
     GRAPH_FILE,
+    SUITE_DEMOS_DIR,
     TASK_FILE,
     iter_demos,
     load_demo,
@@ -28,10 +29,10 @@ from graph_builder.io import (
 )
 from graph_builder.model import DemoStatus, EvalProtocol, Task
 from graph_builder.validate import Severity, validate_graph
-from task_graphs.generate import DEMOS, SUITE_DIR, compare_trees, generate, graph_defects
+from task_graphs.generate import SUITE_DIR, compare_trees, generate, graph_defects
 from task_graphs.sample_recipes import RECIPES
 
-DEMOS_DIR = SUITE_DIR / DEMOS
+DEMOS_DIR = SUITE_DIR / SUITE_DEMOS_DIR
 TASKS = load_suite_tasks(SUITE_DIR)
 OFFLINE = [t for t in TASKS if t.protocol is EvalProtocol.OFFLINE]
 ONLINE = [t for t in TASKS if t.protocol is EvalProtocol.ONLINE]

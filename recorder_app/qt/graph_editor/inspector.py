@@ -301,7 +301,7 @@ class NodeInspector(QWidget):
         except GraphBuilderError as exc:
             self.hierarchy_label.setText(f"The hierarchy cannot be read: {exc}")
             return
-        activity = state.observation.activity or "unknown activity"
+        activity = state.activity or "unknown activity"
         if hierarchy is None:
             self.hierarchy_label.setText(f"{state.label}: no hierarchy was recorded · {activity}")
             return

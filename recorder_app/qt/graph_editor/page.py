@@ -463,7 +463,7 @@ class GraphEditorPage(QWidget):
             target,
             [e.id for e in graph.edges],
             self.pictures.full(sources.node_screenshot(node)),
-            state.observation.screen if state is not None else node.screen,
+            state.size if state is not None else node.screen,
             hierarchy,
             graph_settings(graph),
             self,

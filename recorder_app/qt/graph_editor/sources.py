@@ -21,8 +21,8 @@ from graph_builder.model import (
     Observation,
     TaskGraph,
 )
+from graph_builder.screen import Screen
 from graph_builder.settings import SimilaritySettings
-from graph_builder.similarity import ScreenState
 
 
 class ScreenSources:
@@ -31,7 +31,7 @@ class ScreenSources:
         self.demos_root = Path(demos_root) if demos_root is not None else None
         self.task_id = task_id
         self._demos: dict[str, tuple[Path, Demonstration] | None] = {}
-        self._states: dict[MemberRef, ScreenState | None] = {}
+        self._states: dict[MemberRef, Screen | None] = {}
 
     @property
     def demos_dir(self) -> Path | None:
@@ -60,12 +60,12 @@ class ScreenSources:
             return None
         return found[0], found[1].steps[member.step].observation
 
-    def member_state(self, member: MemberRef) -> ScreenState | None:
+    def member_state(self, member: MemberRef) -> Screen | None:
         """The recorded screen (cached, so its hierarchy and features load once)."""
         if member not in self._states:
             found = self.member_observation(member)
             self._states[member] = (
-                None if found is None else ScreenState.from_observation(found[1], found[0], member)
+                None if found is None else Screen.from_observation(found[1], found[0], member)
             )
         return self._states[member]
 
@@ -85,7 +85,7 @@ class ScreenSources:
             except GraphBuilderError:
                 hierarchy = None
         if state is not None and hierarchy is not None:
-            device = action.rescaled(state.observation.screen)
+            device = action.rescaled(state.size)
             if device.x is not None and device.y is not None:
                 element = hierarchy.element_at(device.x, device.y)
                 if element is not None:
@@ -99,7 +99,7 @@ class ScreenSources:
         path = found[0] / found[1].screenshot
         return path if path.is_file() else None
 
-    def node_state(self, node: Node) -> ScreenState | None:
+    def node_state(self, node: Node) -> Screen | None:
         """The node's representative screen: its first member, else the node's own files."""
         if node.members:
             state = self.member_state(node.members[0])
@@ -119,15 +119,13 @@ class ScreenSources:
             activity=node.activity,
             phash=node.phash,
         )
-        return ScreenState(
-            obs, folder=self.task_dir, member=node.members[0] if node.members else None
+        return Screen.from_observation(
+            obs, self.task_dir, node.members[0] if node.members else None
         )
 
     def node_screenshot(self, node: Node) -> Path | None:
         state = self.node_state(node)
-        if state is None or state.folder is None:
-            return None
-        return state.folder / state.observation.screenshot
+        return state.screenshot_path if state is not None else None
 
 
 def graph_settings(graph: TaskGraph) -> SimilaritySettings:

@@ -48,8 +48,7 @@ def suite_entries(suite_dir: Path, demos_root: Path | None) -> list[TaskEntry]:
 def task_entry(task_id: str, suite_dir: Path, demos_root: Path | None) -> TaskEntry:
     """The entry of one task; a suite that ships its own ``demos/`` (like the sample suite)
     uses those demonstrations rather than the workspace's."""
-    shipped = Path(suite_dir) / "demos"
-    root = shipped if (shipped / task_id).is_dir() else demos_root
+    root = io.shipped_demos(suite_dir, task_id) or demos_root
     count = len(io.demo_dirs(root, task_id)) if root is not None else 0
     return TaskEntry(task_id, Path(suite_dir), count, root)
 

@@ -1,0 +1,44 @@
+"""The Device seam: what the recorder and the online protocol need from a phone.
+
+Two implementations: ``devices.android.AndroidDevice`` (real and virtual phones, over
+adbutils) and ``devices.fake.FakeDevice`` (screens held in memory, for tests of the code
+above the device layer). Every method may raise a ``devices.errors.DeviceError``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from graph_builder.model import Action, DeviceInfo, ResetRecipe
+from graph_builder.screen import Screen
+
+
+class Device(Protocol):
+    """One phone: observe its screen, act on it, reset an app."""
+
+    @property
+    def serial(self) -> str: ...
+
+    def info(self) -> DeviceInfo:
+        """Model, Android version, natural screen size and density."""
+        ...
+
+    def observe(self) -> Screen:
+        """The screen now: screenshot, hierarchy and activity, taken back to back."""
+        ...
+
+    def perform(self, action: Action) -> None:
+        """Carry out one action (coordinates in any space, see ``Action.screen``)."""
+        ...
+
+    def wait_until_settled(self, timeout: float = 3.0) -> bool:
+        """True once the screen stopped changing; False when ``timeout`` ran out."""
+        ...
+
+    def reset_app(self, recipe: ResetRecipe) -> None:
+        """Put an app in its start state."""
+        ...
+
+    def close(self) -> None:
+        """Release what the device holds; it is not used afterwards."""
+        ...

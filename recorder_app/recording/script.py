@@ -1,0 +1,79 @@
+"""Scripted recording: a demonstration recorded by a program instead of a person.
+
+``record_script`` drives the studio's own ``RecordingSession`` (settle, capture, save,
+perform), so a scripted demonstration is stored exactly as a recorded one: screenshot,
+hierarchy, activity and perceptual hash before every action. The script sees each
+pending screen and answers with the action to take there; ``done`` ends the demo.
+
+>>> def tap_display(pending):  # doctest: +SKIP
+...     if pending.step_index == 1:
+...         return Action.done()
+...     element = pending.hierarchy.find(text="Display")[0]
+...     return Action.tap(*element.bounds.center, screen=pending.screen.size)
+>>> demo = record_script(device, ws.demos_dir, task, tap_display)  # doctest: +SKIP
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from devices.device import Device
+from graph_builder.model import Action, ActionType, Demonstration, ResetRecipe, Task
+from recorder_app.errors import RecordingError
+from recorder_app.recording.session import SETTLE_TIMEOUT_S, PendingStep, RecordingSession
+
+# What the script answers for a pending screen.
+Script = Callable[[PendingStep], Action]
+
+# A script that never says done would otherwise record forever.
+DEFAULT_MAX_STEPS = 100
+
+
+def record_script(
+    device: Device,
+    demos_root: Path,
+    task: Task,
+    script: Script,
+    *,
+    reset: ResetRecipe | None = None,
+    demo_id: str | None = None,
+    annotator: str = "",
+    source: str = "scripted",
+    clock: Callable[[], float] = time.time,
+    settle_timeout: float = SETTLE_TIMEOUT_S,
+    max_steps: int = DEFAULT_MAX_STEPS,
+    after_action: Callable[[Action], None] | None = None,
+) -> Demonstration:
+    """Record one demonstration of ``task`` on ``device``, choosing every action with
+    ``script``; returns the finished demonstration.
+
+    ``after_action`` runs after each action was performed, before the next screen is
+    captured (e.g. to move a simulated clock on). An exception from the script or the
+    device leaves the demonstration on disk, marked incomplete, as a crash would.
+    """
+    session = RecordingSession.start(
+        device,
+        demos_root,
+        task,
+        annotator=annotator,
+        reset=reset,
+        settle_timeout=settle_timeout,
+        demo_id=demo_id,
+        source=source,
+        clock=clock,
+    )
+    for _ in range(max_steps):
+        pending = session.capture()
+        action = script(pending)
+        if action.type is ActionType.DONE:
+            return session.complete()
+        session.act(action)
+        if after_action is not None:
+            after_action(action)
+    session.interrupt()
+    raise RecordingError(
+        f"the script for {task.id} did not say done within {max_steps} steps; "
+        f"{session.folder} is kept as incomplete"
+    )
