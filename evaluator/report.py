@@ -16,6 +16,7 @@ from typing import Any
 
 from evaluator.language.attribution import correlations, feature_matrix, observations
 from evaluator.language.failures import failure_analysis
+from evaluator.matching import PROFILES
 from evaluator.metrics import (
     DIMENSIONS,
     breakdowns,
@@ -27,6 +28,7 @@ from evaluator.metrics import (
 from evaluator.prices import PriceTable, load_prices
 from evaluator.records import TaskResult, TaskStatus
 from evaluator.run_store import RunStore
+from evaluator.sensitivity import profile_sensitivity
 from evaluator.svg import bar_chart, scatter_chart
 
 CHART_DIMENSIONS = ("scenario", "syntax", "semantics", "app")
@@ -66,6 +68,7 @@ def summarize(
         "suite": run.info.get("suite", {}).get("name"),
         "variant": config.get("variant"),
         "mode": config.get("mode"),
+        "matching": config.get("matching", "elderbench"),
         "started": run.info.get("started"),
         "counts": {
             "tasks": len(run.results),
@@ -102,6 +105,7 @@ def summarize(
             for j, a in judge_agreement(run.results, overrides).items()
         },
         "failure_analysis": failure_analysis(run.store).to_json(),
+        "profile_sensitivity": _sensitivity(run, config.get("matching", "elderbench")),
         "comparison": None,
     }
     if compare is not None:
@@ -125,6 +129,18 @@ def summarize(
             },
         }
     return summary
+
+
+def _sensitivity(run: _Loaded, used: str) -> dict[str, Any] | None:
+    """What each other matching profile would have judged differently (None: no suite)."""
+    suite = run.info.get("suite", {}).get("path")
+    if not suite or not Path(suite).is_dir() or used not in PROFILES:
+        return None
+    found = profile_sensitivity(run.store, Path(suite), used, run.results)
+    return {
+        p: {"steps": d.steps, "scored_steps": d.scored_steps, "tasks": d.tasks, "first": d.first}
+        for p, d in found.items()
+    }
 
 
 def _mapped_steps(results: Sequence[TaskResult], statuses: Sequence[TaskStatus]) -> dict[str, int]:
@@ -388,6 +404,33 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 [
                     [j, str(a["n"]), str(a["agree"]), _pct(a["rate"])]
                     for j, a in summary["judge_agreement"].items()
+                ],
+            )
+        )
+    sensitivity = summary.get("profile_sensitivity")
+    if sensitivity:
+        scored = next(iter(sensitivity.values()))["scored_steps"]
+        blocks.append(("h2", "Matching profiles"))
+        blocks.append(
+            (
+                "p",
+                f"Matched under {summary['matching']}. The {scored} recorded steps on graph "
+                "nodes matched again under each other tap-tolerance convention: the steps it "
+                "would judge otherwise, and the tasks whose episode would have gone another "
+                "way (at the first such step).",
+            )
+        )
+        blocks.append(
+            Table(
+                ("Profile", "Steps judged otherwise", "Tasks", "First divergence (task@step)"),
+                [
+                    [
+                        p,
+                        str(d["steps"]),
+                        str(d["tasks"]),
+                        ", ".join(f"{t}@{i}" for t, i in sorted(d["first"].items())) or "none",
+                    ]
+                    for p, d in sensitivity.items()
                 ],
             )
         )

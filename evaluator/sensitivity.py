@@ -1,0 +1,86 @@
+"""How much a finished run's verdicts depend on the tap-tolerance convention.
+
+Every recorded step taken on a graph node is matched again under each other matching
+profile (``evaluator.matching.PROFILES``). A step is judged differently when another edge,
+or no edge instead of one (or one instead of none), would have been followed. The first
+such step of a task is where its episode would have gone another way; later steps are
+counted as they were recorded.
+
+>>> profile_sensitivity(store, suite, "elderbench")["aitw"].tasks  # doctest: +SKIP
+3
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from evaluator.errors import EvaluatorError
+from evaluator.matching import PROFILES, match_edges
+from evaluator.offline import GraphContext
+from evaluator.records import StepRecord, TaskResult
+from evaluator.run_store import RunStore
+from graph_builder.errors import GraphBuilderError
+from graph_builder.model import Action, ActionType
+
+
+@dataclass(frozen=True, slots=True)
+class Divergence:
+    """Under one profile: the steps judged differently, and per task its first such step."""
+
+    profile: str
+    steps: int
+    scored_steps: int
+    first: dict[str, int] = field(default_factory=dict)
+
+    @property
+    def tasks(self) -> int:
+        return len(self.first)
+
+
+def _edge_under(context: GraphContext, step: StepRecord, profile: str) -> str | None:
+    assert step.node is not None and step.action is not None
+    action = Action.from_json(step.action)
+    node = context.graph.node(step.node)
+    match = match_edges(
+        context.out_edges(step.node), action, screen=node.screen, profile=PROFILES[profile]
+    )
+    return match.edge.id if match.edge else None
+
+
+def _matchable(step: StepRecord) -> bool:
+    return (
+        step.node is not None
+        and step.action is not None
+        and step.action.get("type") not in (ActionType.DONE.value, None)
+    )
+
+
+def profile_sensitivity(
+    store: RunStore, suite: Path, used: str, results: Sequence[TaskResult] | None = None
+) -> dict[str, Divergence]:
+    """For every profile other than ``used``: how many steps and tasks it judges otherwise.
+    Tasks whose graph no longer loads are left out."""
+    results = store.results() if results is None else results
+    others = [p for p in PROFILES if p != used]
+    counts = {p: 0 for p in others}
+    firsts: dict[str, dict[str, int]] = {p: {} for p in others}
+    scored = 0
+    for result in results:
+        if result.gt_steps is None:
+            continue
+        try:
+            context = GraphContext.load(Path(suite) / result.task_id)
+        except (EvaluatorError, GraphBuilderError):
+            continue
+        for step in store.read_steps(result.task_id):
+            if not _matchable(step) or step.node not in context.distances.out:
+                continue
+            scored += 1
+            recorded = _edge_under(context, step, used)
+            for p in others:
+                if _edge_under(context, step, p) != recorded:
+                    counts[p] += 1
+                    firsts[p].setdefault(result.task_id, step.index)
+    return {p: Divergence(p, counts[p], scored, firsts[p]) for p in others}
