@@ -8,13 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from importlib import resources
 from pathlib import Path
 
 from evaluator.errors import ConfigError
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import read_json
 
-DEFAULT_PRICES = Path(__file__).resolve().parents[1] / "resources" / "prices.json"
+# Package data, so an installed wheel finds it as a checkout does.
+DEFAULT_PRICES = resources.files("resources").joinpath("prices.json")
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,9 +50,14 @@ class PriceTable:
 
 
 def load_prices(path: Path | None = None) -> PriceTable:
-    path = Path(path) if path is not None else DEFAULT_PRICES
     try:
-        data = read_json(path)
+        if path is None:
+            with resources.as_file(DEFAULT_PRICES) as shipped:
+                path = shipped
+                data = read_json(shipped)
+        else:
+            path = Path(path)
+            data = read_json(path)
     except GraphBuilderError as exc:
         raise ConfigError(f"cannot read the price table: {exc}") from exc
     models = data.get("models") if isinstance(data, dict) else None

@@ -8,6 +8,7 @@ import os
 import sys
 import traceback
 from collections.abc import Iterator
+from importlib import resources
 from pathlib import Path
 from types import TracebackType
 
@@ -22,7 +23,8 @@ log = logging.getLogger(__name__)
 
 ORGANIZATION = "ElderBench"
 APPLICATION = "ElderBench Studio"
-RESOURCES = Path(__file__).resolve().parents[2] / "resources"
+# Package data, so an installed wheel finds them as a checkout does.
+RESOURCES = resources.files("resources")
 
 
 def create_application(argv: list[str] | None = None) -> QApplication:
@@ -33,12 +35,13 @@ def create_application(argv: list[str] | None = None) -> QApplication:
     app.setOrganizationName(ORGANIZATION)
     app.setApplicationName(APPLICATION)
     app.setStyle("Fusion")
-    style = RESOURCES / "style.qss"
+    style = RESOURCES.joinpath("style.qss")
     if style.is_file():
         app.setStyleSheet(style.read_text(encoding="utf-8"))
-    icon = RESOURCES / "icons" / "studio.svg"
+    icon = RESOURCES.joinpath("icons", "studio.svg")
     if icon.is_file():
-        app.setWindowIcon(QIcon(str(icon)))
+        with resources.as_file(icon) as icon_file:  # QIcon reads the file at once
+            app.setWindowIcon(QIcon(str(icon_file)))
     return app
 
 

@@ -13,6 +13,7 @@ import json
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
+from importlib import resources
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +23,8 @@ from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
-SAMPLE_SUITE = Path(__file__).resolve().parents[3] / "task_graphs" / "sample"
+# The shipped suite is package data of task_graphs, installed as plain files (never zipped).
+SAMPLE_SUITE = Path(str(resources.files("task_graphs").joinpath("sample")))
 
 
 class SettingsError(ValueError):
