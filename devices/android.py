@@ -514,8 +514,30 @@ class AndroidDevice:
             self.shell, action.text, switch_delay=self.ime_switch_delay, sleep=self.clock.sleep
         )
 
-    def _key(self, code: int) -> None:
+    def _key(self, code: int | str) -> None:
         self.shell(f"input keyevent {code}")
+
+    def _double_tap(self, action: Action) -> None:
+        a = self._device_action(action)
+        x, y = self._point(a.x, a.y)
+        # one shell command, so the two taps fall within Android's double-tap timeout
+        self.shell(f"input tap {x} {y} && input tap {x} {y}")
+
+    def _named_key(self, action: Action) -> None:
+        name = (action.text or "").strip()
+        if not re.fullmatch(r"\d+|(?i:keycode_)?[A-Za-z0-9_]+", name):
+            raise InputError(f"{name!r} is not a key name or keycode")
+        self._key(name if name.isdigit() else "KEYCODE_" + name.upper().removeprefix("KEYCODE_"))
+
+    def _launch(self, action: Action) -> None:
+        """Start an app by package through its launcher intent, as a person opening it would."""
+        package = (action.text or "").strip()
+        if not _PACKAGE_NAME.fullmatch(package):
+            raise InputError(f"{package!r} is not an Android package name")
+        command = f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
+        answer = self._answer(command, timeout=self.timeout * 3)
+        if "Events injected: 1" not in answer:
+            raise DeviceCommandError(f"could not launch {package} on {self.serial}: {answer}")
 
     def _wait(self, action: Action) -> None:
         self.clock.sleep(
@@ -524,12 +546,19 @@ class AndroidDevice:
 
     _PERFORMERS: ClassVar[dict[ActionType, Callable[[AndroidDevice, Action], None]]] = {
         ActionType.TAP: _tap,
+        ActionType.DOUBLE_TAP: _double_tap,
         ActionType.LONG_PRESS: _long_press,
         ActionType.SWIPE: _swipe,
         ActionType.TYPE: _type,
+        ActionType.KEY: _named_key,
+        ActionType.LAUNCH: _launch,
         ActionType.BACK: lambda self, _: self._key(KEYCODE_BACK),
         ActionType.HOME: lambda self, _: self._key(KEYCODE_HOME),
         ActionType.WAIT: _wait,
+        # decisions about the task: nothing happens on the phone
+        ActionType.ANSWER: lambda self, _: None,
+        ActionType.ASK_USER: lambda self, _: None,
+        ActionType.GIVE_UP: lambda self, _: None,
         ActionType.DONE: lambda self, _: None,
     }
 
@@ -571,6 +600,14 @@ class AndroidDevice:
             raise DeviceCommandError(
                 f"could not launch {package} on {self.serial} with `{command}`: {answer}"
             )
+
+    def installed_packages(self) -> list[str]:
+        """The packages installed on the phone (``pm list packages``)."""
+        return [
+            line.removeprefix("package:").strip()
+            for line in self.shell("pm list packages").splitlines()
+            if line.startswith("package:")
+        ]
 
     def _answer(self, command: str, *, timeout: float | None = None) -> str:
         """Everything a command printed, for commands that report failure only in words."""

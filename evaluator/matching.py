@@ -10,7 +10,10 @@ a ``MatchingProfile`` says how tolerant the geometry is. The default, ``elderben
   ``min_swipe`` of the shorter screen side has no direction and matches no edge;
 - type: a rapidfuzz ratio of at least ``text_threshold`` against any accepted text, both
   texts NFKC-normalized, case-folded and with runs of whitespace made one space;
+- key: the same key, names compared in one form (``KEYCODE_ENTER``, ``enter``, ``66``);
 - back, home, wait: by type. A ``wait`` where no wait edge leaves the node stays there.
+  (``launch``, ``answer``, ``ask_user`` and ``give_up`` are handled by
+  ``evaluator.task_actions``, not by rules.)
 
 Other benchmarks' conventions are profiles too (``PROFILES``), so a run can be matched,
 and re-matched, under each. Every match says in words which rule decided it, e.g.
@@ -127,6 +130,35 @@ class EdgeMatch:
     @property
     def matched(self) -> bool:
         return self.edge is not None
+
+
+# Android keycodes a model may give by number (android.view.KeyEvent).
+_KEY_NUMBERS = {
+    "3": "home",
+    "4": "back",
+    "24": "volume_up",
+    "25": "volume_down",
+    "26": "power",
+    "27": "camera",
+    "28": "clear",
+    "61": "tab",
+    "62": "space",
+    "66": "enter",
+    "67": "del",
+    "82": "menu",
+    "84": "search",
+    "111": "escape",
+    "112": "forward_del",
+    "187": "app_switch",
+}
+_KEY_ALIASES = {"delete": "del", "backspace": "del", "return": "enter", "esc": "escape"}
+
+
+def canonical_key(name: str) -> str:
+    """``KEYCODE_ENTER``, ``Enter`` and ``66`` -> ``enter``."""
+    key = name.strip().lower().removeprefix("keycode_")
+    key = _KEY_NUMBERS.get(key, key)
+    return _KEY_ALIASES.get(key, key)
 
 
 def normalize_text(text: str) -> str:
@@ -257,6 +289,11 @@ def match_rule(
         ratio = max((text_ratio(action.text or "", a) for a in rule.texts), default=0.0)
         if rule.texts and ratio >= rule.text_threshold:
             return RuleMatch(f"text ratio {exact(ratio)}", (1, ratio))
+        return None
+    if t is ActionType.KEY:
+        key = canonical_key(action.text or "")
+        if any(canonical_key(k) == key for k in rule.texts):
+            return RuleMatch(f"key {key}", (1, 0.0))
         return None
     return RuleMatch(f"type {t.value}", (1, 0.0))
 

@@ -28,9 +28,23 @@ from evaluator.errors import TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
 from evaluator.progress import GraphDistances, Progress
 from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.task_actions import (
+    Episode,
+    action_problem,
+    graph_packages,
+    match_launch,
+)
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_graph
-from graph_builder.model import ActionType, Edge, InstructionVariant, NodeKind, Task, TaskGraph
+from graph_builder.model import (
+    Action,
+    ActionType,
+    Edge,
+    InstructionVariant,
+    NodeKind,
+    Task,
+    TaskGraph,
+)
 from graph_builder.screen import Screen
 from graph_builder.validate import Severity, validate_graph
 
@@ -176,12 +190,17 @@ def run_offline(
     records: list[StepRecord] = []
     terminated = False
     reason: str | None = None
+    episode = Episode(task)
+    packages = [*graph_packages(graph), task.app]
+    user_reply: str | None = None
+    outcome: str | None = None
     for index in range(max_steps):
         control.checkpoint()
         screen = context.screen(node)
         observation = AgentObservation(
-            task.id, instruction, index, screen, node_id=node, graph=graph
+            task.id, instruction, index, screen, node_id=node, graph=graph, user_reply=user_reply
         )
+        user_reply = None
         step = agent.step(observation)
         previous = records[-1] if records else None
         common: dict[str, Any] = dict(
@@ -202,16 +221,43 @@ def run_offline(
         )
         action = step.action
         stop_reason: str | None = None
+        problem = action_problem(action, graph.node(node).screen) if action else None
         if action is None:
+            kind = step.outcome.value if step.outcome else "parse_error"
+            why = "parse failure" if kind == "parse_error" else "invalid action"
             record = StepRecord(
                 **common,
+                outcome=kind,
                 decision_correct=False,
-                decision_note="parse failure",
+                decision_note=why,
                 next_node=node,
-                rule="parse failure",
+                rule=why,
             )
-            stop_reason = f"parse failure at step {index}: {step.parse_error}"
+            stop_reason = f"{why} at step {index}: {step.parse_error}"
+        elif problem is not None:
+            record = StepRecord(
+                **common,
+                action=action.to_json(),
+                action_text=action.describe(),
+                outcome="invalid_action",
+                decision_correct=False,
+                decision_note="invalid action",
+                next_node=node,
+                rule=problem,
+            )
+            stop_reason = f"invalid action at step {index}: {problem}"
+        elif action.type in (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP):
+            episode.note(action)
+            record, user_reply, outcome, stop = _task_decision(common, action, node, episode)
+            records.append(record)
+            if on_step is not None:
+                on_step(record)
+            if stop is not None:
+                reason = stop
+                break
+            continue
         elif action.type is ActionType.DONE:
+            episode.note(action)
             at_done = progress.done(node)
             record = StepRecord(
                 **common,
@@ -223,12 +269,17 @@ def run_offline(
                 rule="done on DONE node" if at_done else "done on non-DONE node",
             )
         else:
-            match = match_edges(
-                context.out_edges(node),
-                action,
-                screen=graph.node(node).screen,
-                profile=settings.matching,
-            )
+            if action.type is ActionType.LAUNCH:
+                match = match_launch(
+                    context.out_edges(node), graph, node, action.text or "", packages
+                )
+            else:
+                match = match_edges(
+                    context.out_edges(node),
+                    action,
+                    screen=graph.node(node).screen,
+                    profile=settings.matching,
+                )
             target = match.edge.target if match.edge else node
             correct, note = progress.step(
                 node, target, followed=match.edge.target if match.edge else None
@@ -263,6 +314,8 @@ def run_offline(
         reason = f"reached max_steps ({max_steps}) at node {node} without saying done"
 
     success = terminated and graph.node(node).kind is NodeKind.DONE
+    if success and episode.answer_problem() is not None:
+        success, reason = False, episode.answer_problem()
     correct_decisions = sum(1 for r in records if r.decision_correct)
     return TaskResult(
         task_id=task.id,
@@ -275,10 +328,13 @@ def run_offline(
         terminated=terminated,
         steps=len(records),
         reason=None if success else reason,
+        outcome=outcome,
+        answer=episode.answer,
+        answer_correct=episode.answer_correct,
         final_node=node,
         matched_steps=progress.completed,
         gt_steps=context.gt_steps,
-        decisions=len(records),
+        decisions=sum(1 for r in records if r.decision_correct is not None),
         correct_decisions=correct_decisions,
         reflections=sum(1 for r in records if r.reflection_correct is not None),
         correct_reflections=sum(1 for r in records if r.reflection_correct),
@@ -290,3 +346,39 @@ def run_offline(
         started=started,
         finished=now(),
     )
+
+
+def _task_decision(
+    common: dict[str, Any], action: Action, node: str, episode: Episode
+) -> tuple[StepRecord, str | None, str | None, str | None]:
+    """The record of an answer, a question to the user or giving up (all stay on ``node``),
+    the user's reply for the next step, the episode's outcome and why it stops (None: it
+    goes on). Shared by both protocols."""
+    t = action.type
+    reply: str | None = None
+    extra = dict(common.get("extra") or {})
+    if t is ActionType.ANSWER:
+        kind, rule, stop = "answered", "answer recorded", None
+    elif t is ActionType.ASK_USER:
+        reply = episode.ask()
+        kind = "asked_user"
+        if reply is not None:
+            extra["user_reply"] = reply
+            rule, stop = "asked the user; the task's scripted reply is given", None
+        else:
+            rule = "asked the user; the task scripts no reply"
+            question = f" {action.text!r}" if action.text else ""
+            stop = f"asked the user{question} and the task scripts no reply"
+    else:
+        kind, rule = "gave_up", "gave up"
+        stop = f"gave up{': ' + action.text if action.text else ''}"
+    record = StepRecord(
+        **{**common, "extra": extra},
+        action=action.to_json(),
+        action_text=action.describe(),
+        outcome=kind,
+        rule=rule,
+        next_node=node,
+    )
+    ended = kind if stop is not None else None
+    return record, reply, ended, stop

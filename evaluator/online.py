@@ -32,6 +32,7 @@ from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
 from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict
 from evaluator.run_store import TraceWriter
+from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
 from graph_builder.model import ActionType, InstructionVariant, ResetRecipe, Task
 from graph_builder.screen import Screen
@@ -173,6 +174,10 @@ def run_online(
     progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False
+    episode = Episode(task)
+    user_reply: str | None = None
+    outcome: str | None = None
+    stopped: str | None = None
     for index in range(max_steps):
         control.checkpoint()
         observation = AgentObservation(
@@ -182,7 +187,9 @@ def run_online(
             seen.screen,
             node_id=seen.node,
             graph=graph.graph if graph else None,
+            user_reply=user_reply,
         )
+        user_reply = None
         step = agent.step(observation)
         action = step.action
         after = seen
@@ -191,11 +198,38 @@ def run_online(
         rule = ""
         decision: bool | None = None
         note = ""
+        step_outcome = step.outcome.value if step.outcome else None
+        added: dict[str, Any] = {}
+        problem = action_problem(action, seen.capture.screen) if action is not None else None
+        if action is not None and problem is None and action.type is ActionType.LAUNCH:
+            action, problem = _launch_target(action, task, recipe, graph, device)
         if action is None:
-            rule = "parse failure"
+            rule = "parse failure" if step_outcome == "parse_error" else "invalid action"
             if progress is not None:
-                decision, note = False, "parse failure"
+                decision, note = False, rule
+        elif problem is not None:
+            rule, step_outcome = problem, "invalid_action"
+            if progress is not None:
+                decision, note = False, "invalid action"
+        elif action.type in (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP):
+            episode.note(action)
+            if action.type is ActionType.ANSWER:
+                step_outcome, rule = "answered", "answer recorded"
+            elif action.type is ActionType.ASK_USER:
+                step_outcome, user_reply = "asked_user", episode.ask()
+                if user_reply is not None:
+                    added["user_reply"] = user_reply
+                    rule = "asked the user; the task's scripted reply is given"
+                else:
+                    question = f" {action.text!r}" if action.text else ""
+                    rule = "asked the user; the task scripts no reply"
+                    stopped = f"asked the user{question} and the task scripts no reply"
+            else:
+                step_outcome, rule = "gave_up", "gave up"
+                stopped = f"gave up{': ' + action.text if action.text else ''}"
+            outcome = step_outcome if stopped else None
         elif action.type is ActionType.DONE:
+            episode.note(action)
             terminated = True
             if progress is not None:
                 decision = progress.done(seen.node)
@@ -247,12 +281,15 @@ def run_online(
             note=note,
             next_node=after.node,
             changed=changed,
+            outcome=step_outcome,
+            action=action,
+            added=added,
         )
         records.append(record)
         if on_step is not None:
             on_step(record)
         seen = after
-        if terminated:
+        if terminated or stopped:
             break
 
     verdicts: tuple[Verdict, ...] = ()
@@ -270,8 +307,13 @@ def run_online(
         trace.write_json("verdicts.json", [v.to_json() for v in verdicts])
     verified = combine(verdicts)
     success = terminated and verified is True
-    if success:
+    answer_problem = episode.answer_problem() if terminated else None
+    if success and answer_problem is not None:
+        success, reason = False, answer_problem
+    elif success:
         reason = None
+    elif stopped is not None:
+        reason = stopped
     elif not terminated:
         reason = f"did not say done within max_steps ({max_steps})"
     elif verified is None:
@@ -295,6 +337,9 @@ def run_online(
         terminated=terminated,
         steps=len(records),
         reason=reason,
+        outcome=outcome,
+        answer=episode.answer,
+        answer_correct=episode.answer_correct,
         final_node=seen.node,
         matched_steps=progress.completed if progress is not None else None,
         gt_steps=graph.gt_steps if graph else None,
@@ -328,23 +373,29 @@ def _record(
     note: str,
     next_node: str | None,
     changed: bool | None,
+    outcome: str | None = None,
+    action: Action | None = None,
+    added: dict[str, Any] | None = None,
 ) -> StepRecord:
+    """``action`` is what was carried out (a launch by label becomes one by package)."""
+    action = action or step.action
     truth = online_reflection_truth(previous)
     reflection_correct = (
         None if step.reflection is None or truth is None else step.reflection in truth
     )
-    extra: dict[str, Any] = dict(step.extra)
+    extra: dict[str, Any] = {**step.extra, **(added or {})}
     return StepRecord(
         index=index,
         node=seen.node,
         screenshot=seen.png_path,
         hierarchy=seen.xml_path,
         activity=seen.capture.activity,
-        action=step.action.to_json() if step.action else None,
-        action_text=step.action.describe() if step.action else "",
+        action=action.to_json() if action else None,
+        action_text=action.describe() if action else "",
         raw_output=step.raw_output,
         reasoning=step.reasoning,
         parse_error=step.parse_error,
+        outcome=outcome,
         reflection=step.reflection.value if step.reflection else None,
         reflection_correct=reflection_correct,
         matched=matched,
@@ -360,3 +411,18 @@ def _record(
         parsing_seconds=step.parsing_seconds,
         extra=extra,
     )
+
+
+def _launch_target(
+    action: Action, task: Task, recipe: ResetRecipe, graph: GraphContext | None, device: Device
+) -> tuple[Action, str | None]:
+    """A launch by package (what the phone can start), or why the app is not known."""
+    name = action.text or ""
+    known = [task.app, recipe.package, *(graph_packages(graph.graph) if graph else [])]
+    listing = getattr(device, "installed_packages", None)  # real phones can list them
+    if callable(listing):
+        known += _device_call(device, "list its packages", listing)
+    package = resolve_app(name, [k for k in known if k])
+    if package is None:
+        return action, f"launch {name!r}: no installed app by that name"
+    return Action.launch(package), None

@@ -56,6 +56,9 @@ class StepRecord:
     raw_output: str = ""
     reasoning: str | None = None
     parse_error: str | None = None
+    # a named outcome of a step that follows no edge: parse_error, invalid_action,
+    # answered, asked_user (with the scripted reply in extra["user_reply"]), gave_up
+    outcome: str | None = None
     reflection: str | None = None
     reflection_correct: bool | None = None
     matched: bool | None = None
@@ -94,6 +97,11 @@ class TaskResult:
     terminated: bool = False
     steps: int = 0
     reason: str | None = None
+    # how an episode that is not a success ended, when it has a name of its own:
+    # asked_user (a question the task has no scripted reply for), gave_up
+    outcome: str | None = None
+    answer: str | None = None  # the agent's last answer (answer action, or done's text)
+    answer_correct: bool | None = None  # against the task's answers (None: it has none)
     final_node: str | None = None
     matched_steps: int | None = None  # ground-truth steps covered (evaluator.progress)
     gt_steps: int | None = None

@@ -126,7 +126,11 @@ class OpenAICompatibleAgent(BaseAgent):
             height=space[1],
             step=observation.step + 1,
             elements=screen_elements_text(observation) if self.include_hierarchy else "",
-            user_reply=observation.user_reply or "",
+            user_reply=(
+                f"The user answered your question: {observation.user_reply}"
+                if observation.user_reply
+                else ""
+            ),
         )
         messages = [{"role": "user", "content": [{"type": "text", "text": text}, image]}]
         reply = self.client.complete(messages)

@@ -215,10 +215,16 @@ class Task:
     labels: Labels = field(default_factory=Labels)
     reset: ResetRecipe | None = None
     success: SuccessCriteria | None = None
+    # accepted answers to an information question (the agent's ``answer`` is checked)
+    answers: tuple[str, ...] = ()
+    # what the user replies, in order, when the agent asks (``ask_user``)
+    clarifications: tuple[str, ...] = ()
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
         validate_id(self.id, "task id")
+        object.__setattr__(self, "answers", tuple(self.answers))
+        object.__setattr__(self, "clarifications", tuple(self.clarifications))
         object.__setattr__(self, "protocol", EvalProtocol(self.protocol))
         if not self.instruction.strip():
             raise RecordError("a task needs a non-empty instruction")
@@ -243,6 +249,9 @@ class Task:
             "labels": self.labels.to_json(),
             "reset": self.reset.to_json() if self.reset else None,
             "success": self.success.to_json() if self.success else None,
+            # written only when set, so tasks without them keep their files unchanged
+            **({"answers": list(self.answers)} if self.answers else {}),
+            **({"clarifications": list(self.clarifications)} if self.clarifications else {}),
         }
 
     @classmethod
@@ -260,6 +269,8 @@ class Task:
             labels=r.optional("labels", Labels.from_json) or Labels(),
             reset=r.optional("reset", ResetRecipe.from_json),
             success=r.optional("success", SuccessCriteria.from_json),
+            answers=r.str_list("answers"),
+            clarifications=r.str_list("clarifications"),
         )
 
 
