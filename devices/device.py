@@ -39,6 +39,10 @@ class Device(Protocol):
         """Put an app in its start state."""
         ...
 
+    def installed_packages(self) -> list[str]:
+        """The packages installed (to start an app an agent names by its label)."""
+        ...
+
     def close(self) -> None:
         """Release what the device holds; it is not used afterwards."""
         ...

@@ -91,5 +91,10 @@ class FakeDevice:
         self.resets.append(recipe)
         self.current = self.start
 
+    def installed_packages(self) -> list[str]:
+        """The packages of the scripted screens' activities."""
+        self._call("installed_packages")
+        return sorted({s.activity.partition("/")[0] for s in self.screens.values() if s.activity})
+
     def close(self) -> None:
         self.closed = True

@@ -34,7 +34,7 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict
 from evaluator.run_store import TraceWriter
 from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
-from graph_builder.model import ActionType, InstructionVariant, ResetRecipe, Task
+from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
 from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings, compare
 
@@ -200,7 +200,7 @@ def run_online(
         note = ""
         step_outcome = step.outcome.value if step.outcome else None
         added: dict[str, Any] = {}
-        problem = action_problem(action, seen.capture.screen) if action is not None else None
+        problem = action_problem(action, seen.capture.size) if action is not None else None
         if action is not None and problem is None and action.type is ActionType.LAUNCH:
             action, problem = _launch_target(action, task, recipe, graph, device)
         if action is None:
@@ -419,9 +419,7 @@ def _launch_target(
     """A launch by package (what the phone can start), or why the app is not known."""
     name = action.text or ""
     known = [task.app, recipe.package, *(graph_packages(graph.graph) if graph else [])]
-    listing = getattr(device, "installed_packages", None)  # real phones can list them
-    if callable(listing):
-        known += _device_call(device, "list its packages", listing)
+    known += _device_call(device, "list its packages", device.installed_packages)
     package = resolve_app(name, [k for k in known if k])
     if package is None:
         return action, f"launch {name!r}: no installed app by that name"
