@@ -16,6 +16,7 @@ import pytest
 from PIL import Image
 
 from devices.android import AndroidDevice, adb_client, list_devices
+from devices.clock import DeviceClock
 from devices.errors import (
     AdbUnavailableError,
     DeviceCommandError,
@@ -24,6 +25,7 @@ from devices.errors import (
     HierarchyDumpError,
     InputError,
 )
+from devices.settle import MIN_GAP
 from graph_builder.hierarchy import UIElement
 from graph_builder.model import NORMALIZED_SCREEN, Action, ResetRecipe, SettingValue
 from graph_builder.screen import Screen
@@ -84,6 +86,37 @@ def device(virtual_server: AdbServer) -> Iterator[AndroidDevice]:
 @pytest.fixture
 def driver(device: AndroidDevice) -> Driver:
     return Driver(device)
+
+
+class ManualClock:
+    """A DeviceClock whose time moves only when the device sleeps; sleeps are listed."""
+
+    def __init__(self, wall: float = 1_700_000_000.0) -> None:
+        self.now = 0.0
+        self.wall_start = wall
+        self.sleeps: list[float] = []
+
+    def sleep(self, seconds: float) -> None:
+        self.sleeps.append(seconds)
+        self.now += seconds
+
+    def device_clock(self) -> DeviceClock:
+        return DeviceClock(
+            wall=lambda: self.wall_start + self.now, monotonic=lambda: self.now, sleep=self.sleep
+        )
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def clocked(virtual_server: AdbServer, clock: ManualClock) -> Iterator[AndroidDevice]:
+    """The device on a ManualClock."""
+    client = adb_client(port=virtual_server.port)
+    with AndroidDevice(SERIAL, client=client, timeout=5.0, clock=clock.device_clock()) as d:
+        yield d
 
 
 # --------------------------------------------------------------------------- connecting
@@ -148,7 +181,6 @@ def test_observe_takes_screenshot_hierarchy_and_activity_together(device):
     assert capture.size == (1080, 2400)
     assert capture.activity == "com.android.launcher3/.uioverrides.QuickstepLauncher"
     assert capture.package == "com.android.launcher3"
-    assert abs(capture.time - time.time()) < 5
     with Image.open(io.BytesIO(capture.png())) as png:
         assert png.format == "PNG" and png.size == (1080, 2400)
     assert capture.image().size == (1080, 2400)
@@ -340,13 +372,20 @@ def test_long_press_holds_for_its_duration(virtual_server, device):
     assert seen == [["input", "swipe", "540", "1200", "540", "1200", "900"]]
 
 
-def test_wait_sleeps_and_done_does_nothing(driver):
-    before = driver.device.screenshot()
-    started = time.monotonic()
-    driver.device.perform(Action.wait(300))
-    assert time.monotonic() - started >= 0.29
-    driver.device.perform(Action.done())
-    assert driver.device.screenshot() == before
+def test_captures_are_stamped_by_the_devices_clock(clocked, clock):
+    assert clocked.observe().time == clock.wall_start
+    clock.now += 2.5
+    assert clocked.observe().time == clock.wall_start + 2.5
+
+
+def test_wait_sleeps_and_done_does_nothing(clocked, clock):
+    driver = Driver(clocked)
+    before = clocked.screenshot()
+    clocked.perform(Action.wait(300))
+    assert clock.sleeps == [0.3]
+    clocked.perform(Action.done())
+    assert clock.sleeps == [0.3]
+    assert clocked.screenshot() == before
     assert driver.screen() == "launcher/home"
 
 
@@ -497,6 +536,15 @@ def test_killing_the_server_mid_call_raises_quickly(spawn_marker):
     with running_server() as virtual:
         device = AndroidDevice(SERIAL, client=adb_client(port=virtual.port))
         outcome: list[BaseException | str] = []
+        commands = virtual.device(SERIAL).commands
+        original_sleep = commands["sleep"]
+        running = threading.Event()
+
+        def watched_sleep(inv):
+            running.set()
+            return original_sleep(inv)
+
+        commands["sleep"] = watched_sleep
 
         def long_call() -> None:
             try:
@@ -507,7 +555,7 @@ def test_killing_the_server_mid_call_raises_quickly(spawn_marker):
 
         caller = threading.Thread(target=long_call)
         caller.start()
-        time.sleep(0.3)
+        assert running.wait(10), "the long call never reached the phone"
         started = time.monotonic()
         virtual.close()
         caller.join(5)
@@ -548,7 +596,9 @@ def test_settle_waits_for_the_transition_to_end():
             assert shown.convert("RGB").tobytes() == phone.render().tobytes()
 
 
-def test_settle_gives_up_at_its_timeout_on_a_screen_that_keeps_changing(virtual_server, device):
+def test_settle_gives_up_at_its_timeout_on_a_screen_that_keeps_changing(
+    virtual_server, clocked, clock
+):
     frames = iter(range(10_000))
 
     def animated(inv):
@@ -561,6 +611,7 @@ def test_settle_gives_up_at_its_timeout_on_a_screen_that_keeps_changing(virtual_
         return 0
 
     virtual_server.device(SERIAL).commands["screencap"] = animated
-    started = time.monotonic()
-    assert device.wait_until_settled(timeout=0.5) is False
-    assert 0.5 <= time.monotonic() - started < 2.0
+    assert clocked.wait_until_settled(timeout=0.5) is False
+    # Captures start MIN_GAP apart until the timeout has passed on the device's clock.
+    assert clock.sleeps and all(s == pytest.approx(MIN_GAP) for s in clock.sleeps)
+    assert 0.5 <= clock.now < 0.5 + 2 * MIN_GAP

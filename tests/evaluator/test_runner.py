@@ -70,8 +70,23 @@ def test_stop_leaves_a_resumable_run(synthetic, tmp_path):
     assert len(lines) == 10 and len({json.loads(line)["task_id"] for line in lines}) == 10
 
 
+class _WatchedPause(threading.Event):
+    """A pause event that tells when a worker has come to check it."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.checks = 0
+        self.checked_twice = threading.Event()
+
+    def is_set(self) -> bool:
+        self.checks += 1
+        if self.checks >= 2:
+            self.checked_twice.set()
+        return super().is_set()
+
+
 def test_pause_holds_the_run_between_steps(synthetic, tmp_path):
-    pause = threading.Event()
+    pause = _WatchedPause()
     pause.set()
     finished: list[str] = []
     thread = threading.Thread(
@@ -83,7 +98,8 @@ def test_pause_holds_the_run_between_steps(synthetic, tmp_path):
         ),
     )
     thread.start()
-    time.sleep(0.3)
+    # A worker came to the gate and, still paused, checked it again: it is held there.
+    assert pause.checked_twice.wait(10)
     assert finished == []
     pause.clear()
     thread.join(timeout=10)
