@@ -20,6 +20,7 @@ from elderbench import __version__
 SUBCOMMAND_MODULES: tuple[str, ...] = (
     "recorder_app.cli",  # studio
     "virtual_phone.cli",  # phone
+    "devices.cli",  # devices
     "graph_builder.cli",  # build, import
     "evaluator.cli",  # eval, report
     "evaluator.language.cli",  # analyze, label, normalize, failures

@@ -26,7 +26,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from devices.address import DeviceAddress
 from devices.device import Device
+from devices.errors import DeviceError
 from elderbench import __version__
 from evaluator.agents import Agent, create_agent
 from evaluator.control import Control
@@ -37,6 +39,7 @@ from evaluator.errors import (
     RunStopped,
     TaskSetupError,
 )
+from evaluator.farm.pool import DeviceSlot, FarmLog, FarmSettings, lost, prepare
 from evaluator.judges import Judge, create_judge
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
@@ -72,6 +75,7 @@ class RunConfig:
     settle_timeout: float = 3.0
     judge_frames: int = 3
     matching: str = "elderbench"  # a profile of evaluator.matching.PROFILES
+    farm: FarmSettings = field(default_factory=FarmSettings)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -118,6 +122,7 @@ class RunConfig:
             "settle_timeout": self.settle_timeout,
             "judge_frames": self.judge_frames,
             "matching": self.matching,
+            "farm": self.farm.to_json(),
         }
 
 
@@ -148,6 +153,7 @@ def resume_config(run_dir: Path) -> RunConfig:
             settle_timeout=float(data.get("settle_timeout", 3.0)),
             judge_frames=int(data.get("judge_frames", 3)),
             matching=str(data.get("matching", "elderbench")),
+            farm=FarmSettings.from_json(data.get("farm")),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"the configuration in {run_dir}/run.json is damaged: {exc}") from exc
@@ -224,11 +230,12 @@ class _WorkerExit:
 DeviceFactory = Callable[[str], Device]
 
 
-def default_device_factory(serial: str) -> Device:
-    """A real AndroidDevice through the adb server named by ANDROID_ADB_SERVER_PORT."""
-    from devices.android import AndroidDevice, adb_client
+def default_device_factory(address: str) -> Device:
+    """A real AndroidDevice for ``SERIAL`` (the adb server named by ANDROID_ADB_SERVER_PORT)
+    or ``SERIAL@HOST:PORT`` (the adb server there)."""
+    from devices.address import open_device
 
-    return AndroidDevice(serial, client=adb_client())
+    return open_device(address)
 
 
 # --------------------------------------------------------------------------- selection
@@ -311,6 +318,9 @@ class _Session:
         self.done = done_before
         self.total = total
         self.lock = threading.Lock()
+        self.farm_log = FarmLog(store.run_dir)
+        self.attempts: dict[str, int] = {}  # task id -> runs lost with their device
+        self.in_flight = 0  # jobs being run: one may come back to the queue
         self.offline_settings = OfflineSettings(
             config.mode, config.max_steps, PROFILES[config.matching]
         )
@@ -323,38 +333,91 @@ class _Session:
             self.events.put(_WorkerExit(name))
 
     def _work(self, name: str, agent: Agent, serial: str | None) -> None:
-        device: Device | None = None
+        slot: DeviceSlot | None = None
         judges: list[Judge] = []
         if serial is not None:
             # Judge configs were checked before the run started; this cannot fail on them.
             judges = [create_judge(n, self.config.judge_config.get(n)) for n in self.config.judges]
             try:
-                device = self.device_factory(serial)
-            except Exception as exc:  # noqa: BLE001 - any failure to open a device retires it
-                self.events.put(WorkerStopped(name, f"cannot use device {serial}: {exc}"))
+                slot = DeviceSlot(DeviceAddress.parse(serial))
+            except DeviceError as exc:
+                self.events.put(WorkerStopped(name, str(exc)))
                 return
         try:
             while True:
-                try:
-                    self.control.checkpoint()
-                    job = self.jobs.get_nowait()
-                except (RunStopped, queue.Empty):
+                job = self._next_job()
+                if job is None:
                     return
+                device: Device | None = None
+                if slot is not None:
+                    device = prepare(slot, self.config.farm, self._open, self.farm_log.record)
+                    if device is None:
+                        self._give_back(job)  # for a healthy device, or for --resume
+                        self.events.put(
+                            WorkerStopped(name, f"device {slot.name} quarantined: unhealthy")
+                        )
+                        return
                 try:
-                    result, lost = self._run_job(name, job, agent, device, judges)
+                    result, was_lost = self._run_job(name, job, agent, device, judges)
                 except RunStopped:
+                    self._give_back(job, requeue=False)
                     return
+                if was_lost and slot is not None:
+                    lost(slot)
+                    if self._retry(job, slot, result.reason or "device lost"):
+                        continue
+                self._give_back(job, requeue=False)
                 self.store.append_result(result)
+                if slot is not None:
+                    self.farm_log.record(
+                        "task", slot.name, task=job.task_id, status=result.status.value
+                    )
                 with self.lock:
                     self.done += 1
                     done = self.done
                 self.events.put(TaskFinished(job.task_id, name, result, done, self.total))
-                if lost:
-                    self.events.put(WorkerStopped(name, result.reason or "device lost"))
-                    return
         finally:
-            if device is not None:
-                device.close()
+            if slot is not None:
+                lost(slot)
+
+    def _next_job(self) -> _Job | None:
+        """The next job, or None when none is left: the queue is empty and no job that
+        might still come back (its device lost) is running on another worker."""
+        while True:
+            try:
+                self.control.checkpoint()
+            except RunStopped:
+                return None
+            with self.lock:
+                try:
+                    job = self.jobs.get_nowait()
+                except queue.Empty:
+                    if self.in_flight == 0:
+                        return None
+                else:
+                    self.in_flight += 1
+                    return job
+            time.sleep(0.05)
+
+    def _give_back(self, job: _Job, *, requeue: bool = True) -> None:
+        with self.lock:
+            self.in_flight -= 1
+            if requeue:
+                self.jobs.put(job)
+
+    def _open(self, address: DeviceAddress) -> Device:
+        return self.device_factory(str(address))
+
+    def _retry(self, job: _Job, slot: DeviceSlot, reason: str) -> bool:
+        """Give a task whose device was lost back to the queue, up to ``task_retries``."""
+        with self.lock:
+            attempt = self.attempts.get(job.task_id, 0) + 1
+            self.attempts[job.task_id] = attempt
+        if attempt > self.config.farm.task_retries:
+            return False
+        self.farm_log.record("retry", slot.name, task=job.task_id, attempt=attempt, reason=reason)
+        self._give_back(job)
+        return True
 
     def _run_job(
         self, name: str, job: _Job, agent: Agent, device: Device | None, judges: list[Judge]
