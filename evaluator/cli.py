@@ -98,6 +98,33 @@ def register(subparsers: Any) -> None:
         metavar="FILE",
         help='judge settings, e.g. {"vlm": {"base_url": ..., "model": ...}}',
     )
+    farm = ev.add_argument_group("device farms (docs/farm.md)")
+    farm.add_argument(
+        "--executor",
+        choices=["local", "ray"],
+        default="local",
+        help="local threads, or one Ray actor per device on the host that holds it",
+    )
+    farm.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (auto, ...)")
+    farm.add_argument(
+        "--task-retries",
+        type=int,
+        default=2,
+        metavar="N",
+        help="reruns of a task whose device was lost, on another device (default 2)",
+    )
+    farm.add_argument(
+        "--device-restart",
+        metavar="CMD",
+        help="heals an unhealthy device; {serial} {host} {port} {address} are filled in",
+    )
+    farm.add_argument(
+        "--quarantine-after",
+        type=int,
+        default=3,
+        metavar="N",
+        help="failed heals in a row before a device gets no more tasks (default 3)",
+    )
     ev.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
     ev.add_argument("--resume", action="store_true", help="continue the run in --out")
     ev.add_argument("--no-report", action="store_true", help="do not write report.md/html")
@@ -223,6 +250,7 @@ class ProgressPrinter:
 
 def run_eval(args: argparse.Namespace) -> int:
     from evaluator.control import Control
+    from evaluator.farm.pool import FarmSettings
     from evaluator.prices import load_prices
     from evaluator.report import write_report
     from evaluator.runner import RunConfig, RunFinished, iter_run
@@ -245,6 +273,13 @@ def run_eval(args: argparse.Namespace) -> int:
         judges=tuple(args.judges or ("rule",)),
         judge_config=read_config(args.judge_config),
         resume=args.resume,
+        farm=FarmSettings(
+            executor=args.executor,
+            ray_address=args.ray_address,
+            task_retries=args.task_retries,
+            restart_command=args.device_restart,
+            quarantine_after=args.quarantine_after,
+        ),
     )
     printer = ProgressPrinter()
     control = Control()

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.farm.log import farm_summary
 from evaluator.language.attribution import correlations, feature_matrix, observations
 from evaluator.language.failures import failure_analysis
 from evaluator.matching import PROFILES
@@ -106,6 +107,7 @@ def summarize(
         },
         "failure_analysis": failure_analysis(run.store).to_json(),
         "profile_sensitivity": _sensitivity(run, config.get("matching", "elderbench")),
+        "devices": farm_summary(run_dir),
         "comparison": None,
     }
     if compare is not None:
@@ -434,6 +436,33 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 ],
             )
         )
+    devices = summary.get("devices") or []
+    if any(d["unhealthy"] or d["retries"] or d["quarantined"] for d in devices) or len(devices) > 1:
+        blocks.append(("h2", "Devices"))
+        blocks.append(
+            Table(
+                (
+                    "Device",
+                    "Tasks",
+                    "Unhealthy checks",
+                    "Restarts",
+                    "Tasks given back",
+                    "Quarantined",
+                ),
+                [
+                    [
+                        d["device"],
+                        str(d["tasks"]),
+                        str(d["unhealthy"]),
+                        str(d["restarts"]),
+                        str(d["retries"]),
+                        "yes" if d["quarantined"] else "no",
+                    ]
+                    for d in devices
+                ],
+            )
+        )
+        blocks.append(("p", "Every health check, restart and retry is in farm.jsonl."))
     failures = summary["failure_analysis"]
     if failures["analysed"]:
         blocks.append(("h2", "Failure analysis"))

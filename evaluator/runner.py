@@ -39,7 +39,8 @@ from evaluator.errors import (
     RunStopped,
     TaskSetupError,
 )
-from evaluator.farm.pool import DeviceSlot, FarmLog, FarmSettings, lost, prepare
+from evaluator.farm.log import FarmLog
+from evaluator.farm.pool import DeviceSlot, FarmSettings, lost, prepare
 from evaluator.judges import Judge, create_judge
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
@@ -567,6 +568,15 @@ def iter_run(
         len(skipped),
         len(jobs),
     )
+    if config.farm.executor == "ray":
+        if not config.devices:
+            raise ConfigError("the ray executor runs tasks on devices; pass --device")
+        from evaluator.farm.ray_executor import run_on_ray
+
+        first_agent.close()  # every actor makes its own
+        yield from run_on_ray(session, config.devices)
+        yield _finished(store, jobs, control)
+        return
     slots: list[str | None] = (
         list(config.devices)
         if config.devices
@@ -594,9 +604,13 @@ def iter_run(
             control.stop.set()
             for thread in threads:
                 thread.join()
+    yield _finished(store, jobs, control)
+
+
+def _finished(store: RunStore, jobs: list[_Job], control: Control) -> RunFinished:
     done_ids = {r.task_id for r in store.results()}
     not_run = tuple(j.task_id for j in jobs if j.task_id not in done_ids)
-    yield RunFinished(store.run_dir, control.stop.is_set(), len(jobs) - len(not_run), not_run)
+    return RunFinished(store.run_dir, control.stop.is_set(), len(jobs) - len(not_run), not_run)
 
 
 def run_suite(

@@ -10,7 +10,7 @@ import pytest
 
 from devices.android import AndroidDevice, adb_client
 from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent
-from evaluator.farm.pool import read_farm_log
+from evaluator.farm.log import read_farm_log
 from evaluator.judges import RuleJudge
 from evaluator.offline import GraphContext
 from evaluator.online import run_online
