@@ -18,6 +18,7 @@ from evaluator.farm.log import farm_summary, read_farm_log
 from evaluator.farm.pool import FarmSettings
 from evaluator.run_store import RunStore
 from evaluator.runner import RunConfig, TaskFinished, WorkerStopped, iter_run
+from graph_builder.model import EvalProtocol
 from virtual_phone import fast_phone, running_server
 
 SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
@@ -65,7 +66,7 @@ def _online(tmp_path: Path, name: str, devices: tuple[str, ...], **farm: object)
         suite=SAMPLE,
         out=tmp_path / name,
         agent="replay",
-        protocol="online",
+        protocol=EvalProtocol.ONLINE,
         devices=devices,
         farm=FarmSettings(**farm),  # type: ignore[arg-type]
     )
