@@ -29,6 +29,15 @@ DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     r"\b\d+\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\s+ago\b",
 )
 
+# Texts whose numbers change while the screen stays: notification counts ("Gmail has 10
+# notifications", "9+ notificaciones", "3 unread"), temperatures. Their digits are masked.
+# Not percentages or plain numbers: a brightness level or a picked hour is a state.
+DEFAULT_COUNTER_PATTERNS: tuple[str, ...] = (
+    r"\d+\+?\s*(new\s+)?(notifications?|notificaciones|notifica[cç][aã]o|unread|ungelesen)",
+    r"\b(notifications?|notificaciones|unread)\b.*\d",
+    r"-?\d+(?:[.,]\d+)?\s*°\s*[cf]?\b",
+)
+
 
 @dataclass(frozen=True, slots=True)
 class SimilaritySettings:
@@ -45,6 +54,8 @@ class SimilaritySettings:
     volatile_text_patterns: tuple[str, ...] = DEFAULT_VOLATILE_PATTERNS
     volatile_text_weight: float = 0.05
     long_text_chars: int = 80
+    counter_text_patterns: tuple[str, ...] = DEFAULT_COUNTER_PATTERNS
+    sentence_chars: int = 40
     max_text_changes: float = 0.5
     ignore_toasts: bool = True
 
@@ -102,15 +113,16 @@ class SimilaritySettings:
             raise ValueError("text_threshold must be between 0 and 100")
         if self.long_text_chars < 1 or self.max_text_changes < 0:
             raise ValueError("long_text_chars must be positive and max_text_changes not negative")
-        patterns = tuple(self.volatile_text_patterns)
-        for pattern in patterns:
-            try:
-                re.compile(pattern)
-            except (re.error, TypeError) as exc:
-                raise ValueError(
-                    f"volatile text pattern {pattern!r} is not a regex: {exc}"
-                ) from exc
-        object.__setattr__(self, "volatile_text_patterns", patterns)
+        if self.sentence_chars < 1:
+            raise ValueError("sentence_chars must be positive")
+        for name in ("volatile_text_patterns", "counter_text_patterns"):
+            patterns = tuple(getattr(self, name))
+            for pattern in patterns:
+                try:
+                    re.compile(pattern)
+                except (re.error, TypeError) as exc:
+                    raise ValueError(f"{name}: {pattern!r} is not a regex: {exc}") from exc
+            object.__setattr__(self, name, patterns)
         boxes = tuple(tuple(float(v) for v in box) for box in self.volatile_regions)
         if any(len(b) != 4 or b[0] > b[2] or b[1] > b[3] for b in boxes):
             raise ValueError("volatile_regions must be [left, top, right, bottom] in [0,1000]")
@@ -120,6 +132,7 @@ class SimilaritySettings:
         out = dataclasses.asdict(self)
         out["volatile_regions"] = [list(b) for b in self.volatile_regions]
         out["volatile_text_patterns"] = list(self.volatile_text_patterns)
+        out["counter_text_patterns"] = list(self.counter_text_patterns)
         return out
 
     @classmethod
@@ -145,7 +158,7 @@ class SimilaritySettings:
                 value = type(default)(value) if ok else value
             elif isinstance(default, str):
                 ok = isinstance(value, str)
-            else:  # volatile_regions, volatile_text_patterns
+            else:  # volatile_regions and the pattern lists
                 ok = isinstance(value, list | tuple)
             if not ok:
                 raise FormatError(f"setting {key!r} has the wrong type: {value!r}", source=source)

@@ -29,6 +29,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graph_builder.hierarchy import Hierarchy
+from graph_builder.model import Bounds
 from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
 from graph_builder.screen import Screen
 from graph_builder.settings import SimilaritySettings, load_settings
@@ -44,6 +45,7 @@ __all__ = [
 ]
 
 _SPACE = re.compile(r"\s+")
+_DIGITS = re.compile(r"\d+\+?")  # "9+" badges too
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,6 +125,17 @@ def _toast_elements(hierarchy: Hierarchy) -> set[int]:
     return out
 
 
+def _overlap(a: Bounds, b: Bounds) -> Bounds | None:
+    """The intersection of two rectangles, or None when they do not overlap."""
+    left, top = max(a.left, b.left), max(a.top, b.top)
+    right, bottom = min(a.right, b.right), min(a.bottom, b.bottom)
+    return Bounds(left, top, right, bottom) if right > left and bottom > top else None
+
+
+def _sentence(text: str, settings: SimilaritySettings) -> bool:
+    return len(text) >= settings.sentence_chars and text.count(" ") >= 4
+
+
 def hierarchy_signatures(
     hierarchy: Hierarchy, settings: SimilaritySettings
 ) -> tuple[Counter[str], dict[str, float]]:
@@ -130,29 +143,59 @@ def hierarchy_signatures(
 
     Structure: root-to-element paths of ``class#resource-id`` steps. Content: normalized
     texts and content descriptions, and ``[on]``/``[off]``/``[selected]`` tokens for
-    checkable and selected elements, keyed by label and occurrence. System UI is left out,
-    and so are toasts when ``settings.ignore_toasts``.
+    checkable and selected elements, keyed by label and occurrence. Left out: System UI,
+    toasts when ``settings.ignore_toasts``, and elements off the screen: outside their
+    window or scrolled out of a scrolling container (a launcher dumps the icons of its
+    other pages, a web view the rest of its list).
+
+    Texts matching ``counter_text_patterns`` ("3 new notifications", "21°C") have their
+    digits masked (``# new notifications``). A sentence (``sentence_chars`` or longer, five
+    words or more) in a text that is not edited weighs ``volatile_text_weight``, and its
+    element counts as a ``[sentence]`` token, so a status sentence reworded in place costs
+    little while a sentence that appears costs a full change.
     """
     volatile = _volatile(settings)
+    counters = _compiled_patterns(settings.counter_text_patterns)
     skip = _toast_elements(hierarchy) if settings.ignore_toasts else set()
     paths: dict[int, str] = {}
+    clips: dict[int, Bounds | None] = {}  # the area each element's children can show in
     structure: Counter[str] = Counter()
     content: dict[str, float] = {}
     names: Counter[str] = Counter()
+    slots: Counter[str] = Counter()
     for e in hierarchy.elements:
         step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
-        path = f"{paths[e.parent]}/{step}" if e.parent is not None else step
+        if e.parent is None:
+            path, shown = step, _overlap(e.bounds, e.bounds)
+        else:
+            path, clip = f"{paths[e.parent]}/{step}", clips[e.parent]
+            shown = _overlap(e.bounds, clip) if clip is not None else None
         paths[e.index] = path
-        if not e.visible or e.bounds.area <= 0 or e.package == SYSTEM_UI_PACKAGE:
+        clips[e.index] = shown if e.parent is None or e.scrollable else clips[e.parent]
+        if shown is None or not e.visible or e.package == SYSTEM_UI_PACKAGE:
             continue
         if e.index in skip:
             continue
         structure[path] += 1
         for raw in (e.text, e.content_desc):
             text = normalize_text(raw)
-            if text and text not in content:
-                fleeting = len(text) > settings.long_text_chars or volatile.search(text)
-                content[text] = settings.volatile_text_weight if fleeting else 1.0
+            if not text:
+                continue
+            if counters.search(text):
+                text = _DIGITS.sub("#", text)
+            if text in content:
+                continue
+            weight = 1.0
+            if volatile.search(text):
+                weight = settings.volatile_text_weight
+            elif _sentence(text, settings) and not e.class_name.endswith("EditText"):
+                weight = settings.volatile_text_weight
+                slot = "/".join(path.rsplit("/", 2)[-2:])
+                slots[slot] += 1
+                content[f"[sentence] {slot} #{slots[slot]}"] = 1.0
+            elif len(text) > settings.long_text_chars:
+                weight = settings.volatile_text_weight
+            content[text] = weight
         if e.checkable or e.selected:
             # Keyed by a readable name and its occurrence, not by the state, so that a
             # flipped switch shows up as one token gone and one new.

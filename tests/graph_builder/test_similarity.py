@@ -54,14 +54,79 @@ def test_dialog_over_a_screen_is_a_different_state() -> None:
 
 
 def test_ticking_times_are_tolerated_but_a_changed_counter_is_a_new_state() -> None:
-    a = Screen("Inbox", ("Alice", "Bob"), extra={"updated": "Updated 10:42", "n": "3 unread"})
-    b = Screen("Inbox", ("Alice", "Bob"), extra={"updated": "Updated 10:43", "n": "3 unread"})
+    a = Screen("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "3 items"})
+    b = Screen("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:43", "n": "3 items"})
     verdict = compare(state(a), state(b), settings=S)
     assert verdict.same and verdict.changes == pytest.approx(2 * S.volatile_text_weight)
-    c = Screen("Inbox", ("Alice", "Bob"), extra={"updated": "Updated 10:42", "n": "4 unread"})
+    c = Screen("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "4 items"})
     verdict = compare(state(a), state(c), settings=S)
     assert not verdict.same
-    assert "text changes 2.00 > 0.50" in verdict.reason and "'4 unread'" in verdict.reason
+    assert "text changes 2.00 > 0.50" in verdict.reason and "'4 items'" in verdict.reason
+
+
+@pytest.mark.parametrize(
+    ("before", "after"),
+    [
+        ("Gmail has 10 notifications", "Gmail has 11 notifications"),
+        ("9+ notificaciones", "3 notificaciones"),
+        ("3 unread", "12 unread"),
+        ("21°C", "23°C"),
+    ],
+)
+def test_notification_counts_and_temperatures_are_masked(before: str, after: str) -> None:
+    a = Screen("Inbox", ("Alice", "Bob"), extra={"n": before})
+    b = Screen("Inbox", ("Alice", "Bob"), extra={"n": after})
+    verdict = compare(state(a), state(b), settings=S)
+    assert verdict.same and verdict.changes == 0.0
+    _, weights = hierarchy_signatures(parse_hierarchy(render(a)[1]), S)
+    assert any("#" in token for token in weights)  # shown masked in explanations
+
+
+def test_a_temperature_in_other_units_is_still_a_change() -> None:
+    a = Screen("Weather", ("Today",), extra={"t": "21°C"})
+    b = Screen("Weather", ("Today",), extra={"t": "70°F"})
+    assert not compare(state(a), state(b), settings=S).same
+
+
+def test_a_sentence_reworded_in_place_costs_little_but_a_new_sentence_counts() -> None:
+    a = Screen(
+        "Route",
+        ("Drive", "Walk"),
+        extra={"s": "Current location is outside the area, using a fallback origin"},
+    )
+    b = Screen(
+        "Route",
+        ("Drive", "Walk"),
+        extra={"s": "Timed out while requesting a GPS fix, using the cached origin"},
+    )
+    verdict = compare(state(a), state(b), settings=S)
+    assert verdict.same and verdict.changes == pytest.approx(2 * S.volatile_text_weight)
+    c = Screen(
+        "Route",
+        ("Drive", "Walk"),
+        extra={"s": a.extra["s"], "e": "The route could not be planned, please try again"},
+    )
+    verdict = compare(state(a), state(c), settings=S)
+    assert not verdict.same and "[sentence]" in verdict.reason
+
+
+def test_elements_off_the_screen_or_scrolled_out_are_left_out() -> None:
+    rows = tuple(f"Row {i}" for i in range(14))  # the list shows the first nine or so
+    structure, content = hierarchy_signatures(parse_hierarchy(render(Screen("Long", rows))[1]), S)
+    assert "row 0" in content and "row 13" not in content
+    shown = sum(f"row {i}" in content for i in range(14))
+    assert 5 < shown < 14
+    # A launcher's next page, right of the screen, is left out too.
+    _, xml = render(Screen("Home", ("Phone", "Camera")))
+    page2 = '<node class="android.widget.TextView" text="Maps" bounds="[2000,500][2200,600]"/>'
+    wider = xml.replace(
+        '</node><node class="android.widget.FrameLayout" package="com.android.systemui"',
+        page2 + '</node><node class="android.widget.FrameLayout" package="com.android.systemui"',
+    )
+    assert "Maps" in wider
+    assert hierarchy_signatures(parse_hierarchy(wider), S) == hierarchy_signatures(
+        parse_hierarchy(xml), S
+    )
 
 
 def test_volatile_texts_weigh_less() -> None:
