@@ -307,10 +307,13 @@ def match_edges(
 ) -> EdgeMatch:
     """The best edge among ``edges`` that accepts ``action``.
 
-    Inside-bounds beats within-radius; among bounds the smallest element wins, among points
-    the nearest, among texts the highest ratio; remaining ties go to the first edge.
+    An edge that leaves the node beats a self-loop: when a demonstrated action once did
+    nothing (a tap before the app was ready) and once made progress, the same action gives
+    two edges, and the protocol credits the progress (so a replay of the graph reaches DONE).
+    Then inside-bounds beats within-radius; among bounds the smallest element wins, among
+    points the nearest, among texts the highest ratio; remaining ties go to the first edge.
     """
-    ranked: list[tuple[tuple[int, float], int, Edge, str]] = []
+    ranked: list[tuple[bool, tuple[int, float], int, Edge, str]] = []
     candidates: list[Edge] = []
     for i, edge in enumerate(edges):
         if edge.rule.action_type is not action.type:
@@ -318,10 +321,10 @@ def match_edges(
         candidates.append(edge)
         m = match_rule(edge.rule, action, screen=screen, profile=profile)
         if m is not None:
-            ranked.append((m.rank, -i, edge, m.reason))
+            ranked.append((edge.source != edge.target, m.rank, -i, edge, m.reason))
     if ranked:
-        ranked.sort(key=lambda r: (r[0], r[1]), reverse=True)
-        return EdgeMatch(ranked[0][2], ranked[0][3], accepted=tuple(r[2] for r in ranked))
+        ranked.sort(key=lambda r: (r[0], r[1], r[2]), reverse=True)
+        return EdgeMatch(ranked[0][3], ranked[0][4], accepted=tuple(r[3] for r in ranked))
     if action.type is ActionType.WAIT:
         return EdgeMatch(None, "wait: no wait edge here, stays on the node", stays=True)
     return EdgeMatch(None, _why_not(candidates, action, screen, profile))

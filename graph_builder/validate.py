@@ -10,13 +10,22 @@ error [edge e4]: edge e4 goes to node 'n9', which does not exist
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
 
 from graph_builder.graph_index import reachable_from, reaching
-from graph_builder.model import Demonstration, MemberRef, NodeKind, TaskGraph
+from graph_builder.model import (
+    ActionType,
+    Demonstration,
+    Edge,
+    MatchRule,
+    MemberRef,
+    NodeKind,
+    TaskGraph,
+)
 
 
 class Severity(StrEnum):
@@ -54,6 +63,8 @@ def validate_graph(graph: TaskGraph, demos: Iterable[Demonstration] | None = Non
     problems += _rules(graph)
     problems += _members(graph, demos)
     problems += _reachability(graph)
+    problems += _ambiguous_edges(graph)
+    problems += _done_mid_path(graph, demos)
     return sorted(problems, key=lambda p: p.severity is not Severity.ERROR)
 
 
@@ -168,4 +179,94 @@ def _reachability(graph: TaskGraph) -> list[Problem]:
             for n in graph.nodes
             if n.id not in ok
         ]
+    return out
+
+
+def _accepts_point(rule: MatchRule, x: float, y: float) -> bool:
+    if rule.bounds is not None and rule.bounds.contains(x, y):
+        return True
+    return any(math.dist((x, y), p) <= rule.radius for p in rule.points)
+
+
+def same_action(a: Edge, b: Edge) -> bool:
+    """Does one edge's rule accept an action demonstrated on the other (taps: the point)?"""
+    if a.rule.action_type is not b.rule.action_type:
+        return False
+    t = a.rule.action_type
+    if t.is_pointed:
+        for one, other in ((a, b), (b, a)):
+            for support in one.support:
+                point = support.action.normalized().point
+                if point is not None and _accepts_point(other.rule, *point):
+                    return True
+        return False
+    if t is ActionType.SWIPE:
+        return a.rule.direction is not None and a.rule.direction is b.rule.direction
+    if t is ActionType.TYPE:
+        texts = {" ".join(x.split()).casefold() for x in a.rule.texts}
+        return any(" ".join(x.split()).casefold() in texts for x in b.rule.texts)
+    return True  # back, home, wait: one key, one meaning
+
+
+def _ambiguous_edges(graph: TaskGraph) -> list[Problem]:
+    """The same action demonstrated from one node to two different nodes."""
+    out: list[Problem] = []
+    by_source: dict[str, list[Edge]] = {}
+    for edge in graph.edges:
+        by_source.setdefault(edge.source, []).append(edge)
+    for source, edges in by_source.items():
+        for i, a in enumerate(edges):
+            for b in edges[i + 1 :]:
+                if a.target == b.target or not same_action(a, b):
+                    continue
+                loop = next((e for e in (a, b) if e.source == e.target), None)
+                if loop is not None:
+                    other = b if loop is a else a
+                    hint = (
+                        f"edge {loop.id} changes nothing (an action that did nothing?), so "
+                        f"the offline protocol takes {other.id}, which leaves the node"
+                    )
+                else:
+                    hint = (
+                        "the offline protocol takes the better match, and the first edge on a "
+                        "tie; merge the two targets if they are one screen, or edit a rule"
+                    )
+                out.append(
+                    _warning(
+                        f"ambiguous edges from node {source}: {a.id} (to {a.target}) and "
+                        f"{b.id} (to {b.target}) accept the same "
+                        f"{a.rule.action_type.value}; {hint}",
+                        node=source,
+                        edge=a.id,
+                    )
+                )
+    return out
+
+
+def _done_mid_path(graph: TaskGraph, demos: Iterable[Demonstration] | None) -> list[Problem]:
+    """DONE nodes that a demonstration went on from: is the task really complete there?"""
+    out: list[Problem] = []
+    steps = {d.id: len(d.steps) for d in demos} if demos is not None else {}
+    leaving = {e.source for e in graph.edges if e.source != e.target}
+    for node in graph.done_nodes:
+        middle = [
+            str(m) for m in node.members if m.demo_id in steps and m.step < steps[m.demo_id] - 1
+        ]
+        if middle:
+            out.append(
+                _warning(
+                    f"DONE node {node.id} holds screens from the middle of a demonstration "
+                    f"({', '.join(middle[:3])}{', ...' if len(middle) > 3 else ''}): check "
+                    "that the task is complete on that screen",
+                    node=node.id,
+                )
+            )
+        elif node.id in leaving:
+            out.append(
+                _warning(
+                    f"DONE node {node.id} has edges to other nodes (a path goes on from it): "
+                    "check that the task is complete on that screen",
+                    node=node.id,
+                )
+            )
     return out

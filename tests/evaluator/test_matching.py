@@ -261,3 +261,12 @@ def test_a_pixel_profile_says_pixels_and_an_unknown_profile_is_refused():
     assert m.reason == "no tap edge here: 89 px outside the nearest tolerance (edge e)"
     with pytest.raises(ValueError, match="unknown matching profile 'x'; choose from: elderbench"):
         profile_named("x")
+
+
+def test_a_self_loop_gives_way_to_an_edge_that_makes_progress():
+    # A tap that once did nothing (START -> START) and once reached DONE, at the same point.
+    loop = Edge("loop", "start", "start", MatchRule("tap", bounds=Bounds(450, 450, 550, 550)))
+    ahead = Edge("ahead", "start", "done", MatchRule("tap", points=((520, 500),)))
+    assert match_edges([loop, ahead], tap(500, 500)).edge.id == "ahead"
+    assert match_edges([ahead, loop], tap(500, 500)).edge.id == "ahead"
+    assert match_edges([loop, ahead], tap(460, 540)).edge.id == "loop"  # only the loop accepts

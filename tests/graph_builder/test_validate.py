@@ -183,3 +183,63 @@ def test_networkx_view_and_paths() -> None:
     assert reaching(graph, ["n1"]) == {"start", "n1"}
     assert shortest_path_length(graph, "start", ["done"]) == 2
     assert shortest_path_length(graph, "done", ["start"]) is None
+
+
+def _tap_support(member: MemberRef) -> tuple[EdgeSupport, ...]:
+    return (EdgeSupport(member, Action.tap(540, 1200, screen=(1080, 2400))),)
+
+
+def test_the_same_action_to_two_nodes_is_an_ambiguity_warning() -> None:
+    graph = _graph().with_changes(
+        edges=(
+            _edge("e0", "start", "start", support=_tap_support(MemberRef("d", 0))),
+            _edge("e1", "start", "n1", support=_tap_support(MemberRef("d", 1))),
+            _edge("e2", "n1", "done"),
+        )
+    )
+    problems = validate_graph(graph)
+    assert [p.severity for p in problems] == [Severity.WARNING]
+    assert problems[0].node_id == "start"
+    assert "ambiguous edges from node start: e0 (to start) and e1 (to n1)" in problems[0].message
+    assert "e0 changes nothing" in problems[0].message and "takes e1" in problems[0].message
+    # Taps far apart are two actions, not an ambiguity.
+    apart = MatchRule(ActionType.TAP, points=((100, 100),))
+    other = EdgeSupport(MemberRef("d", 1), Action.tap(108, 240, screen=(1080, 2400)))
+    fine = graph.with_changes(
+        edges=(graph.edges[0], _edge("e1", "start", "n1", apart, (other,)), graph.edges[2])
+    )
+    assert validate_graph(fine) == []
+
+
+def test_done_nodes_in_the_middle_of_a_path_are_warned_about() -> None:
+    graph = _graph().with_changes(
+        nodes=(
+            _node("start", NodeKind.START, MemberRef("d", 0)),
+            _node("n1", NodeKind.DONE, MemberRef("d", 1)),  # marked DONE mid-path
+            _node("done", NodeKind.DONE, MemberRef("d", 2)),
+        )
+    )
+    messages = [p.message for p in validate_graph(graph)]
+    assert messages == [
+        "DONE node n1 has edges to other nodes (a path goes on from it): check that the task "
+        "is complete on that screen"
+    ]
+    demo = Demonstration(
+        "d",
+        "t",
+        "do it",
+        steps=tuple(
+            Step(
+                i,
+                Observation(f"steps/{i}.png", (1080, 2400)),
+                Action.done() if i == 2 else Action.back(),
+            )
+            for i in range(3)
+        ),
+        status=DemoStatus.COMPLETE,
+    )
+    messages = [p.message for p in validate_graph(graph, [demo])]
+    assert messages == [
+        "DONE node n1 holds screens from the middle of a demonstration (d#1): check that the "
+        "task is complete on that screen"
+    ]
