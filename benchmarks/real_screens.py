@@ -38,12 +38,13 @@ from pathlib import Path
 from PIL import Image
 
 from graph_builder.model import Observation
+from graph_builder.screen import Screen
 from graph_builder.similarity import (
-    ScreenState,
     SimilaritySettings,
     Verdict,
     compare,
     load_settings,
+    screen_features,
 )
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared/fixtures/real/dev_screens"
@@ -88,16 +89,16 @@ class Counts:
         )
 
 
-def load_screens(data: Path) -> tuple[dict[str, ScreenState], dict[str, str]]:
+def load_screens(data: Path) -> tuple[dict[str, Screen], dict[str, str]]:
     """Screen states by id (lazy files, no activity) and their labels."""
-    states: dict[str, ScreenState] = {}
+    states: dict[str, Screen] = {}
     labels: dict[str, str] = {}
     with (data / "screens.tsv").open(encoding="utf-8", newline="") as fh:
         for row in csv.DictReader(fh, delimiter="\t"):
             with Image.open(data / row["png"]) as image:
                 size = image.size
             obs = Observation(screenshot=row["png"], screen=size, hierarchy=row["xml"])
-            states[row["id"]] = ScreenState(obs, folder=data)
+            states[row["id"]] = Screen.from_observation(obs, data)
             labels[row["id"]] = row["label"]
     return states, labels
 
@@ -129,7 +130,7 @@ def main() -> int:
     started = time.perf_counter()
     states, labels = load_screens(args.data)
     for state in states.values():
-        state.features(settings)
+        screen_features(state, settings)
     prepared = time.perf_counter() - started
     pairs = load_pairs(args.data)
     started = time.perf_counter()
