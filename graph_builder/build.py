@@ -41,6 +41,7 @@ from graph_builder.io import (
 )
 from graph_builder.merge import BuildResult, DemoInput, MergeDecision, merge_demonstrations
 from graph_builder.model import Demonstration, DemoStatus, Pin, Suite, Task, TaskGraph
+from graph_builder.rebuild import carry_edge_edits
 from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import Problem, has_errors, validate_graph
@@ -65,6 +66,8 @@ class TaskBuildReport:
     decisions: tuple[MergeDecision, ...] = ()
     stale_pins: tuple[Pin, ...] = ()  # manual decisions whose screens are gone
     repairs: tuple[str, ...] = ()  # what the hierarchy parser fixed, per step
+    kept_edits: tuple[str, ...] = ()  # edge edits of the previous graph carried over
+    task_source: str = ""  # where task.json came from
 
     def summary(self) -> str:
         skipped = f" ({len(self.skipped)} skipped)" if self.skipped else ""
@@ -121,6 +124,10 @@ def build_task(
         )
     except GraphBuilderError as exc:
         return TaskBuildReport(task_id, out, False, str(exc), skipped=tuple(notes))
+    kept: tuple[str, ...] = ()
+    if old_graph is not None:
+        graph, kept = carry_edge_edits(old_graph, result.graph)
+        result = replace(result, graph=graph)
     used = [i.demo for i in inputs if i.demo.id in set(result.graph.meta.get("demos", ()))]
     problems = validate_graph(result.graph, used)
     report = TaskBuildReport(
@@ -137,6 +144,7 @@ def build_task(
         decisions=result.decisions,
         stale_pins=result.stale_pins,
         repairs=result.repairs,
+        kept_edits=kept,
     )
     if has_errors(problems) and old_valid and not force:
         return replace(
@@ -146,7 +154,8 @@ def build_task(
             "(use --force to replace it)",
         )
     try:
-        task = _task_for(out, Path(demos_root) / task_id, used)
+        task, source = _task_for(out, Path(demos_root), task_id, used)
+        report = replace(report, task_source=source)
         _write_task_folder(out, task, result)
     except (OSError, GraphBuilderError) as exc:
         return replace(report, written=False, note=f"writing failed: {exc}")
@@ -217,12 +226,37 @@ def _previous_graph(task_dir: Path) -> tuple[TaskGraph | None, bool]:
     return graph, not has_errors(validate_graph(graph))
 
 
-def _task_for(out: Path, demo_task_dir: Path, demos: Sequence[Demonstration]) -> Task:
-    for candidate in (out / TASK_FILE, demo_task_dir / TASK_FILE):
-        if candidate.exists():
-            return load_task(candidate)
+def task_sources(out: Path, demos_root: Path, task_id: str) -> list[Path]:
+    """Where a task's task.json may already be, best first.
+
+    The target suite's own; the one beside the demonstrations (left by an importer or
+    written by hand); the suite that ships these demonstrations in its ``demos/``
+    folder; a studio workspace's suites (``<workspace>/demos`` beside
+    ``<workspace>/suites/<suite>/``).
+    """
+    home = demos_root.resolve().parent
+    candidates = [out / TASK_FILE, demos_root / task_id / TASK_FILE]
+    if (home / "suite.json").is_file():
+        candidates.append(home / task_id / TASK_FILE)
+    candidates += sorted((home / "suites").glob(f"*/{task_id}/{TASK_FILE}"))
+    seen: set[Path] = set()
+    unique = []
+    for candidate in candidates:
+        if candidate.resolve() not in seen:
+            seen.add(candidate.resolve())
+            unique.append(candidate)
+    return unique
+
+
+def _task_for(
+    out: Path, demos_root: Path, task_id: str, demos: Sequence[Demonstration]
+) -> tuple[Task, str]:
+    """The task as people wrote it (labels, criteria, protocol kept), and where it was."""
+    for candidate in task_sources(out, demos_root, task_id):
+        if candidate.is_file():
+            return load_task(candidate), str(candidate)
     first = demos[0]
-    return Task(id=first.task_id, instruction=first.instruction, app=first.app)
+    return Task(id=first.task_id, instruction=first.instruction, app=first.app), ""
 
 
 def _write_task_folder(out: Path, task: Task, result: BuildResult) -> None:
@@ -238,7 +272,7 @@ def _write_task_folder(out: Path, task: Task, result: BuildResult) -> None:
                     copy = shutil.copytree if item.is_dir() else shutil.copy2
                     copy(item, tmp / item.name)
         if not (tmp / TASK_FILE).exists():
-            save_task(task, tmp)
+            save_task(task, tmp)  # a copy of the one people wrote, else a minimal one
         nodes_dir = tmp / NODES_DIR
         nodes_dir.mkdir()
         for node in result.graph.nodes:

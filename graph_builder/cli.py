@@ -113,6 +113,13 @@ def _run_build(args: argparse.Namespace) -> int:
             print(f"  warning: {warning}")
         for problem in report.problems:
             print(f"  {problem}")
+        for kept in report.kept_edits:
+            print(f"  {kept}")
+        if report.written and not report.task_source:
+            print(
+                "  note: no task.json found; wrote a minimal offline one from the "
+                "demonstrations (add labels, criteria and the protocol in the studio)"
+            )
         if args.explain:
             steps = len({r.partition(": ")[0] for r in report.repairs})
             print(f"  hierarchy repairs: {len(report.repairs)} in {steps} steps")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
@@ -9,16 +10,30 @@ import pytest
 
 from elderbench.cli import main
 from graph_builder.build import build_task, write_node_files
-from graph_builder.edits import SplitMembers
+from graph_builder.edits import EditEdgeRule, SplitMembers
 from graph_builder.io import (
     load_graph,
     load_suite,
     load_task,
     save_graph,
+    save_suite,
     save_task,
     set_demo_status,
 )
-from graph_builder.model import Action, DemoStatus, MemberRef, Pin, PinKind, Task
+from graph_builder.model import (
+    Action,
+    ActionType,
+    DemoStatus,
+    Edge,
+    EvalProtocol,
+    MatchRule,
+    MemberRef,
+    Pin,
+    PinKind,
+    ResetRecipe,
+    Suite,
+    Task,
+)
 from graph_builder.screen import Screen as CapturedScreen
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import validate_graph
@@ -224,3 +239,48 @@ def test_import_then_build_the_real_trace(tmp_path: Path, capsys) -> None:  # ty
     assert [e.rule.action_type.value for e in graph.edges] == ["home", "tap", "tap", "tap"]
     assert graph.edges[1].rule.bounds is not None
     assert load_task(suite / "duo").instruction.startswith("Practice pronunciation")
+
+
+def test_a_build_into_a_fresh_folder_keeps_the_task_people_wrote(tmp_path: Path) -> None:
+    # A suite that ships its demonstrations (suite/demos/<task>/...), and a studio workspace.
+    written = Task(
+        id="task1",
+        instruction="Can you ring my daughter",
+        app="com.android.dialer",
+        protocol=EvalProtocol.ONLINE,
+        normalized_instruction="Call Emma",
+        max_steps=12,
+        reset=ResetRecipe("com.android.dialer", clear_data=True),
+    )
+    for home, task_dir in (
+        (tmp_path / "suite", tmp_path / "suite" / "task1"),
+        (tmp_path / "ws", tmp_path / "ws" / "suites" / "elder" / "task1"),
+    ):
+        demos = home / "demos"
+        write_demo(demos, "a", _path())
+        save_task(written, task_dir)
+        if home.name == "suite":
+            save_suite(Suite(name="suite"), home)
+        fresh = tmp_path / f"fresh-{home.name}"
+        report = build_task(demos, "task1", fresh, settings=SimilaritySettings())
+        assert report.written and report.task_source == str(task_dir / "task.json")
+        assert load_task(fresh / "task1") == written
+
+
+def test_a_rebuild_keeps_edited_edge_rules_and_says_so(demos: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
+    suite = tmp_path / "suite"
+    build_task(demos, "task1", suite, settings=SimilaritySettings())
+    graph = load_graph(suite / "task1")
+    first = graph.edges[0]
+    wider = dataclasses.replace(first.rule, radius=120.0)
+    graph, _ = EditEdgeRule(first.id, wider).apply(graph)
+    hand = Edge("e9", "n1", "start", MatchRule(ActionType.BACK))
+    graph = graph.with_changes(edges=(*graph.edges, hand))
+    save_graph(graph, suite / "task1")
+    assert main(["build", str(demos), "-o", str(suite)]) == 0
+    out = capsys.readouterr().out
+    rebuilt = load_graph(suite / "task1")
+    assert rebuilt.edges[0].rule.radius == 120.0
+    assert any(e.rule.action_type is ActionType.BACK for e in rebuilt.edges)
+    assert f"kept the edited rule of edge {first.id} (now {first.id}): radius 120" in out
+    assert "kept edge e9, added by hand, as e9 (n1 -> start)" in out
