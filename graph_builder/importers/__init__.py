@@ -35,9 +35,10 @@ class Importer(Protocol):
 
 
 def _registry() -> dict[str, Importer]:
+    from graph_builder.importers.droidbot import import_droidbot
     from graph_builder.importers.llamatouch import import_llamatouch
 
-    return {"llamatouch": import_llamatouch}
+    return {"llamatouch": import_llamatouch, "droidbot": import_droidbot}
 
 
 IMPORTERS: dict[str, Importer] = _registry()

@@ -8,11 +8,15 @@ from pathlib import Path
 import pytest
 
 from graph_builder.errors import FormatError, GraphBuilderError
+from graph_builder.hierarchy import load_hierarchy
 from graph_builder.importers import IMPORTERS
+from graph_builder.importers.droidbot import parse_event as parse_droidbot_event
 from graph_builder.importers.llamatouch import import_llamatouch, parse_event
 from graph_builder.io import load_demo, load_task
+from graph_builder.merge import DemoInput, merge_demonstrations
 from graph_builder.model import ActionType, DemoStatus, SwipeDirection
 from graph_builder.phash import compute_phash
+from graph_builder.similarity import SimilaritySettings
 from tests.graph_builder.gb_synthetic import Screen, render
 from tests.shared_fixtures import require_llamatouch_trace
 
@@ -121,3 +125,50 @@ def test_parse_event_scales_from_the_given_resolution() -> None:
     press = parse_event("[LongClick] Screen Resolution (100, 100), Position (10, 10)", (1000, 1000))
     assert press.type is ActionType.LONG_PRESS and press.x == 100
     assert parse_event("[Back]", (1, 1)).type is ActionType.BACK
+
+
+DROIDBOT = Path(__file__).resolve().parents[1] / "fixtures" / "droidbot_qqmusic"
+
+
+def test_a_real_droidbot_run_imports_as_a_demonstration(tmp_path: Path) -> None:
+    result = IMPORTERS["droidbot"](DROIDBOT, task_id="qqmusic_start", demos_root=tmp_path)
+    demo = load_demo(result.folder)
+    assert demo.status is DemoStatus.COMPLETE and len(demo.steps) == 2
+    first, last = demo.steps
+    assert first.observation.activity == (
+        "com.android.permissioncontroller/.permission.ui.GrantPermissionsActivity"
+    )
+    assert last.observation.activity == "com.tencent.qqmusic/.activity.AppStarterActivity"
+    assert first.observation.screen == (1080, 2280)
+    # DroidBot touched the dialog's container view: its centre, with the element attached.
+    tap = first.action
+    assert (tap.type, tap.x, tap.y) == (ActionType.TAP, 540.0, 1159.5)
+    assert tap.element is not None and tap.element.resource_id.endswith(":id/grant_singleton")
+    assert last.action.type is ActionType.DONE
+    # The views became a uiautomator dump the builder reads like a recording.
+    dump = load_hierarchy(result.folder / (first.observation.hierarchy or ""))
+    assert dump.repairs == () and any(e.resource_id.endswith("grant_dialog") for e in dump)
+    assert (result.folder / first.observation.screenshot).read_bytes().startswith(b"\x89PNG")
+    assert first.observation.phash
+    assert any("no instruction.txt" in n for n in result.notes)
+    graph = merge_demonstrations(
+        [DemoInput.from_folder(result.folder)], settings=SimilaritySettings()
+    ).graph
+    assert [n.kind.value for n in graph.nodes] == ["start", "done"]
+
+
+def test_droidbot_events_become_actions() -> None:
+    view = {"bounds": [[0, 200], [1000, 1200]]}
+    screen = (1080, 2280)
+    scroll = parse_droidbot_event({"event_type": "scroll", "direction": "UP", "view": view}, screen)
+    assert (scroll.y, scroll.y2) == (300.0, 1100.0)  # DroidBot's UP drags the finger down
+    typed = parse_droidbot_event({"event_type": "set_text", "text": "hello"}, screen)
+    assert typed.text == "hello"
+    assert parse_droidbot_event({"event_type": "key", "name": "BACK"}, screen).type.value == "back"
+    with pytest.raises(ValueError, match="not a screen input"):
+        parse_droidbot_event({"event_type": "intent"}, screen)
+
+
+def test_a_folder_that_is_not_droidbot_output_is_refused(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match="not a DroidBot output folder"):
+        IMPORTERS["droidbot"](tmp_path, task_id="t", demos_root=tmp_path / "demos")
