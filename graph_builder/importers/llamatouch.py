@@ -21,16 +21,16 @@ from __future__ import annotations
 import re
 import shutil
 from collections.abc import Callable
-from dataclasses import replace
 from pathlib import Path
 
 from PIL import Image
 
 from graph_builder.errors import FormatError, GraphBuilderError
-from graph_builder.hierarchy import Hierarchy, parse_hierarchy
+from graph_builder.hierarchy import parse_hierarchy
 from graph_builder.importers import ImportResult
-from graph_builder.io import TASK_FILE, DemoWriter, load_task, read_png, save_task
-from graph_builder.model import Action, DeviceInfo, Task, validate_id
+from graph_builder.importers.writing import ensure_task, with_element
+from graph_builder.io import TASK_FILE, DemoWriter, read_png
+from graph_builder.model import Action, DeviceInfo, validate_id
 from graph_builder.phash import compute_phash
 
 _TAG = re.compile(r"^\[(?P<tag>[A-Za-z ]+)\]\s*(?P<rest>.*)$")
@@ -148,7 +148,7 @@ def import_llamatouch(
             phash = compute_phash(image, hierarchy)
         if i < len(events):
             try:
-                action = _with_element(parse_event(events[i], screen), hierarchy)
+                action = with_element(parse_event(events[i], screen), hierarchy)
             except ValueError as exc:
                 raise FormatError(
                     f"eventStructs.txt line {i + 1}: {exc}: {events[i]!r}", source=source
@@ -159,7 +159,7 @@ def import_llamatouch(
         activity = None if not activity or activity == "null" else activity
         steps.append((png, xml, action, activity, screen, phash))
 
-    task = _ensure_task(demos_root, task_id, instruction, steps[-1][3])
+    task = ensure_task(demos_root, task_id, instruction, steps[-1][3])
     width, height = steps[0][4]
     writer = DemoWriter.create(
         demos_root,
@@ -187,25 +187,3 @@ def import_llamatouch(
     if task.instruction != instruction:
         notes = (f"the existing task.json has another instruction: {task.instruction!r}",)
     return ImportResult(demo, writer.folder, Path(demos_root) / task_id / TASK_FILE, notes)
-
-
-def _with_element(action: Action, hierarchy: Hierarchy | None) -> Action:
-    """A pointed action with the element under its point (screenshot pixels = dump pixels)."""
-    if not action.type.is_pointed or hierarchy is None or action.point is None:
-        return action
-    element = hierarchy.element_at(*action.point)
-    return action if element is None else replace(action, element=element.ref())
-
-
-def _ensure_task(demos_root: Path, task_id: str, instruction: str, activity: str | None) -> Task:
-    """The task.json beside the demos: kept when present, else made from the instruction."""
-    folder = Path(demos_root) / task_id
-    if (folder / TASK_FILE).exists():
-        return load_task(folder)
-    package = activity.partition("/")[0] if activity and "/" in activity else ""
-    task = Task(id=task_id, instruction=instruction, app=package)
-    try:
-        save_task(task, folder)
-    except OSError as exc:
-        raise GraphBuilderError(f"cannot write {folder / TASK_FILE}: {exc}") from exc
-    return task
