@@ -1,0 +1,149 @@
+"""End to end, per model family: the agent talks to the local OpenAI-compatible server,
+whose replies are written in that family's real format and follow the sample suite's
+demonstrations. Every family scores a replay-level 100% offline on every offline task,
+and online on the virtual phone on two tasks (kept to two per family for speed).
+
+The server plays the model: it finds the task by its instruction in the prompt, the
+state by the screenshot it was sent (nearest thumbnail among the steps of the task's
+shortest demonstration), and answers that step's demonstrated action with the family's
+own coordinate rule for the size of the image it received. The images are sent shrunk
+to 600 px (not the families' default full size) so the runs stay quick, which also
+checks that every family's resize rule follows the size actually sent.
+"""
+
+from __future__ import annotations
+
+import base64
+import functools
+import io
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+from PIL import Image, ImageChops, ImageStat
+
+from devices.android import AndroidDevice, adb_client
+from evaluator.records import TaskStatus
+from evaluator.run_store import RunStore
+from evaluator.runner import RunConfig, run_suite
+from graph_builder.io import SUITE_DEMOS_DIR, iter_demos, load_suite_tasks
+from graph_builder.model import Action, EvalProtocol
+from task_graphs.generate import SUITE_DIR
+from tests.evaluator.fake_llm_server import Answer, FakeLLMServer, Received, reply
+from tests.evaluator.family_replies import reply_for
+
+TASKS = load_suite_tasks(SUITE_DIR)
+OFFLINE = [t.id for t in TASKS if t.protocol is EvalProtocol.OFFLINE]
+ONLINE = ["phone_tom", "airplane_on"]
+FAMILIES = ["ui-tars-1.0", "ui-tars-1.5", "autoglm", "qwen2.5-vl", "qwen3-vl", "gui-owl", "json"]
+THUMB = (27, 60)
+
+
+def _thumb(image: Image.Image) -> Image.Image:
+    return image.convert("L").resize(THUMB)
+
+
+@functools.cache
+def _shortest_demo(task_id: str) -> tuple[tuple[Image.Image, Action], ...]:
+    """The task's shortest demonstration: each step's screen thumbnail and action."""
+    found = list(iter_demos(SUITE_DIR / SUITE_DEMOS_DIR, task_id))
+    folder, demo = min(found, key=lambda fd: len(fd[1].steps))
+    return tuple(
+        (_thumb(Image.open(folder / s.observation.screenshot)), s.action) for s in demo.steps
+    )
+
+
+@dataclass
+class _Demo:
+    steps: tuple[tuple[Image.Image, Action], ...]
+    cursor: int = 0
+
+
+@dataclass
+class FamilyModel:
+    """The stand-in model for one family, over the suite's demonstrations."""
+
+    family: str
+    demos: dict[str, _Demo] = field(default_factory=dict)
+
+    def demo(self, task_id: str) -> _Demo:
+        if task_id not in self.demos:
+            self.demos[task_id] = _Demo(_shortest_demo(task_id))
+        return self.demos[task_id]
+
+    def _task(self, text: str) -> str:
+        hits = [t for t in TASKS if t.instruction in text]
+        return max(hits, key=lambda t: len(t.instruction)).id
+
+    def __call__(self, request: Received) -> Answer:
+        text = request.text()
+        if "taken before and after one operation" in text:  # Mobile-Agent-v2 reflection
+            return reply("### Thought ###\nAs expected.\n### Answer ###\nA")
+        if "keep track of progress" in text:  # Mobile-Agent-v2 planning
+            return reply("Progress noted.")
+        demo = self.demo(self._task(text))
+        image = _sent_image(request)
+        thumb = _thumb(image)
+        # the nearest demonstrated screen from the last one on (demos never go back)
+        index = min(
+            range(demo.cursor, len(demo.steps)),
+            key=lambda i: ImageStat.Stat(ImageChops.difference(thumb, demo.steps[i][0])).sum[0],
+        )
+        demo.cursor = index
+        return reply(reply_for(self.family, demo.steps[index][1], image.size))
+
+
+def _sent_image(request: Received) -> Image.Image:
+    for message in request.body["messages"]:
+        for part in message.get("content") or []:
+            if isinstance(part, dict) and part.get("type") == "image_url":
+                data = part["image_url"]["url"].split("base64,", 1)[1]
+                return Image.open(io.BytesIO(base64.b64decode(data)))
+    raise AssertionError("the request holds no image")
+
+
+def _config(family: str, tasks: list[str], out: Path, base_url: str, **more: object) -> RunConfig:
+    return RunConfig(
+        suite=SUITE_DIR,
+        out=out,
+        agent="mobile_agent_v2" if family == "mobile-agent-v2" else "openai",
+        agent_config={
+            "base_url": base_url,
+            "model": family,
+            "family": family,
+            "max_image_side": 600,
+            "retries": 0,
+            "timeout": 20,
+        },
+        tasks=tuple(tasks),
+        **more,  # type: ignore[arg-type]
+    )
+
+
+@pytest.mark.parametrize("family", [*FAMILIES, "mobile-agent-v2"])
+def test_every_family_scores_every_offline_task(tmp_path, family):
+    with FakeLLMServer(FamilyModel(family)) as server:
+        run_suite(_config(family, OFFLINE, tmp_path / family, server.base_url, protocol="offline"))
+    store = RunStore.open(tmp_path / family)
+    results = {r.task_id: r for r in store.results()}
+    failed = {t: r.reason for t, r in results.items() if r.status is not TaskStatus.SUCCESS}
+    assert failed == {} and len(results) == len(OFFLINE)
+    step = store.read_steps(OFFLINE[0])[0]
+    assert step.extra["family"] == family and step.extra["sent_size"] == [270, 600]
+
+
+@pytest.mark.parametrize("family", [*FAMILIES, "mobile-agent-v2"])
+def test_every_family_passes_online_tasks_on_the_virtual_phone(tmp_path, family, virtual_server):
+    def device(serial: str) -> AndroidDevice:
+        return AndroidDevice(serial, client=adb_client(port=virtual_server.port))
+
+    out = tmp_path / family
+    with FakeLLMServer(FamilyModel(family)) as server:
+        config = _config(
+            family, ONLINE, out, server.base_url, protocol="online", devices=("virtual-1",)
+        )
+        run_suite(config, device_factory=device)
+    results = {r.task_id: r for r in RunStore.open(out).results()}
+    assert {t: (r.status, r.reason) for t, r in results.items()} == {
+        t: (TaskStatus.SUCCESS, None) for t in ONLINE
+    }
