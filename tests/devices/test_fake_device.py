@@ -3,6 +3,9 @@ protocol rely on."""
 
 from __future__ import annotations
 
+import re
+from pathlib import Path
+
 import pytest
 
 from devices.device import Device
@@ -59,3 +62,10 @@ def test_a_closed_device_and_a_bad_script_raise_device_errors() -> None:
         lost.observe()
     with pytest.raises(ValueError, match="start screen"):
         FakeDevice({"home": HOME}, "app", lambda at, action: "home")
+
+
+def test_the_architecture_doc_lists_the_device_protocol_as_it_is() -> None:
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "architecture.md").read_text()
+    listed = re.findall(r"^    def (\w+)\(", doc, re.MULTILINE)
+    members = [name for name in vars(Device) if not name.startswith("_")]
+    assert sorted(listed + ["serial"]) == sorted(members)
