@@ -38,6 +38,8 @@ if TYPE_CHECKING:
 
 ADB_SERVER_VERSION = 41
 DEVICE_STATE = "device"
+# Each client connection is a thread; past this many at once, new ones are refused.
+MAX_CONNECTIONS = 256
 _POLL_S = 0.2
 
 
@@ -85,7 +87,8 @@ class AdbServer:
 
     The listening socket is bound in the constructor, so `port` is known at once (pass
     `port=0` for a free one); `start()` serves in a background thread, `serve_forever()`
-    in the calling one. Phones can be plugged in and out while it runs.
+    in the calling one. Phones can be plugged in and out while it runs. At most
+    `max_connections` clients are served at once; one more gets a FAIL and is closed.
     """
 
     def __init__(
@@ -94,8 +97,13 @@ class AdbServer:
         *,
         host: str = "127.0.0.1",
         port: int = 0,
+        max_connections: int = MAX_CONNECTIONS,
     ) -> None:
+        if max_connections < 1:
+            raise ValueError(f"max_connections must be at least 1, not {max_connections}")
         self._lock = threading.RLock()
+        self._slots = threading.BoundedSemaphore(max_connections)
+        self.max_connections = max_connections
         self._changed = threading.Condition(self._lock)
         self._devices: dict[str, VirtualDevice] = {}
         self._forwards: dict[str, _Forward] = {}
@@ -153,11 +161,21 @@ class AdbServer:
                 sock, _ = self._listener.accept()
             except OSError:
                 break
+            if not self._slots.acquire(blocking=False):
+                self._refuse(sock)
+                continue
             if not self._connections.add(sock):
+                self._slots.release()
                 break
             threading.Thread(
                 target=self._handle, args=(sock,), name="adb-connection", daemon=True
             ).start()
+
+    def _refuse(self, sock: socket.socket) -> None:
+        with contextlib.suppress(OSError):
+            sock.settimeout(1.0)
+            Channel(sock).fail(f"too many connections: this server serves {self.max_connections}")
+        close_socket(sock)
 
     def close(self) -> None:
         """Stop serving and close every socket, so clients see the disconnect at once."""
@@ -284,6 +302,7 @@ class AdbServer:
         except (OSError, PeerClosed):
             pass  # the client went away; nothing to answer
         finally:
+            self._slots.release()
             if not handed_over:
                 self._connections.discard(sock)
                 channel.close()

@@ -126,7 +126,10 @@ class VirtualDevice:
         self.phone = phone
         self.transport_id = transport_id
         # A phone with a frozen clock gives its files frozen times too: same listings each run.
-        self.fs = MemoryFileSystem(clock=lambda: (phone.frozen_clock or datetime.now()).timestamp())
+        self.fs = MemoryFileSystem(
+            clock=lambda: (phone.frozen_clock or datetime.now()).timestamp(),
+            capacity=phone.storage_bytes,
+        )
         self.local_sockets = LocalSockets()
         self.connections = SocketSet()
         self._reverse_lock = threading.Lock()

@@ -23,6 +23,9 @@ DEFAULT_DIRECTORIES: tuple[str, ...] = (
     "/sdcard/Pictures",
     "/system/bin",
 )
+# Mounted read-only on a phone: writing there fails as it does for `adb push` to /system.
+READ_ONLY_MOUNTS: tuple[str, ...] = ("/system", "/vendor", "/product", "/apex", "/odm")
+DEFAULT_CAPACITY = 256 * 1024 * 1024  # bytes of file data the phone's storage holds
 DIR_MODE = stat.S_IFDIR | 0o771
 FILE_MODE = stat.S_IFREG | 0o660
 
@@ -54,6 +57,10 @@ class FileStat:
         return stat.S_ISDIR(self.mode)
 
 
+def _size(node: _Node) -> int:
+    return len(node.data) + sum(_size(child) for child in node.children.values())
+
+
 def normalize(path: str, cwd: str = "/") -> str:
     """Absolute, normalized form of `path` (no trailing slash, no `..`)."""
     joined = posixpath.join(cwd, path) if path else cwd
@@ -70,12 +77,30 @@ class MemoryFileSystem:
     b'hi'
     """
 
-    def __init__(self, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(
+        self, *, clock: Callable[[], float] = time.time, capacity: int = DEFAULT_CAPACITY
+    ) -> None:
         self._clock = clock
         self._lock = threading.RLock()
         self._root = _Node(DIR_MODE, self._now())
+        self.capacity = capacity
+        self._used = 0
+        self._read_only: tuple[str, ...] = ()
         for directory in DEFAULT_DIRECTORIES:
             self.mkdir(directory, parents=True)
+        self._read_only = READ_ONLY_MOUNTS
+
+    @property
+    def free(self) -> int:
+        """Bytes of file data that still fit."""
+        with self._lock:
+            return self.capacity - self._used
+
+    def _writable(self, path: str) -> None:
+        normalized = normalize(path)
+        for mount in self._read_only:
+            if normalized == mount or normalized.startswith(mount + "/"):
+                raise FileSystemError(f"{path}: Read-only file system")
 
     def _now(self) -> int:
         return int(self._clock())
@@ -139,15 +164,21 @@ class MemoryFileSystem:
         self, path: str, data: bytes, *, append: bool = False, mode: int | None = None
     ) -> None:
         with self._lock:
+            self._writable(path)
             parent, name = self._parent_dir(path)
             node = parent.children.get(name)
             if node is not None and node.is_dir:
                 raise FileSystemError(f"{path}: Is a directory")
+            kept = len(node.data) if node is not None and append else 0
+            freed = len(node.data) if node is not None else 0
+            if self._used - freed + kept + len(data) > self.capacity:
+                raise FileSystemError(f"{path}: No space left on device")
             if node is None:
                 node = parent.children[name] = _Node(FILE_MODE, self._now())
             if not append:
                 node.data.clear()
             node.data.extend(data)
+            self._used += len(node.data) - freed
             node.mtime = self._now()
             if mode is not None:
                 node.mode = stat.S_IFREG | (mode & 0o7777)
@@ -174,6 +205,7 @@ class MemoryFileSystem:
             parent, name = self._parent_dir(path)
             if name in parent.children:
                 raise FileSystemError(f"{path}: File exists")
+            self._writable(path)
             parent.children[name] = _Node(DIR_MODE, self._now())
 
     def remove(self, path: str, *, recursive: bool = False) -> None:
@@ -184,4 +216,6 @@ class MemoryFileSystem:
                 raise FileSystemError(f"{path}: No such file or directory")
             if node.is_dir and not recursive:
                 raise FileSystemError(f"{path}: Is a directory")
+            self._writable(path)
             del parent.children[name]
+            self._used -= _size(node)

@@ -72,6 +72,7 @@ from virtual_phone.apps.system import (
     volume_panel,
 )
 from virtual_phone.errors import PhoneCommandError, PhoneInputError
+from virtual_phone.filesystem import DEFAULT_CAPACITY
 from virtual_phone.widgets import (
     Rect,
     TextBuffer,
@@ -396,6 +397,7 @@ class VirtualPhone:
         settle_ms: tuple[int, int] = (100, 300),
         seed: int = 0,
         time_source: Callable[[], float] = time.monotonic,
+        storage_bytes: int = DEFAULT_CAPACITY,
     ) -> None:
         if settle_ms[0] < 0 or settle_ms[1] < settle_ms[0]:
             raise ValueError(
@@ -410,6 +412,7 @@ class VirtualPhone:
         self.sdk = sdk
         self.frozen_clock = frozen_clock
         self.settle_ms = settle_ms
+        self.storage_bytes = storage_bytes  # file data its storage holds (push, redirects)
         self._time = time_source
         self._rng = random.Random(seed)
         self._adb_keyboard = adb_keyboard

@@ -40,6 +40,9 @@ _ASSIGNMENT_RE = re.compile(r"([A-Za-z_][A-Za-z0-9_]*)=")
 _REDIRECT_RE = re.compile(r"(\d)?(>>|>&|>|<)")
 _SPECIAL_PARAMS = "?$#!*@-0123456789"
 _WORD_BREAK = " \t\n;&|<>()"
+# Substitutions and `sh -c` inside each other: deeper than this is refused, not recursed
+# into until the interpreter's stack runs out in a connection thread.
+MAX_NESTING = 48
 
 
 class ShellDevice(Protocol):
@@ -424,6 +427,7 @@ class Shell:
         commands: Mapping[str, Command],
         *,
         env: Mapping[str, str] | None = None,
+        depth: int = 0,
     ) -> None:
         self.device = device
         self.commands = {**_BUILTINS, **commands}
@@ -431,6 +435,7 @@ class Shell:
         self.cwd = "/"
         self.status = 0
         self._substitution_status = 0
+        self._depth = depth
 
     def run(
         self,
@@ -553,7 +558,8 @@ class Shell:
                 try:
                     fs.write_bytes(path, b"", append=redirect.op == ">>")
                 except FileSystemError as exc:
-                    raise CommandFailed(f"can't create {target}: {exc}") from exc
+                    reason = str(exc).rpartition(": ")[2]
+                    raise CommandFailed(f"can't create {target}: {reason}") from exc
                 buffer = bytearray()
                 pending.append((path, buffer))
                 targets[redirect.fd] = buffer.extend
@@ -573,6 +579,11 @@ class Shell:
         if part.kind == "param":
             return self._parameter(part.value)
         captured = bytearray()
+        if self._depth >= MAX_NESTING:
+            streams.err(f"{SHELL_NAME}: command substitutions nested too deeply\n")
+            self.status = self._substitution_status = 1
+            return ""
+        self._depth += 1
         try:
             self._run_script(parse(part.value), Streams(captured.extend, streams.err), cancelled)
         except ShellSyntaxError as exc:
@@ -580,6 +591,8 @@ class Shell:
             self.status = 1
         except _ExitShell as done:
             self.status = done.status
+        finally:
+            self._depth -= 1
         self._substitution_status = self.status
         return captured.decode("utf-8", errors="replace").rstrip("\n")
 
@@ -716,7 +729,9 @@ def _builtin_sh(inv: Invocation) -> int:
     """`sh -c 'script'`: a child shell sharing the device but not the variables."""
     if len(inv.args) < 3 or inv.args[1] != "-c":
         raise CommandFailed(f"{SHELL_NAME}: only 'sh -c SCRIPT' is supported", 2)
-    child = Shell(inv.shell.device, inv.shell.commands, env=inv.env)
+    if inv.shell._depth >= MAX_NESTING:
+        raise CommandFailed(f"{SHELL_NAME}: shells nested too deeply", 2)
+    child = Shell(inv.shell.device, inv.shell.commands, env=inv.env, depth=inv.shell._depth + 1)
     child.cwd = inv.shell.cwd
     return child.run(inv.args[2], inv.streams, cancelled=inv.cancelled)
 

@@ -79,6 +79,7 @@ def _send(channel: Channel, fs: MemoryFileSystem, spec: str) -> bytes:
     if not path:
         path, mode_text = spec, str(stat.S_IFREG | 0o644)
     data = bytearray()
+    room = fs.free  # past it the rest is read and dropped, so the reply stays in step
     while True:
         record_id, size = struct.unpack("<4sI", channel.read_exact(8))
         if record_id == b"DONE":
@@ -88,7 +89,13 @@ def _send(channel: Channel, fs: MemoryFileSystem, spec: str) -> bytes:
             raise ProtocolError(f"unexpected {record_id!r} while receiving a file")
         if size > SYNC_DATA_MAX:
             raise ProtocolError(f"data chunk of {size} bytes is larger than {SYNC_DATA_MAX}")
-        data += channel.read_exact(size)
+        chunk = channel.read_exact(size)
+        if len(data) + size <= room:
+            data += chunk
+        else:
+            room, data = -1, bytearray()
+    if room < 0:
+        return _fail("couldn't create file: No space left on device")
     path = normalize(path)
     try:
         fs.mkdir(normalize(path + "/.."), parents=True)

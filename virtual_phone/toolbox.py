@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import re
 import time
 
@@ -198,12 +199,30 @@ def wc(inv: Invocation) -> int:
     return 0
 
 
+_SLEEP_UNITS = {"": 1.0, "s": 1.0, "m": 60.0, "h": 3600.0, "d": 86400.0}
+
+
 def sleep(inv: Invocation) -> int:
-    try:
-        seconds = float(inv.args[1])
-    except (IndexError, ValueError) as exc:
-        raise CommandFailed("sleep: Needs 1 argument") from exc
-    inv.cancelled.wait(seconds)
+    """`sleep N[smhd]...` (toybox): any length, `inf` included; a closed client ends it."""
+    if len(inv.args) < 2:
+        raise CommandFailed("sleep: Needs 1 argument")
+    total = 0.0
+    for arg in inv.args[1:]:
+        match = re.fullmatch(r"([0-9.]+(?:e[+-]?[0-9]+)?|inf(?:inity)?)([smhd]?)", arg.lower())
+        try:
+            value = float(match[1]) if match else math.nan
+        except ValueError:
+            value = math.nan
+        if match is None or math.isnan(value):
+            raise CommandFailed(f"sleep: invalid number '{arg}'")
+        total += value * _SLEEP_UNITS[match[2]]
+    deadline = time.monotonic() + total if math.isfinite(total) else math.inf
+    # Event.wait refuses timeouts past threading.TIMEOUT_MAX; wait in bounded slices.
+    while not inv.cancelled.is_set():
+        left = deadline - time.monotonic()
+        if left <= 0:
+            break
+        inv.cancelled.wait(min(left, 3600.0))
     return 0
 
 

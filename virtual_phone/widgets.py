@@ -13,6 +13,7 @@ scrolling parent is left out, and a partly visible one gets its visible bounds.
 from __future__ import annotations
 
 import hashlib
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable, Iterator
@@ -260,17 +261,21 @@ def wrap_lines(text: str, px: int, width: int, max_lines: int = 0) -> tuple[str,
     """Break ``text`` into lines no wider than ``width``; ellipsize past ``max_lines``."""
     f = font(px)
     lines: list[str] = []
+
+    def overflowed() -> bool:
+        return bool(max_lines) and len(lines) > max_lines
+
     for paragraph in text.split("\n"):
         current = ""
         for word in paragraph.split(" "):
+            if overflowed():
+                break  # enough to know it is ellipsized; long typed text stays fast
             candidate = f"{current} {word}" if current else word
             if f.getlength(candidate) <= width or not current:
                 current = candidate
-                while f.getlength(current) > width and len(current) > 1:
+                while len(current) > 1 and not overflowed() and f.getlength(current) > width:
                     # a single word wider than the line: break it where it overflows
-                    cut = len(current) - 1
-                    while cut > 1 and f.getlength(current[:cut]) > width:
-                        cut -= 1
+                    cut = _longest_fitting_prefix(f, current, width)
                     lines.append(current[:cut])
                     current = current[cut:]
             else:
@@ -285,6 +290,22 @@ def wrap_lines(text: str, px: int, width: int, max_lines: int = 0) -> tuple[str,
         kept[-1] = last.rstrip() + "…"
         return tuple(kept)
     return tuple(lines)
+
+
+def _longest_fitting_prefix(f: ImageFont.FreeTypeFont, word: str, width: int) -> int:
+    """The longest prefix length in [1, len - 1] no wider than ``width`` (1 if none fits).
+
+    A binary search: a prefix never gets narrower as it grows, and measuring every
+    prefix made typing a long word quadratic in its length.
+    """
+    low, high = 1, len(word) - 1
+    while low < high:
+        middle = (low + high + 1) // 2
+        if f.getlength(word[:middle]) <= width:
+            low = middle
+        else:
+            high = middle - 1
+    return low
 
 
 def text_height(text: str, px: int, width: int, max_lines: int = 0) -> int:
@@ -524,10 +545,14 @@ def render_windows(
 # ---------------------------------------------------------------------------- XML
 
 _ESCAPES = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;"})
+# Characters XML 1.0 forbids (NUL, most C0 controls, lone surrogates, U+FFFE/FFFF). Like
+# uiautomator's dumper, the dump shows each as "." so a typed control character cannot
+# make the hierarchy unparsable.
+_NOT_XML = re.compile("[^\t\n\r\x20-\ud7ff\ue000-\ufffd\U00010000-\U0010ffff]")
 
 
 def _attr(value: str) -> str:
-    return value.translate(_ESCAPES)
+    return _NOT_XML.sub(".", value).translate(_ESCAPES)
 
 
 def _bool(value: bool) -> str:

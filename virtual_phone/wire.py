@@ -7,12 +7,18 @@ and would see half of it if it arrived in pieces.
 from __future__ import annotations
 
 import contextlib
+import re
 import socket
 import threading
 
 from virtual_phone.errors import VirtualPhoneError
 
 MAX_REQUEST_LENGTH = 0xFFFF
+# A client that formats a longer request's length with more than 4 hex digits sends bytes
+# that read as a shorter request starting with the extra digits ("06shell:...").
+_SPILLED_LENGTH = re.compile(
+    r"[0-9a-fA-F]{1,3}(?:host[-:]|shell[,:]|exec:|sync:|tcp:|local[a-z]*:|framebuffer:|reverse:)"
+)
 _PURGE_AT = 256
 
 
@@ -51,7 +57,13 @@ class Channel:
             raise ProtocolError(f"bad request length {head!r}") from exc
         if not 0 < length <= MAX_REQUEST_LENGTH:
             raise ProtocolError(f"bad request length {head!r}")
-        return self.read_exact(length).decode("utf-8", errors="replace")
+        request = self.read_exact(length).decode("utf-8", errors="replace")
+        if _SPILLED_LENGTH.match(request):
+            raise ProtocolError(
+                f"request too long: its length must fit in 4 hex digits ({MAX_REQUEST_LENGTH} "
+                "bytes); send long input through a file (adb push) or the shell's stdin"
+            )
+        return request
 
     def send(self, data: bytes) -> None:
         self.sock.sendall(data)
@@ -60,7 +72,10 @@ class Channel:
         self.send(b"OKAY" + extra)
 
     def fail(self, message: str) -> None:
-        self.send(b"FAIL" + encode_block(message))
+        data = message.encode()
+        if len(data) > MAX_REQUEST_LENGTH:  # a 4-hex-digit block cannot say more
+            data = data[: MAX_REQUEST_LENGTH - 3] + b"..."
+        self.send(b"FAIL" + encode_block(data))
 
     def close(self) -> None:
         close_socket(self.sock)

@@ -125,3 +125,18 @@ def test_phone_command_serves_until_interrupted() -> None:
             assert process.wait(timeout=10) == 0
         finally:
             process.kill()
+
+
+def test_push_refusals_name_the_reason(tmp_path: Path) -> None:
+    phone = fast_phone("virtual-1", storage_bytes=1 << 20)
+    with running_server(phones=[phone]) as server:
+        payload = tmp_path / "payload.bin"
+        payload.write_bytes(b"x" * 1000)
+        refused = adb(server.port, "push", str(payload), "/system/bin/payload.bin")
+        assert refused.returncode == 1
+        assert b"Read-only file system" in refused.stderr
+        payload.write_bytes(b"x" * (2 << 20))
+        too_big = adb(server.port, "push", str(payload), "/sdcard/payload.bin")
+        assert too_big.returncode == 1
+        assert b"No space left on device" in too_big.stderr
+        assert adb(server.port, "shell", "echo", "still here").stdout == b"still here\n"

@@ -1,0 +1,204 @@
+"""The virtual phone under stress: long and hostile input, many clients, big pushes.
+
+Every test drives the phone through an unmodified adbutils client, as agents and the
+studio do, and checks that the server still answers afterwards.
+"""
+
+from __future__ import annotations
+
+import base64
+import re
+import socket
+import threading
+import time
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+
+import adbutils
+import pytest
+from PIL import ImageFont
+
+from virtual_phone import AdbServer, fast_phone, running_server
+from virtual_phone.phone import VirtualPhone
+
+MESSAGES = "com.android.messaging"
+
+
+@pytest.fixture
+def thread_errors(monkeypatch: pytest.MonkeyPatch) -> list[BaseException]:
+    """Exceptions that escaped any thread while the test ran."""
+    errors: list[BaseException] = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: errors.append(args.exc_value))
+    return errors
+
+
+@pytest.fixture
+def served() -> Iterator[tuple[VirtualPhone, adbutils.AdbDevice, AdbServer]]:
+    phone = fast_phone("virtual-1")
+    with running_server(phones=[phone]) as server:
+        client = adbutils.AdbClient(host="127.0.0.1", port=server.port)
+        yield phone, client.device("virtual-1"), server
+
+
+def _still_serving(device: adbutils.AdbDevice) -> None:
+    assert device.shell("echo alive", timeout=10) == "alive"
+
+
+def _tap_text(device: adbutils.AdbDevice, text: str) -> None:
+    dump = device.shell("uiautomator dump /dev/tty", timeout=10)
+    node = re.search(rf'<node [^>]*text="{re.escape(text)}"[^>]*>', dump)
+    assert node is not None, dump[:2000]
+    left, top, right, bottom = map(int, re.findall(r"\d+", node.group().split('bounds="')[1]))
+    device.shell(f"input tap {(left + right) // 2} {(top + bottom) // 2}", timeout=10)
+
+
+def _open_recipient_field(device: adbutils.AdbDevice) -> None:
+    device.shell(f"monkey -p {MESSAGES} 1", timeout=10)
+    _tap_text(device, "Start chat")
+
+
+def _font_measurements_while(action) -> int:  # type: ignore[no-untyped-def]
+    original = ImageFont.FreeTypeFont.getlength
+    calls = 0
+
+    def counting(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+        nonlocal calls
+        calls += 1
+        return original(self, *args, **kwargs)
+
+    ImageFont.FreeTypeFont.getlength = counting  # type: ignore[method-assign]
+    try:
+        action()
+    finally:
+        ImageFont.FreeTypeFont.getlength = original  # type: ignore[method-assign]
+    return calls
+
+
+def test_a_long_typed_text_costs_no_more_to_draw_than_a_short_one(served) -> None:
+    """1000 typed characters once made the next screencap take 10 s (layout measured every
+    prefix of the long word); drawing now measures as often as for 10 characters."""
+    _phone, device, _server = served
+    _open_recipient_field(device)
+    device.shell("input text " + "a" * 10, timeout=10)
+    short = _font_measurements_while(lambda: device.shell("screencap -p", encoding=None))
+    device.shell("input text " + "a" * 990, timeout=10)
+    long = _font_measurements_while(lambda: device.shell("screencap -p", encoding=None))
+    assert long <= short + 40
+    assert 'text="' + "a" * 1000 + '"' in device.shell("uiautomator dump /dev/tty", timeout=10)
+
+
+def test_a_typed_nul_character_keeps_every_dump_valid_xml(served) -> None:
+    _phone, device, _server = served
+    device.shell("ime set com.android.adbkeyboard/.AdbIME", timeout=10)
+    _open_recipient_field(device)
+    message = base64.b64encode(b"a\x00b\x07c").decode()
+    device.shell(f"am broadcast -a ADB_INPUT_B64 --es msg {message}", timeout=10)
+    for _ in range(2):
+        dump = device.shell("uiautomator dump /dev/tty", timeout=10)
+        root = ET.fromstring(dump[: dump.rindex("</hierarchy>") + len("</hierarchy>")])
+        texts = [node.get("text") for node in root.iter("node")]
+        assert "a.b.c" in texts  # shown as uiautomator shows control characters
+
+
+def test_a_request_longer_than_the_protocol_allows_is_refused_in_plain_words(
+    served, thread_errors
+) -> None:
+    _phone, device, _server = served
+    for size in (70_000, 1 << 20):
+        with pytest.raises(adbutils.AdbError, match="request too long") as caught:
+            device.shell("echo " + "a" * size, timeout=10)
+        assert len(str(caught.value)) < 500  # not the megabyte echoed back
+    _still_serving(device)
+    assert not thread_errors
+
+
+def test_deeply_nested_substitutions_are_refused_by_the_shell(served, thread_errors) -> None:
+    _phone, device, _server = served
+    depth = 400
+    nested = "$(echo " * depth + "x" + ")" * depth
+    result = device.shell2(f"echo {nested}; echo done", timeout=20)
+    # The innermost allowed level fails; the echo around it still succeeds, as in mksh.
+    assert result.output == "/system/bin/sh: command substitutions nested too deeply\n\ndone\n"
+    nested_shells = "sh -c 'sh -c \"sh -c true\"'"
+    assert device.shell2(nested_shells, timeout=10).returncode == 0
+    assert device.shell2("echo $(echo $(echo deep))", timeout=10).output == "deep\n"
+    _still_serving(device)
+    assert not thread_errors
+
+
+def _connection_threads() -> int:
+    return sum(thread.name == "adb-connection" for thread in threading.enumerate())
+
+
+def test_a_sleep_of_any_length_ends_when_the_client_goes(served, thread_errors) -> None:
+    _phone, device, _server = served
+    before = _connection_threads()
+    for duration in ("1e300", "inf", "99999d"):
+        with pytest.raises(adbutils.AdbTimeout):
+            device.shell(f"sleep {duration}", timeout=0.5)
+    deadline = time.monotonic() + 10
+    while _connection_threads() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _connection_threads() <= before  # every sleeping command noticed the close
+    bad = device.shell2("sleep nan; sleep -1; sleep 0.01s; echo $?", timeout=10)
+    assert bad.output.count("sleep: invalid number") == 2
+    assert bad.output.endswith("0\n")
+    assert not thread_errors
+
+
+def test_connections_beyond_the_cap_are_refused_until_one_closes(thread_errors) -> None:
+    with running_server(phones=[fast_phone("virtual-1")]) as server:
+        server_with_cap = AdbServer([fast_phone("virtual-2")], max_connections=3).start()
+        try:
+            idle = [socket.create_connection(("127.0.0.1", server_with_cap.port)) for _ in range(3)]
+            client = adbutils.AdbClient(host="127.0.0.1", port=server_with_cap.port)
+            with pytest.raises(adbutils.AdbError, match="too many connections"):
+                client.device_list()
+            idle.pop().close()
+            deadline = time.monotonic() + 10
+            while True:
+                try:
+                    serials = [d.serial for d in client.device_list()]
+                    break
+                except adbutils.AdbError:
+                    assert time.monotonic() < deadline, "the freed slot was never reused"
+                    time.sleep(0.05)
+            assert serials == ["virtual-2"]
+            for sock in idle:
+                sock.close()
+        finally:
+            server_with_cap.close()
+        other = adbutils.AdbClient(host="127.0.0.1", port=server.port)
+        assert [d.serial for d in other.device_list()] == ["virtual-1"]
+    assert not thread_errors
+
+
+def test_a_push_larger_than_the_phone_storage_is_refused(thread_errors) -> None:
+    phone = fast_phone("virtual-1", storage_bytes=1 << 20)
+    with running_server(phones=[phone]) as server:
+        device = adbutils.AdbClient(host="127.0.0.1", port=server.port).device("virtual-1")
+        with pytest.raises(adbutils.AdbError):  # adbutils shows only FAIL; adb the reason
+            device.sync.push(b"x" * (3 << 20), "/sdcard/big.bin")
+        assert device.shell2("ls /sdcard/big.bin", timeout=10).returncode == 1
+        device.sync.push(b"y" * 1000, "/sdcard/small.bin")  # the session is still in step
+        assert device.sync.read_bytes("/sdcard/small.bin") == b"y" * 1000
+        full = device.shell2("screencap /sdcard/raw; echo x > /sdcard/small.bin", timeout=20)
+        assert full.output == "screencap: /sdcard/raw: No space left on device\n"
+        _still_serving(device)
+    assert not thread_errors
+
+
+def test_system_partitions_are_read_only(served) -> None:
+    _phone, device, _server = served
+    with pytest.raises(adbutils.AdbError):  # adbutils shows only FAIL; adb the reason
+        device.sync.push(b"payload", "/system/bin/evil")
+    assert device.shell2("ls /system/bin/evil", timeout=10).returncode == 1
+    redirect = device.shell2("echo x > /system/x; mkdir /system/y; rm -r /system/bin", timeout=10)
+    assert redirect.output == (
+        "/system/bin/sh: can't create /system/x: Read-only file system\n"
+        "mkdir: /system/y: Read-only file system\n"
+        "rm: /system/bin: Read-only file system\n"
+    )
+    assert device.shell2("ls /system/bin", timeout=10).returncode == 0
+    device.sync.push(b"payload", "/data/local/tmp/ok")
+    assert device.sync.read_bytes("/data/local/tmp/ok") == b"payload"
