@@ -19,9 +19,15 @@ import threading
 import time
 from typing import IO, Any
 
-from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent, ReflectionVerdict
+from evaluator.agents.base import (
+    AgentObservation,
+    AgentStep,
+    BaseAgent,
+    ReflectionVerdict,
+    StepOutcome,
+)
 from evaluator.agents.families.generic import action_from_fields
-from evaluator.agents.families.grammar import ActionParseError
+from evaluator.agents.families.grammar import ActionParseError, InvalidActionError
 from evaluator.errors import AgentError, ConfigError
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import NORMALIZED_SCREEN, Action, InstructionVariant, Task
@@ -147,6 +153,11 @@ class SubprocessAgent(BaseAgent):
                 action=None,
                 raw_output=line.rstrip("\n"),
                 parse_error=str(exc),
+                outcome=(
+                    StepOutcome.INVALID_ACTION
+                    if isinstance(exc, InvalidActionError)
+                    else StepOutcome.PARSE_ERROR
+                ),
                 inference_seconds=elapsed,
                 parsing_seconds=time.perf_counter() - parsing_started,
             )

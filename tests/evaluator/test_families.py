@@ -95,6 +95,14 @@ CORPUS = [
         None,
         {"type": "done", "text": "It is 21 degrees."},
     ),
+    (
+        "ui-tars-1.5",
+        "Reflection: the menu did not open.\nAction_Summary: tap the menu again.\n"
+        "Action: click(start_box='<|box_start|>(546,1204)<|box_end|>')",
+        PHONE,
+        None,
+        {"type": "tap", "x": 540, "y": 1200},
+    ),
     # --- UI-TARS 1.0: relative 0-1000, the 1.0 mobile prompt's box syntax
     (
         "ui-tars-1.0",
@@ -142,6 +150,14 @@ CORPUS = [
         PHONE,
         None,
         {"type": "launch", "text": "Settings"},
+    ),
+    (
+        "autoglm",
+        # phone_agent/model/client.py: no tags, the thinking is what precedes do(action=
+        'The Settings icon is on the home screen.\ndo(action="Tap", element=[500,500])',
+        PHONE,
+        None,
+        {"type": "tap", "x": 540, "y": 1200},
     ),
     (
         "autoglm",
