@@ -76,7 +76,7 @@ class OpenAICompatibleAgent(BaseAgent):
                 )
         self.family: Family = get_family(
             str(self.config.get("family", self.default_family)), self.config.get("version")
-        )
+        ).with_pixels(self.config.get("min_pixels"), self.config.get("max_pixels"))
         self.template = load_prompt(self.config.get("prompt", self.family.prompt))
         side = self.config.get("max_image_side", self.family.max_image_side)
         self.max_image_side = int(side) if side else None

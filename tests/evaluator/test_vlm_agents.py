@@ -206,6 +206,26 @@ def test_images_are_shrunk_and_pixel_answers_rescaled(synthetic, tmp_path):
     assert "smart_resize(factor 28" in step.extra["coordinate_space"]
 
 
+def test_a_server_with_other_pixel_limits_changes_the_resize_rule():
+    agent = create_agent(
+        "openai",
+        {"base_url": "http://x", "model": "m", "family": "qwen2.5-vl", "max_pixels": 200_000},
+    )
+    width, height = agent.family.space_size((1080, 2400))
+    assert width * height <= 200_000 and width % 28 == 0 and height % 28 == 0
+    with pytest.raises(ConfigError, match="min_pixels"):
+        create_agent(
+            "openai",
+            {
+                "base_url": "http://x",
+                "model": "m",
+                "family": "gui-owl",
+                "min_pixels": 10,
+                "max_pixels": 5,
+            },
+        )
+
+
 def test_an_old_parser_key_is_refused_with_a_pointer():
     with pytest.raises(ConfigError, match="family"):
         create_agent("openai", {"base_url": "http://x", "model": "m", "parser": "uitars"})

@@ -17,7 +17,7 @@ the device. See docs/agents.md for the table and the source of every format.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from evaluator.agents.families.autoglm import parse_autoglm
@@ -64,6 +64,21 @@ class Family:
 
     def space_size(self, sent: Size) -> Size:
         return self.space.size_for(sent)
+
+    def with_pixels(self, min_pixels: int | None, max_pixels: int | None) -> Family:
+        """This family served with other processor limits (e.g. vLLM's
+        ``--mm-processor-kwargs '{"max_pixels": ...}'``): only resized spaces change."""
+        rule = self.space.resize
+        if rule is None or (min_pixels is None and max_pixels is None):
+            return self
+        rule = replace(
+            rule,
+            min_pixels=rule.min_pixels if min_pixels is None else int(min_pixels),
+            max_pixels=rule.max_pixels if max_pixels is None else int(max_pixels),
+        )
+        if not 0 < rule.min_pixels <= rule.max_pixels:
+            raise ConfigError("min_pixels must be positive and at most max_pixels")
+        return replace(self, space=CoordinateSpace.resized(rule))
 
 
 _MOBILE_USE = (
