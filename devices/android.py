@@ -59,6 +59,10 @@ KEYCODE_BACK = 4
 DEFAULT_LONG_PRESS_MS = 800
 DEFAULT_SWIPE_MS = 300
 DEFAULT_WAIT_MS = 1000
+# A wait action sleeps at most this long, and a press or swipe lasts at most this long, so
+# that no action can hold a device call open past its timeout (callers may lower both).
+MAX_WAIT_MS = 10_000
+MAX_GESTURE_MS = 5_000
 
 _PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_END = b"IEND\xaeB`\x82"
@@ -151,8 +155,13 @@ def _safe(client: adbutils.AdbClient | None, timeout: float) -> _SafeClient:
 
 
 @contextmanager
-def _adb_errors(what: str, serial: str, client: _SafeClient) -> Iterator[None]:
-    """Turn adbutils' and the socket layer's exceptions into DeviceError subclasses."""
+def _adb_errors(
+    what: str, serial: str, client: _SafeClient, timeout: float | None = None
+) -> Iterator[None]:
+    """Turn adbutils' and the socket layer's exceptions into DeviceError subclasses.
+
+    ``timeout`` is the limit the call was given (the client's when None), so that a
+    timeout message names the limit that actually ran out."""
     try:
         yield
     except DeviceError:
@@ -164,8 +173,8 @@ def _adb_errors(what: str, serial: str, client: _SafeClient) -> Iterator[None]:
         ) from exc
     except (AdbTimeout, TimeoutError) as exc:
         raise DeviceTimeoutError(
-            f"{serial} did not answer within {client.timeout:g} s while {what}. Check the "
-            "cable or network, and that the phone is unlocked and not frozen."
+            f"{serial} did not answer within {timeout or client.timeout:g} s while {what}. "
+            "Check the cable or network, and that the phone is unlocked and not frozen."
         ) from exc
     except AdbError as exc:
         raise DeviceDisconnectedError(
@@ -347,8 +356,8 @@ class AndroidDevice:
         """Host and port of the adb server this device is reached through."""
         return self._client.host, self._client.port
 
-    def _errors(self, what: str) -> Any:
-        return _adb_errors(what, self.serial, self._client)
+    def _errors(self, what: str, timeout: float | None = None) -> Any:
+        return _adb_errors(what, self.serial, self._client, timeout)
 
     # -- shell
 
@@ -356,10 +365,9 @@ class AndroidDevice:
         """Run ``command``; returns (exit status, stdout, stderr). Output is never truncated
         silently: a connection that closes early raises DeviceDisconnectedError."""
         shown = command if len(command) <= 60 else command[:57] + "..."
-        with self._errors(f"running `{shown}`"):
-            result = self._adb.shell2(
-                command, timeout=timeout or self.timeout, encoding=None, v2=True
-            )
+        limit = timeout or self.timeout
+        with self._errors(f"running `{shown}`", limit):
+            result = self._adb.shell2(command, timeout=limit, encoding=None, v2=True)
         # shell v2 separates the streams; the v1 fallback (old devices) only fills `output`.
         stdout = result.stdout if (result.stdout or result.stderr) else result.output
         return result.returncode, stdout, result.stderr
@@ -499,14 +507,18 @@ class AndroidDevice:
         a = self._device_action(action)
         x, y = self._point(a.x, a.y)
         duration = a.duration_ms if a.duration_ms is not None else DEFAULT_LONG_PRESS_MS
-        self.shell(f"input swipe {x} {y} {x} {y} {duration}")
+        self.shell(f"input swipe {x} {y} {x} {y} {self._gesture_ms(duration)}")
 
     def _swipe(self, action: Action) -> None:
         a = self._device_action(action)
         x1, y1 = self._point(a.x, a.y)
         x2, y2 = self._point(a.x2, a.y2)
         duration = a.duration_ms if a.duration_ms is not None else DEFAULT_SWIPE_MS
-        self.shell(f"input swipe {x1} {y1} {x2} {y2} {duration}")
+        self.shell(f"input swipe {x1} {y1} {x2} {y2} {self._gesture_ms(duration)}")
+
+    def _gesture_ms(self, duration: int) -> int:
+        # The gesture runs inside one shell call: keep it well inside that call's timeout.
+        return min(duration, MAX_GESTURE_MS, int(self.timeout * 500))
 
     def _type(self, action: Action) -> None:
         assert action.text
@@ -540,9 +552,8 @@ class AndroidDevice:
             raise DeviceCommandError(f"could not launch {package} on {self.serial}: {answer}")
 
     def _wait(self, action: Action) -> None:
-        self.clock.sleep(
-            (action.duration_ms if action.duration_ms is not None else DEFAULT_WAIT_MS) / 1000
-        )
+        duration = action.duration_ms if action.duration_ms is not None else DEFAULT_WAIT_MS
+        self.clock.sleep(min(duration, MAX_WAIT_MS) / 1000)
 
     _PERFORMERS: ClassVar[dict[ActionType, Callable[[AndroidDevice, Action], None]]] = {
         ActionType.TAP: _tap,

@@ -83,6 +83,13 @@ def register(subparsers: Any) -> None:
     )
     ev.add_argument("--max-steps", type=int, help="override every task's max_steps")
     ev.add_argument(
+        "--max-wait",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="online: the longest a wait action may sleep (default 10)",
+    )
+    ev.add_argument(
         "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
     )
     ev.add_argument(
@@ -268,6 +275,7 @@ def run_eval(args: argparse.Namespace) -> int:
         mode=args.mode,
         matching=args.matching,
         max_steps=args.max_steps,
+        max_wait=args.max_wait,
         devices=tuple(args.device),
         workers=args.workers,
         judges=tuple(args.judges or ("rule",)),

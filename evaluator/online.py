@@ -45,6 +45,20 @@ class OnlineSettings:
     settle_timeout: float = 3.0
     judge_frames: int = 3
     matching: MatchingProfile = ELDERBENCH
+    max_wait: float = 10.0  # seconds: a longer wait action is cut to this
+
+    def __post_init__(self) -> None:
+        if not self.max_wait >= 0:
+            raise ValueError(f"max_wait must be a number of seconds >= 0, got {self.max_wait}")
+
+
+def _wait(action: Action, settings: OnlineSettings, control: Control) -> float | None:
+    """Sleep for a wait action, at most ``settings.max_wait`` seconds and never past a stop.
+    Returns the seconds waited when the agent asked for longer (None otherwise)."""
+    asked = (action.duration_ms if action.duration_ms is not None else 1000) / 1000
+    seconds = min(asked, settings.max_wait)
+    control.stop.wait(seconds)
+    return seconds if seconds < asked else None
 
 
 def _device_call[T](device: Device, what: str, call: Callable[[], T]) -> T:
@@ -246,7 +260,13 @@ def run_online(
                 rule = match.reason
             elif graph is not None:
                 rule = "off-graph state"
-            _device_call(device, f"perform {action.describe()}", partial(device.perform, action))
+            if action.type is ActionType.WAIT:
+                capped = _wait(action, settings, control)
+                if capped is not None:
+                    added["wait_capped_to_seconds"] = capped
+            else:
+                what = f"perform {action.describe()}"
+                _device_call(device, what, partial(device.perform, action))
             _device_call(
                 device, "settle", lambda: device.wait_until_settled(settings.settle_timeout)
             )

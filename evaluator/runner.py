@@ -77,6 +77,7 @@ class RunConfig:
     judge_frames: int = 3
     matching: str = "elderbench"  # a profile of evaluator.matching.PROFILES
     farm: FarmSettings = field(default_factory=FarmSettings)
+    max_wait: float = 10.0  # seconds a wait action may sleep online
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -97,6 +98,10 @@ class RunConfig:
             raise ConfigError(
                 f"unknown matching profile {self.matching!r}; choose from: {', '.join(PROFILES)}"
             )
+        if self.max_steps is not None and self.max_steps < 1:
+            raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
+        if not self.max_wait >= 0:
+            raise ConfigError(f"max_wait must be a number of seconds >= 0, got {self.max_wait}")
 
     def agent_settings(self) -> dict[str, Any]:
         settings = dict(self.agent_config)
@@ -124,6 +129,7 @@ class RunConfig:
             "judge_frames": self.judge_frames,
             "matching": self.matching,
             "farm": self.farm.to_json(),
+            "max_wait": self.max_wait,
         }
 
 
@@ -155,6 +161,7 @@ def resume_config(run_dir: Path) -> RunConfig:
             judge_frames=int(data.get("judge_frames", 3)),
             matching=str(data.get("matching", "elderbench")),
             farm=FarmSettings.from_json(data.get("farm")),
+            max_wait=float(data.get("max_wait", 10.0)),
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"the configuration in {run_dir}/run.json is damaged: {exc}") from exc
@@ -229,6 +236,11 @@ class _WorkerExit:
 
 
 DeviceFactory = Callable[[str], Device]
+
+# After a stop, workers get this many seconds to reach their next checkpoint; a worker
+# still inside an agent or device call then is abandoned (its task reruns on resume), so
+# a stop or a second Ctrl-C ends the run within seconds whatever a call is doing.
+STOP_GRACE = 3.0
 
 
 def default_device_factory(address: str) -> Device:
@@ -363,6 +375,9 @@ class _Session:
                 except RunStopped:
                     self._give_back(job, requeue=False)
                     return
+                if result.status is TaskStatus.ERROR and self.control.stop.is_set():
+                    self._give_back(job, requeue=False)
+                    return  # most likely the stop itself (an aborted agent): rerun on resume
                 if was_lost and slot is not None:
                     lost(slot)
                     if self._retry(job, slot, result.reason or "device lost"):
@@ -499,6 +514,7 @@ class _Session:
             self.config.settle_timeout,
             self.config.judge_frames,
             PROFILES[self.config.matching],
+            max_wait=self.config.max_wait,
         )
         return run_online(
             task,
@@ -583,8 +599,10 @@ def iter_run(
         else [None] * min(config.workers, max(1, len(pending)))
     )
     threads = []
+    agents: list[Agent] = []
     for i, serial in enumerate(slots):
         agent = first_agent if i == 0 else create_agent(config.agent, config.agent_settings())
+        agents.append(agent)
         name = serial or f"worker-{i}"
         thread = threading.Thread(
             target=session.worker, args=(name, agent, serial), name=f"eval-{name}", daemon=True
@@ -592,18 +610,32 @@ def iter_run(
         threads.append(thread)
         thread.start()
     running = len(threads)
+    stopped_at: float | None = None
     try:
         while running:
-            event = session.events.get()
+            try:
+                event = session.events.get(timeout=0.1)
+            except queue.Empty:
+                if control.stop.is_set():
+                    stopped_at = stopped_at or time.monotonic()
+                    if time.monotonic() - stopped_at > STOP_GRACE:
+                        log.warning("abandoned %d worker(s) still busy after the stop", running)
+                        _abort(agents)
+                        break
+                continue
             if isinstance(event, _WorkerExit):
                 running -= 1
                 continue
             yield event
     finally:
-        if running:  # the consumer went away (Ctrl-C, GUI closed): stop the workers
+        if running and not control.stop.is_set():
+            # The consumer went away (Ctrl-C, GUI closed): stop the workers, briefly wait.
             control.stop.set()
+            deadline = time.monotonic() + STOP_GRACE
             for thread in threads:
-                thread.join()
+                thread.join(max(0.0, deadline - time.monotonic()))
+        if any(thread.is_alive() for thread in threads):
+            _abort(agents)
     yield _finished(store, jobs, control)
 
 
@@ -611,6 +643,16 @@ def _finished(store: RunStore, jobs: list[_Job], control: Control) -> RunFinishe
     done_ids = {r.task_id for r in store.results()}
     not_run = tuple(j.task_id for j in jobs if j.task_id not in done_ids)
     return RunFinished(store.run_dir, control.stop.is_set(), len(jobs) - len(not_run), not_run)
+
+
+def _abort(agents: list[Agent]) -> None:
+    """End agents whose workers are stuck, so that no agent program outlives the run."""
+    for agent in agents:
+        abort = getattr(agent, "abort", None)
+        try:
+            abort() if abort is not None else agent.close()
+        except Exception:  # noqa: BLE001 - the run is ending; a failing close must not hide why
+            log.exception("could not end agent %s", agent.name)
 
 
 def run_suite(

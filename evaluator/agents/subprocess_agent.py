@@ -177,6 +177,10 @@ class SubprocessAgent(BaseAgent):
             parsing_seconds=time.perf_counter() - parsing_started,
         )
 
+    def abort(self) -> None:
+        """End the program at once (the run was stopped while it was thinking)."""
+        self.close(polite=False)
+
     def close(self, *, polite: bool = True) -> None:
         """Ask the program to exit (``close`` message, 5 s grace), or kill it at once."""
         process, self._process = self._process, None

@@ -615,3 +615,30 @@ def test_settle_gives_up_at_its_timeout_on_a_screen_that_keeps_changing(
     # Captures start MIN_GAP apart until the timeout has passed on the device's clock.
     assert clock.sleeps and all(s == pytest.approx(MIN_GAP) for s in clock.sleeps)
     assert 0.5 <= clock.now < 0.5 + 2 * MIN_GAP
+
+
+def test_a_frozen_hierarchy_dump_times_out_with_the_limit_it_was_given(virtual_server):
+    commands = virtual_server.device(SERIAL).commands
+
+    def frozen(inv):
+        time.sleep(3)
+        return 0
+
+    commands["uiautomator"] = frozen
+    device = AndroidDevice(SERIAL, client=adb_client(port=virtual_server.port), timeout=0.4)
+    with pytest.raises(DeviceDisconnectedError, match=r"within 1\.2 s while running `dumpsys"):
+        device.dump_hierarchy()
+
+
+def test_long_gestures_are_cut_to_stay_inside_the_device_call(virtual_server, device):
+    commands = virtual_server.device(SERIAL).commands
+    original = commands["input"]
+    seen: list[list[str]] = []
+
+    def recording(inv):
+        seen.append(list(inv.args))
+        return original(inv)
+
+    commands["input"] = recording
+    device.perform(Action.swipe(10, 10, 500, 500, screen=NORMALIZED_SCREEN, duration_ms=600_000))
+    assert seen[-1][-1] == "2500"  # half the 5 s timeout of the fixture's device

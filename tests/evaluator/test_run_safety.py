@@ -1,0 +1,147 @@
+"""Runs that must end, refuse, or stay confined whatever an agent, a file or a second
+process does: bounded waits and Ctrl-C, resume refusals, bad folders, locks."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+import time
+from pathlib import Path
+
+import pytest
+
+from evaluator.run_store import RunStore
+from evaluator.runner import RunConfig, run_suite
+from graph_builder.io import save_suite, save_task
+from graph_builder.model import ResetRecipe, SuccessCriteria, Suite, Task
+from virtual_phone import fast_phone, running_server
+
+ROOT = Path(__file__).resolve().parents[2]
+SETTINGS = "com.android.settings"
+
+
+def online_suite(root: Path) -> Path:
+    suite = root / "suite"
+    save_suite(Suite(name="online"), suite)
+    task = Task(
+        id="look",
+        instruction="show me the settings",
+        app=SETTINGS,
+        protocol="online",
+        max_steps=3,
+        reset=ResetRecipe(SETTINGS),
+        success=SuccessCriteria(must_contain=("Display",)),
+    )
+    save_task(task, suite / task.id)
+    return suite
+
+
+def agent_program(root: Path, answer: str) -> Path:
+    """A subprocess agent that touches ``answered`` and then does ``answer`` at every step."""
+    program = root / "agent.py"
+    marker = root / "answered"
+    program.write_text(
+        textwrap.dedent(
+            f"""
+            import json, pathlib, sys, time
+            for line in sys.stdin:
+                message = json.loads(line)
+                if message["type"] != "step":
+                    continue
+                pathlib.Path({str(marker)!r}).touch()
+                {answer}
+            """
+        )
+    )
+    return program
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        'print(json.dumps({"action": {"action": "wait", "seconds": 100000}}), flush=True)',
+        "time.sleep(100000)",  # an agent that never answers
+    ],
+    ids=["wait-100000-s", "agent-never-answers"],
+)
+def test_ctrl_c_ends_an_online_run_within_seconds(tmp_path, answer):
+    suite = online_suite(tmp_path)
+    program = agent_program(tmp_path, answer)
+    config = tmp_path / "agent.json"
+    config.write_text(json.dumps({"command": [sys.executable, str(program)]}))
+    with running_server(phones=[fast_phone("virtual-1")]) as server:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "ANDROID_ADB_SERVER_PORT": str(server.port)}
+        process = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "elderbench",
+                "eval",
+                "--suite",
+                str(suite),
+                "--agent",
+                "subprocess",
+                "--agent-config",
+                str(config),
+                "--device",
+                "virtual-1",
+                "--out",
+                str(tmp_path / "run"),
+                "--no-report",
+            ],
+            cwd=ROOT,
+            env=env,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + 60
+        while not (tmp_path / "answered").exists() and time.monotonic() < deadline:
+            assert process.poll() is None, process.communicate()[1]
+            time.sleep(0.05)
+        time.sleep(0.3)  # the agent's answer is being carried out (or never comes)
+        process.send_signal(signal.SIGINT)
+        sent = time.monotonic()
+        _, stderr = process.communicate(timeout=30)
+        took = time.monotonic() - sent
+    assert process.returncode == 130, stderr
+    assert took < 10, f"the run took {took:.1f} s to end after Ctrl-C"
+    assert "--resume" in stderr
+    assert RunStore.open(tmp_path / "run").results() == []  # the task reruns on resume
+
+
+def test_a_long_wait_action_is_cut_to_the_max_wait_setting(tmp_path, monkeypatch):
+    suite = online_suite(tmp_path)
+    program = agent_program(
+        tmp_path,
+        'print(json.dumps({"action": {"action": "wait", "seconds": 100000}}), flush=True)',
+    )
+    with running_server(phones=[fast_phone("virtual-1")]) as server:
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(server.port))
+        started = time.monotonic()
+        run_suite(
+            RunConfig(
+                suite=suite,
+                out=tmp_path / "run",
+                agent="subprocess",
+                agent_config={"command": [sys.executable, str(program)]},
+                devices=("virtual-1",),
+                max_wait=0.2,
+            )
+        )
+        took = time.monotonic() - started
+    store = RunStore.open(tmp_path / "run")
+    [result] = store.results()
+    assert result.reason == "did not say done within max_steps (3)"
+    steps = store.read_steps("look")
+    assert [s.extra.get("wait_capped_to_seconds") for s in steps] == [0.2, 0.2, 0.2]
+    assert took < 20
+
+
+def test_max_steps_zero_is_refused_before_anything_is_written(tmp_path):
+    with pytest.raises(Exception, match="max_steps must be at least 1"):
+        RunConfig(suite=tmp_path, out=tmp_path / "run", agent="replay", max_steps=0)
+    assert not (tmp_path / "run").exists()
