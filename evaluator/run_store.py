@@ -307,8 +307,12 @@ class RunStore:
         return self.run_dir / TRACES_DIR / validate_id(task_id, "task id")
 
     def read_steps(self, task_id: str) -> list[StepRecord]:
-        """A task's steps (a torn last line is skipped)."""
-        path = self.trace_dir(task_id) / STEPS_FILE
+        """A task's steps (a torn last line is skipped; a task whose folder name is not a
+        valid id, recorded as an error, has none)."""
+        try:
+            path = self.trace_dir(task_id) / STEPS_FILE
+        except GraphBuilderError:
+            return []
         if not path.exists():
             return []
         steps = []

@@ -16,6 +16,7 @@ worker whose device is lost stops and the others take its remaining tasks.
 
 from __future__ import annotations
 
+import json
 import logging
 import platform
 import queue
@@ -45,7 +46,7 @@ from evaluator.judges import Judge, create_judge
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
-from evaluator.run_store import RunStore, TraceWriter
+from evaluator.run_store import RUN_FILE, RunStore, TraceWriter, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_suite, load_task, shipped_demos, suite_task_dirs
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
@@ -110,15 +111,18 @@ class RunConfig:
         return settings
 
     def to_json(self) -> dict[str, Any]:
+        settings = self.agent_settings()
+        if self.demos is not None and settings.get("demos") == str(self.demos):
+            settings["demos"] = str(self.demos.resolve())
         return {
             "suite": str(self.suite.resolve()),
             "out": str(self.out.resolve()),
             "agent": self.agent,
-            "agent_config": self.agent_settings(),
+            "agent_config": settings,
             "protocol": self.protocol.value if self.protocol else None,
             "tasks": list(self.tasks),
             "variant": self.variant.value,
-            "demos": str(self.demos) if self.demos else None,
+            "demos": str(self.demos.resolve()) if self.demos else None,
             "mode": self.mode.value,
             "max_steps": self.max_steps,
             "devices": list(self.devices),
@@ -165,6 +169,57 @@ def resume_config(run_dir: Path) -> RunConfig:
         )
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"the configuration in {run_dir}/run.json is damaged: {exc}") from exc
+
+
+# What a resume may change: where the run lives and what it runs on, never what it measures.
+_RESUME_MAY_CHANGE = frozenset({"out", "workers", "devices"})
+# The CLI's names for RunConfig fields, so that a refusal names the option to fix.
+_OPTION_NAMES = {
+    "variant": "--instruction",
+    "max_steps": "--max-steps",
+    "max_wait": "--max-wait",
+    "agent_config": "--agent-config",
+    "judge_config": "--judge-config",
+    "judges": "--judge",
+}
+
+
+def resume_changes(previous: Mapping[str, Any], config: RunConfig) -> list[str]:
+    """How ``config`` differs from the configuration recorded in a run's run.json, one
+    phrase per setting (empty: the run may be resumed with it). Settings an older run.json
+    did not record are not compared."""
+    current = redact(config.to_json())
+    changes = []
+    for key, value in current.items():
+        if key in _RESUME_MAY_CHANGE or key not in previous:
+            continue
+        before = previous[key]
+        if key == "tasks":
+            before, value = sorted(before or []), sorted(value)
+        if before != value:
+            name = _OPTION_NAMES.get(key, "--" + key.replace("_", "-"))
+            changes.append(f"{name} {_shown(before)} -> {_shown(value)}")
+    return changes
+
+
+def _shown(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, sort_keys=True)
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _check_resume(config: RunConfig) -> None:
+    if not config.resume or not (config.out / RUN_FILE).is_file():
+        return
+    previous = RunStore.open(config.out).info().get("config")
+    if not isinstance(previous, dict):
+        return
+    changes = resume_changes(previous, config)
+    if changes:
+        raise ConfigError(
+            f"{config.out} holds a run with another configuration; --resume would mix "
+            f"results of both: {'; '.join(changes)}. Resume with the run's own options "
+            "(the studio's Resume does), or choose another --out folder."
+        )
 
 
 # --------------------------------------------------------------------------- events
@@ -274,6 +329,15 @@ def load_jobs(config: RunConfig) -> list[_Job]:
             )
             continue
         jobs.append(_Job(task.id, task_dir, config.protocol or task.protocol, task))
+    seen: dict[str, Path] = {}
+    for job in jobs:
+        if job.task_id in seen:
+            raise ConfigError(
+                f"two folders of {config.suite} hold task {job.task_id!r}: "
+                f"{seen[job.task_id].name}/ and {job.task_dir.name}/; give each task its own "
+                "id (the 'id' in its task.json) or remove one of them"
+            )
+        seen[job.task_id] = job.task_dir
     if config.tasks:
         known = {j.task_id for j in jobs}
         unknown = [t for t in config.tasks if t not in known]
@@ -446,10 +510,11 @@ class _Session:
                 job.task_id, name, task.instruction_for(self.config.variant) if task else ""
             )
         )
-        trace = self.store.start_trace(job.task_id)
+        trace: TraceWriter | None = None
         try:
             if task is None:
                 raise TaskSetupError(job.problem or "the task could not be loaded")
+            trace = self.store.start_trace(job.task_id)
             return self._execute(name, job, task, agent, device, judges, trace), False
         except RunStopped:
             raise
@@ -462,7 +527,8 @@ class _Session:
             reason = f"unexpected {type(exc).__name__}: {exc}"
             return _error_result(job, reason, started, device), False
         finally:
-            trace.close()
+            if trace is not None:
+                trace.close()
 
     def _execute(
         self,
@@ -564,6 +630,7 @@ def iter_run(
         )
     for name in config.judges if config.devices else ():
         create_judge(name, config.judge_config.get(name))  # fail early on a bad judge config
+    _check_resume(config)
     first_agent = create_agent(config.agent, config.agent_settings())
     try:
         store = RunStore.create(config.out, run_info(config, first_agent), resume=config.resume)

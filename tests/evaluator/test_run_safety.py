@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import subprocess
 import sys
@@ -14,8 +15,9 @@ from pathlib import Path
 
 import pytest
 
+from evaluator.errors import ConfigError
 from evaluator.run_store import RunStore
-from evaluator.runner import RunConfig, run_suite
+from evaluator.runner import RunConfig, resume_config, run_suite
 from graph_builder.io import save_suite, save_task
 from graph_builder.model import ResetRecipe, SuccessCriteria, Suite, Task
 from virtual_phone import fast_phone, running_server
@@ -144,4 +146,83 @@ def test_a_long_wait_action_is_cut_to_the_max_wait_setting(tmp_path, monkeypatch
 def test_max_steps_zero_is_refused_before_anything_is_written(tmp_path):
     with pytest.raises(Exception, match="max_steps must be at least 1"):
         RunConfig(suite=tmp_path, out=tmp_path / "run", agent="replay", max_steps=0)
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"variant": "normalized"}, '--instruction "original" -> "normalized"'),
+        ({"mode": "tolerant"}, '--mode "strict" -> "tolerant"'),
+        ({"max_steps": 7}, "--max-steps null -> 7"),
+        (
+            {"tasks": ("task000", "task002")},
+            '--tasks ["task000", "task001"] -> ["task000", "task002"]',
+        ),
+        ({"agent": "random"}, '--agent "replay" -> "random"'),
+        ({"agent_config": {"seed": 3}}, "--agent-config"),
+    ],
+)
+def test_resume_refuses_a_changed_configuration_and_names_it(synthetic, tmp_path, change, named):
+    out = tmp_path / "run"
+    options = {
+        "suite": synthetic.suite,
+        "out": out,
+        "agent": "replay",
+        "demos": synthetic.demos,
+        "tasks": ("task000", "task001"),
+    }
+    run_suite(RunConfig(**options))
+    before = (out / "run.json").read_bytes(), (out / "results.jsonl").read_bytes()
+    with pytest.raises(ConfigError) as refused:
+        run_suite(RunConfig(**{**options, **change}, resume=True))
+    assert named in str(refused.value)
+    assert "another --out folder" in str(refused.value)
+    assert ((out / "run.json").read_bytes(), (out / "results.jsonl").read_bytes()) == before
+
+
+def test_resume_with_the_same_configuration_or_its_own_record_goes_on(synthetic, tmp_path):
+    out = tmp_path / "run"
+    config = RunConfig(
+        suite=synthetic.suite, out=out, agent="replay", demos=synthetic.demos, tasks=("task000",)
+    )
+    run_suite(config)
+    again = run_suite(RunConfig(**{**_fields(config), "resume": True, "workers": 2}))
+    assert again.finished == 1
+    assert run_suite(resume_config(out)).finished == 1
+
+
+def _fields(config: RunConfig) -> dict:
+    return {name: getattr(config, name) for name in RunConfig.__dataclass_fields__}
+
+
+def test_a_bad_task_folder_is_an_error_of_that_task_alone(synthetic, tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(synthetic.suite, suite)
+    (suite / "bad name!").mkdir()
+    (suite / "bad name!" / "task.json").write_bytes(b"\xff\xfe not json")
+    finished = run_suite(
+        RunConfig(suite=suite, out=tmp_path / "run", agent="replay", demos=synthetic.demos)
+    )
+    assert finished.finished == 11 and not finished.not_run
+    store = RunStore.open(tmp_path / "run")
+    results = {r.task_id: r for r in store.results()}
+    assert results["bad name!"].is_error
+    assert "cannot load task.json" in (results["bad name!"].reason or "")
+    assert sum(r.success for r in results.values()) == 10
+    assert store.read_steps("bad name!") == []
+    again = run_suite(
+        RunConfig(
+            suite=suite, out=tmp_path / "run", agent="replay", demos=synthetic.demos, resume=True
+        )
+    )
+    assert again.finished == 11  # only the bad task ran again, and errored again
+
+
+def test_two_folders_holding_one_task_id_are_refused_naming_both(synthetic, tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(synthetic.suite, suite)
+    shutil.copytree(suite / "task003", suite / "task003-copy")
+    with pytest.raises(ConfigError, match=r"task003/ and task003-copy/"):
+        run_suite(RunConfig(suite=suite, out=tmp_path / "run", agent="replay"))
     assert not (tmp_path / "run").exists()
