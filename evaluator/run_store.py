@@ -33,7 +33,7 @@ from typing import IO, Any
 from evaluator.errors import RunStoreError
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from graph_builder.errors import GraphBuilderError
-from graph_builder.io import atomic_write_bytes, atomic_write_json, read_json
+from graph_builder.io import atomic_write_bytes, atomic_write_json, confined, read_json
 from graph_builder.model import validate_id
 
 RUN_FILE = "run.json"
@@ -182,6 +182,19 @@ class TraceWriter:
             self._steps = None
 
 
+def _result_line(line: bytes) -> TaskResult:
+    data = json.loads(line)
+    if not isinstance(data, dict):
+        raise TypeError(f"a result line must be an object, not {type(data).__name__}")
+    for key, kind in (("labels", dict), ("verification", list)):
+        if data.get(key) is not None and not isinstance(data[key], kind):
+            raise TypeError(f"a result's {key} must be a {kind.__name__}")
+    result = TaskResult.from_json(data)
+    if not isinstance(result.task_id, str) or not result.task_id:
+        raise TypeError("a result line needs a task_id string")
+    return result
+
+
 class RunStore:
     """One run folder. Thread-safe: workers append results while the GUI writes verdicts."""
 
@@ -256,9 +269,9 @@ class RunStore:
             if not line.strip():
                 continue
             try:
-                result = TaskResult.from_json(json.loads(line))
-            except (ValueError, TypeError, KeyError):
-                skipped += 1
+                result = _result_line(line)
+            except (ValueError, TypeError, KeyError, AttributeError):
+                skipped += 1  # valid JSON of the wrong shape is as unreadable as a torn line
                 continue
             latest[result.task_id] = result
         self.skipped_lines = skipped
@@ -316,10 +329,10 @@ class RunStore:
         if not path.exists():
             return []
         steps = []
-        for line in path.read_text(encoding="utf-8").splitlines():
+        for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
                 steps.append(StepRecord.from_json(json.loads(line)))
-            except (ValueError, TypeError):
+            except (ValueError, TypeError, KeyError, AttributeError):
                 continue
         return steps
 
@@ -329,12 +342,17 @@ class RunStore:
         if not relative:
             return None
         if protocol == "online":
-            return self.run_dir / relative
-        info = self.info()
-        suite = info.get("suite", {}).get("path") or info.get("config", {}).get("suite")
-        if not suite:
-            raise RunStoreError(f"{self.run_dir / RUN_FILE} does not say which suite was run")
-        return Path(suite) / relative
+            folder = self.run_dir
+        else:
+            info = self.info()
+            suite = info.get("suite", {}).get("path") or info.get("config", {}).get("suite")
+            if not suite:
+                raise RunStoreError(f"{self.run_dir / RUN_FILE} does not say which suite was run")
+            folder = Path(suite)
+        try:
+            return confined(folder, relative, source=self.run_dir / TRACES_DIR)
+        except GraphBuilderError as exc:
+            raise RunStoreError(str(exc)) from exc
 
     # -- human verdicts and failure tags
 

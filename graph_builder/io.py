@@ -18,7 +18,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import replace
-from pathlib import Path
+from pathlib import Path, PurePosixPath, PureWindowsPath
 from typing import Any
 
 from graph_builder.errors import FormatError, GraphBuilderError
@@ -129,6 +129,43 @@ def _check_schema(data: Any, path: Path) -> None:
         raise FormatError(f"unknown schema_version {version}", source=path)
 
 
+def confined(folder: Path, relative: str, *, source: Path | None = None) -> Path:
+    """``folder / relative``, for a path stored in a file of ``folder`` (a screenshot or
+    hierarchy named in demo.json or graph.json). Refused with a FormatError naming
+    ``source`` when the path is absolute, climbs out with ``..``, or leads outside
+    ``folder`` through a symbolic link: a file must never make the studio read, link or
+    upload a file that is not its own."""
+    folder = Path(folder)
+    pure = PurePosixPath(relative)
+    if (
+        not relative
+        or pure.is_absolute()
+        or ".." in pure.parts
+        or "\\" in relative
+        or PureWindowsPath(relative).drive
+    ):
+        raise FormatError(
+            f"the path {relative!r} must be relative to {folder} and stay inside it "
+            "(no leading '/', no '..')",
+            source=source or folder,
+        )
+    path = folder / pure
+    if not path.resolve().is_relative_to(folder.resolve()):
+        raise FormatError(
+            f"{relative!r} leads outside {folder} through a symbolic link; replace the link "
+            "with the file itself",
+            source=source or folder,
+        )
+    return path
+
+
+def _confine_observations(folder: Path, observations: Iterator[Any], source: Path) -> None:
+    for observation in observations:
+        confined(folder, observation.screenshot, source=source)
+        if observation.hierarchy:
+            confined(folder, observation.hierarchy, source=source)
+
+
 def _load[T](path: Path, parse: Callable[..., T]) -> T:
     data = read_json(path)
     _check_schema(data, path)
@@ -170,9 +207,13 @@ def load_suite_tasks(folder: Path) -> list[Task]:
 
 
 def load_graph(path: Path) -> TaskGraph:
-    """Load ``graph.json`` (or the task folder holding it)."""
+    """Load ``graph.json`` (or the task folder holding it); node files must lie inside
+    the task folder."""
     path = Path(path)
-    return _load(path / GRAPH_FILE if path.is_dir() else path, TaskGraph.from_json)
+    file = path / GRAPH_FILE if path.is_dir() else path
+    graph = _load(file, TaskGraph.from_json)
+    _confine_observations(file.parent, iter(graph.nodes), file)
+    return graph
 
 
 def save_graph(graph: TaskGraph, folder: Path) -> Path:
@@ -183,7 +224,11 @@ def save_graph(graph: TaskGraph, folder: Path) -> Path:
 
 
 def load_demo(folder: Path) -> Demonstration:
-    return _load(Path(folder) / DEMO_FILE, Demonstration.from_json)
+    """Load a demonstration; its step files must lie inside its folder."""
+    file = Path(folder) / DEMO_FILE
+    demo = _load(file, Demonstration.from_json)
+    _confine_observations(file.parent, (step.observation for step in demo.steps), file)
+    return demo
 
 
 def save_demo(demo: Demonstration, folder: Path) -> Path:

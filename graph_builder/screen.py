@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph_builder.errors import FormatError
 from graph_builder.hierarchy import Hierarchy, load_hierarchy, parse_hierarchy
-from graph_builder.io import PNG_MAGIC, read_png
+from graph_builder.io import PNG_MAGIC, confined, read_png
 from graph_builder.model import MemberRef, Observation, Size
 
 if TYPE_CHECKING:
@@ -99,8 +99,11 @@ class Screen:
         folder = Path(folder)
         return cls(
             observation.screen,
-            screenshot_path=folder / observation.screenshot,
-            hierarchy_path=folder / observation.hierarchy if observation.hierarchy else None,
+            # Refused when the stored path leaves the folder (absolute, '..', a symlink out).
+            screenshot_path=confined(folder, observation.screenshot),
+            hierarchy_path=confined(folder, observation.hierarchy)
+            if observation.hierarchy
+            else None,
             activity=observation.activity,
             time=observation.time,
             phash=observation.phash,

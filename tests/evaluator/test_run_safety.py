@@ -16,10 +16,12 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import ConfigError
+from evaluator.report import summarize
 from evaluator.run_store import RunStore
 from evaluator.runner import RunConfig, resume_config, run_suite
 from graph_builder.io import save_suite, save_task
 from graph_builder.model import ResetRecipe, SuccessCriteria, Suite, Task
+from tests.evaluator.fake_llm_server import FakeLLMServer, reply
 from virtual_phone import fast_phone, running_server
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -226,3 +228,49 @@ def test_two_folders_holding_one_task_id_are_refused_naming_both(synthetic, tmp_
     with pytest.raises(ConfigError, match=r"task003/ and task003-copy/"):
         run_suite(RunConfig(suite=suite, out=tmp_path / "run", agent="replay"))
     assert not (tmp_path / "run").exists()
+
+
+def test_result_lines_of_the_wrong_shape_are_skipped_and_counted(synthetic, tmp_path):
+    out = tmp_path / "run"
+    options = {"suite": synthetic.suite, "out": out, "agent": "replay", "demos": synthetic.demos}
+    run_suite(RunConfig(**options, tasks=("task000", "task001")))
+    good = (out / "results.jsonl").read_bytes().splitlines()
+    wrong = [
+        b"[1, 2, 3]",
+        b'"a string"',
+        b"42",
+        b'{"task_id": "task000", "status": "success", "labels": "elliptical"}',
+        b'{"task_id": "task000", "status": "success", "verification": {"rule": true}}',
+        b'{"task_id": 7, "status": "success"}',
+        b'{"status": "success"}',
+    ]
+    (out / "results.jsonl").write_bytes(b"\n".join([good[0], *wrong, good[1]]) + b"\n")
+    summary = summarize(out)
+    assert summary["counts"]["unreadable_lines"] == len(wrong)
+    assert summary["counts"]["tasks"] == 2
+    resumed = run_suite(RunConfig(**options, tasks=("task000", "task001"), resume=True))
+    assert resumed.finished == 2 and not resumed.not_run
+
+
+def test_an_outside_node_image_is_refused_and_never_uploaded(synthetic, tmp_path):
+    suite = tmp_path / "suite"
+    shutil.copytree(synthetic.suite, suite)
+    outside = tmp_path / "private.png"
+    shutil.copyfile(suite / "task001" / "nodes" / "start.png", outside)
+    start = suite / "task001" / "nodes" / "start.png"
+    start.unlink()
+    start.symlink_to(outside)
+    with FakeLLMServer([reply('{"action": "done"}')] * 20) as server:
+        run_suite(
+            RunConfig(
+                suite=suite,
+                out=tmp_path / "run",
+                agent="openai",
+                agent_config={"base_url": server.base_url, "model": "m", "retries": 0},
+                tasks=("task001",),
+            )
+        )
+    [result] = RunStore.open(tmp_path / "run").results()
+    assert result.is_error and "symbolic link" in (result.reason or "")
+    assert "task001/graph.json" in (result.reason or "")
+    assert server.received == []
