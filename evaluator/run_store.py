@@ -24,7 +24,7 @@ import re
 import shutil
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -33,6 +33,7 @@ from typing import IO, Any
 from evaluator.errors import RunStoreError
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from graph_builder.errors import GraphBuilderError
+from graph_builder.folder_lock import LOCK_FILE, FolderLock, FolderLockedError
 from graph_builder.io import atomic_write_bytes, atomic_write_json, confined, read_json
 from graph_builder.model import validate_id
 
@@ -182,6 +183,14 @@ class TraceWriter:
             self._steps = None
 
 
+def _has_content(folder: Path) -> bool:
+    """True when ``folder`` holds anything but a lock file and a torn first run.json."""
+    return any(
+        p.name != LOCK_FILE and not (p.name.startswith(f".{RUN_FILE}.") and p.suffix == ".tmp")
+        for p in folder.iterdir()
+    )
+
+
 def _result_line(line: bytes) -> TaskResult:
     data = json.loads(line)
     if not isinstance(data, dict):
@@ -200,6 +209,7 @@ class RunStore:
 
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = Path(run_dir)
+        self._folder_lock: FolderLock | None = None
         self._lock = threading.RLock()
         self._tail_checked = False
         self.skipped_lines = 0
@@ -207,9 +217,48 @@ class RunStore:
     # -- creation
 
     @classmethod
-    def create(cls, run_dir: Path, info: Mapping[str, Any], *, resume: bool = False) -> RunStore:
-        """Start a run folder, or continue one with ``resume``. Never overwrites a run."""
+    def create(
+        cls,
+        run_dir: Path,
+        info: Mapping[str, Any],
+        *,
+        resume: bool = False,
+        check_previous: Callable[[dict[str, Any]], None] | None = None,
+    ) -> RunStore:
+        """Start a run folder, or continue one with ``resume``. Never overwrites a run.
+
+        The store holds the folder's lock until ``close()``: a second process (or a second
+        run in this one) is refused with a message naming the holder. ``check_previous``
+        sees the previous run.json under the lock before a resume is recorded.
+        """
         run_dir = Path(run_dir)
+        if run_dir.exists() and not (run_dir / RUN_FILE).exists() and _has_content(run_dir):
+            raise RunStoreError(f"{run_dir} exists and is not empty; choose another --out folder")
+        created = not run_dir.exists()
+        run_dir.mkdir(parents=True, exist_ok=True)
+        lock = FolderLock(run_dir, purpose="elderbench eval")
+        try:
+            lock.acquire()
+        except FolderLockedError as exc:
+            raise RunStoreError(str(exc)) from None
+        try:
+            store = cls._create_locked(run_dir, info, resume, check_previous)
+        except BaseException:
+            lock.release()
+            if created:
+                shutil.rmtree(run_dir, ignore_errors=True)
+            raise
+        store._folder_lock = lock
+        return store
+
+    @classmethod
+    def _create_locked(
+        cls,
+        run_dir: Path,
+        info: Mapping[str, Any],
+        resume: bool,
+        check_previous: Callable[[dict[str, Any]], None] | None,
+    ) -> RunStore:
         store = cls(run_dir)
         path = run_dir / RUN_FILE
         if path.exists():
@@ -219,6 +268,8 @@ class RunStore:
                     "another --out folder"
                 )
             previous = store.info()
+            if check_previous is not None:
+                check_previous(previous)
             if previous.get("agent", {}).get("name") != info.get("agent", {}).get("name"):
                 raise RunStoreError(
                     f"{run_dir} holds a run of agent {previous.get('agent', {}).get('name')!r}; "
@@ -227,14 +278,21 @@ class RunStore:
             resumed = [*previous.get("resumed", []), time.time()]
             atomic_write_json(path, {**previous, "resumed": resumed})
             return store
-        if run_dir.exists() and any(run_dir.iterdir()):
+        if _has_content(run_dir):
             raise RunStoreError(f"{run_dir} exists and is not empty; choose another --out folder")
-        run_dir.mkdir(parents=True, exist_ok=True)
+        for leftover in run_dir.glob(f".{RUN_FILE}.*.tmp"):
+            leftover.unlink(missing_ok=True)  # a run killed while writing its first run.json
         atomic_write_json(
             path,
             {"schema_version": RUN_SCHEMA_VERSION, "created": time.time(), **redact(dict(info))},
         )
         return store
+
+    def close(self) -> None:
+        """Release the run folder's lock (taken by ``create``)."""
+        if self._folder_lock is not None:
+            self._folder_lock.release()
+            self._folder_lock = None
 
     @classmethod
     def open(cls, run_dir: Path) -> RunStore:

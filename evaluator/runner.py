@@ -46,7 +46,7 @@ from evaluator.judges import Judge, create_judge
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
-from evaluator.run_store import RUN_FILE, RunStore, TraceWriter, redact
+from evaluator.run_store import RunStore, TraceWriter, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_suite, load_task, shipped_demos, suite_task_dirs
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
@@ -207,10 +207,8 @@ def _shown(value: Any) -> str:
     return text if len(text) <= 80 else text[:77] + "..."
 
 
-def _check_resume(config: RunConfig) -> None:
-    if not config.resume or not (config.out / RUN_FILE).is_file():
-        return
-    previous = RunStore.open(config.out).info().get("config")
+def _check_resume(config: RunConfig, info: Mapping[str, Any]) -> None:
+    previous = info.get("config")
     if not isinstance(previous, dict):
         return
     changes = resume_changes(previous, config)
@@ -630,14 +628,33 @@ def iter_run(
         )
     for name in config.judges if config.devices else ():
         create_judge(name, config.judge_config.get(name))  # fail early on a bad judge config
-    _check_resume(config)
     first_agent = create_agent(config.agent, config.agent_settings())
     try:
-        store = RunStore.create(config.out, run_info(config, first_agent), resume=config.resume)
+        store = RunStore.create(
+            config.out,
+            run_info(config, first_agent),
+            resume=config.resume,
+            check_previous=lambda info: _check_resume(config, info),
+        )
         finished = store.finished_ids() if config.resume else set()
     except BaseException:
         first_agent.close()
         raise
+    try:
+        yield from _run_session(config, control, device_factory, jobs, store, finished, first_agent)
+    finally:
+        store.close()
+
+
+def _run_session(
+    config: RunConfig,
+    control: Control,
+    device_factory: DeviceFactory | None,
+    jobs: list[_Job],
+    store: RunStore,
+    finished: set[str],
+    first_agent: Agent,
+) -> Iterator[RunEvent]:
     pending = [j for j in jobs if j.task_id not in finished]
     skipped = tuple(j.task_id for j in jobs if j.task_id in finished)
     yield RunStarted(store.run_dir, len(jobs), len(pending), skipped)

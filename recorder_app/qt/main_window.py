@@ -26,6 +26,7 @@ from PySide6.QtWidgets import (
 
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
+from graph_builder.folder_lock import FolderLock, FolderLockedError
 from graph_builder.model import DemoStatus
 from recorder_app.connection import DeviceConnection
 from recorder_app.errors import StudioError
@@ -65,6 +66,7 @@ class StudioMainWindow(QMainWindow):
         self.settings = settings
         self.connection = connection
         self.workspace: Workspace | None = None
+        self._workspace_lock: FolderLock | None = None
         self.pages: dict[str, QWidget] = {}
         self.last_problem: tuple[str, str] | None = None
         self._incomplete_dialog: IncompleteDemosDialog | None = None
@@ -121,6 +123,18 @@ class StudioMainWindow(QMainWindow):
                 "Recording in progress", "Stop the demonstration before switching workspaces."
             )
             return False
+        if self.workspace is None or self.workspace.root != workspace.root:
+            # Two studios recording into one workspace would interleave demo ids and builds.
+            lock = FolderLock(workspace.root, purpose="ElderBench Studio")
+            try:
+                lock.acquire()
+            except FolderLockedError as exc:
+                self.report_problem("The workspace is open in another studio", str(exc))
+                return False
+            except OSError:
+                pass  # a read-only workspace cannot be written to by anyone: nothing to guard
+            self._release_workspace()
+            self._workspace_lock = lock
         self.workspace = workspace
         for page in self.pages.values():
             if hasattr(page, "set_workspace"):
@@ -258,7 +272,13 @@ class StudioMainWindow(QMainWindow):
         for page in self.pages.values():
             if hasattr(page, "shutdown"):
                 page.shutdown()
+        self._release_workspace()
         event.accept()
+
+    def _release_workspace(self) -> None:
+        if self._workspace_lock is not None:
+            self._workspace_lock.release()
+            self._workspace_lock = None
 
     # -- helpers
 

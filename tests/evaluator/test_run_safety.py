@@ -17,8 +17,9 @@ import pytest
 
 from evaluator.errors import ConfigError
 from evaluator.report import summarize
-from evaluator.run_store import RunStore
+from evaluator.run_store import RunStore, RunStoreError
 from evaluator.runner import RunConfig, resume_config, run_suite
+from graph_builder.folder_lock import FolderLock
 from graph_builder.io import save_suite, save_task
 from graph_builder.model import ResetRecipe, SuccessCriteria, Suite, Task
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
@@ -274,3 +275,58 @@ def test_an_outside_node_image_is_refused_and_never_uploaded(synthetic, tmp_path
     assert result.is_error and "symbolic link" in (result.reason or "")
     assert "task001/graph.json" in (result.reason or "")
     assert server.received == []
+
+
+def test_a_second_resume_of_a_running_run_is_refused_naming_the_holder(synthetic, tmp_path):
+    out = tmp_path / "run"
+    line_agent = Path(__file__).with_name("line_agent.py")
+    config = tmp_path / "agent.json"
+    config.write_text(json.dumps({"command": [sys.executable, str(line_agent), "--delay", "0.3"]}))
+    command = [
+        *(sys.executable, "-m", "elderbench", "eval", "--suite", str(synthetic.suite)),
+        *("--agent", "subprocess", "--agent-config", str(config), "--out", str(out)),
+        "--no-report",
+    ]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    process = subprocess.Popen(command, cwd=ROOT, env=env, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while not (out / "run.json").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        time.sleep(0.2)
+        second = RunConfig(
+            suite=synthetic.suite,
+            out=out,
+            agent="subprocess",
+            agent_config=json.loads(config.read_text()),
+            resume=True,
+        )
+        with pytest.raises(RunStoreError, match=rf"elderbench eval \(pid {process.pid} on "):
+            run_suite(second)
+    finally:
+        process.terminate()
+        process.wait(timeout=30)
+    # The holder is gone (killed, even): its lock went with it, and the resume goes on.
+    assert run_suite(second).finished == 10
+
+
+def test_a_lock_file_left_by_a_dead_process_is_stale(synthetic, tmp_path):
+    out = tmp_path / "run"
+    options = {"suite": synthetic.suite, "out": out, "agent": "replay", "demos": synthetic.demos}
+    run_suite(RunConfig(**options, tasks=("task000",)))
+    (out / ".lock").write_text(json.dumps({"pid": 999999, "host": "gone", "started": 0}))
+    assert run_suite(RunConfig(**options, tasks=("task000",), resume=True)).finished == 1
+    with FolderLock(out, purpose="a report") as held:
+        assert held.held
+        with pytest.raises(RunStoreError, match=r"a report \(pid \d+ on .*, since "):
+            run_suite(RunConfig(**options, tasks=("task000",), resume=True))
+
+
+def test_a_run_killed_while_creating_run_json_can_be_started_again(synthetic, tmp_path):
+    out = tmp_path / "run"
+    out.mkdir()
+    (out / ".run.json.k2j4.tmp").write_text('{"schema_version": 1, "conf')  # the kill's leftover
+    (out / ".lock").write_text("")
+    options = {"suite": synthetic.suite, "out": out, "agent": "replay", "demos": synthetic.demos}
+    assert run_suite(RunConfig(**options, tasks=("task000",))).finished == 1
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".lock"]

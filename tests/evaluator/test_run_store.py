@@ -82,6 +82,9 @@ def test_concurrent_appends_never_interleave(store):
 
 
 def test_create_never_overwrites(tmp_path, store):
+    with pytest.raises(RunStoreError, match="in use by elderbench eval"):
+        RunStore.create(store.run_dir, {"agent": {"name": "random"}}, resume=True)
+    store.close()
     with pytest.raises(RunStoreError, match="--resume"):
         RunStore.create(store.run_dir, {"agent": {"name": "random"}})
     with pytest.raises(RunStoreError, match="same agent"):

@@ -92,3 +92,16 @@ def test_incomplete_demos_are_offered_for_resume_or_discard(qtbot, settings, wor
     folder = workspace.demo_folder("wifi", "crashed")
     assert io.load_demo(folder).status is DemoStatus.DISCARDED
     assert len(io.load_demo(folder).steps) == 2  # nothing of the recording is lost
+
+
+def test_a_workspace_open_in_one_studio_is_refused_by_another(qtbot, settings, workspace):
+    first = make_window(qtbot, settings)
+    assert first.open_workspace(workspace.root)
+    second = make_window(qtbot, settings)
+    assert not second.open_workspace(workspace.root)
+    assert second.workspace is None
+    title, message = second.last_problem
+    assert title == "The workspace is open in another studio"
+    assert "ElderBench Studio (pid" in message and str(workspace.root) in message
+    first.close()
+    assert second.open_workspace(workspace.root)
