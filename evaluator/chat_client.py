@@ -15,14 +15,17 @@ import contextlib
 import io
 import json
 import os
+import re
 import time
 import urllib.error
+import urllib.parse
 import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from evaluator.errors import ConfigError, EndpointError
+from evaluator.secrets import SECRET_NAME
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -47,7 +50,8 @@ class EndpointConfig:
 
     def __post_init__(self) -> None:
         if not self.base_url.startswith(("http://", "https://")):
-            raise ConfigError(f"base_url {self.base_url!r} must start with http:// or https://")
+            raise ConfigError("base_url must start with http:// or https://")
+        _refuse_key_in_url(self.base_url)
         if not self.model:
             raise ConfigError("an endpoint needs a model name ('model' in the agent config)")
         if self.timeout <= 0 or self.retries < 0 or self.backoff < 0:
@@ -85,6 +89,26 @@ class EndpointConfig:
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
         }
+
+
+# Query parameters that carry credentials on some gateways (?key=, ?api-key=, ?sig=, ...).
+_CREDENTIAL_PARAMS = re.compile(r"^(key|code|sig|signature|auth|access[_-]?key)$", re.I)
+
+
+def _refuse_key_in_url(url: str) -> None:
+    """A key inside base_url would be written wherever the URL is (run.json, errors, logs)."""
+    parts = urllib.parse.urlsplit(url)
+    names = [name for name, _ in urllib.parse.parse_qsl(parts.query, keep_blank_values=True)]
+    if (
+        parts.username
+        or parts.password
+        or any(SECRET_NAME.search(n) or _CREDENTIAL_PARAMS.match(n) for n in names)
+    ):
+        shown = urllib.parse.urlunsplit((parts.scheme, parts.hostname or "", parts.path, "", ""))
+        raise ConfigError(
+            f"base_url ({shown}) carries a key in its user part or query; take it out of the "
+            "URL and set 'api_key_env' to the name of an environment variable that holds it"
+        )
 
 
 @dataclass(frozen=True, slots=True)

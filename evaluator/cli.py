@@ -13,13 +13,16 @@ from __future__ import annotations
 
 import argparse
 import json
+import logging
 import signal
 import sys
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
-from evaluator.errors import ConfigError
+from evaluator.errors import ConfigError, EvaluatorError
+from evaluator.secrets import SecretFilter
 
 
 def register(subparsers: Any) -> None:
@@ -217,8 +220,9 @@ def read_config(path: Path | None) -> dict[str, Any]:
 class ProgressPrinter:
     """A one-line progress bar on a terminal; one line per task otherwise."""
 
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, scrub: Callable[[str], str] = str) -> None:
         self.stream = stream or sys.stderr
+        self.scrub = scrub
         self.tty = self.stream.isatty()
         self.counts = {"success": 0, "failure": 0, "error": 0}
 
@@ -237,14 +241,15 @@ class ProgressPrinter:
                 f"[{'#' * filled}{'.' * (width - filled)}] {event.done}/{event.total} "
                 f"ok {c['success']} fail {c['failure']} err {c['error']}  {event.task_id}"
             )
+            text = self.scrub(text)
             if self.tty:
                 self.stream.write("\r" + text.ljust(100))
                 self.stream.flush()
             else:
                 reason = f": {event.result.reason}" if event.result.reason else ""
-                self._line(f"{text} {event.result.status.value}{reason}")
+                self._line(f"{text} {event.result.status.value}{self.scrub(reason)}")
         elif isinstance(event, WorkerStopped):
-            self._line(f"worker {event.worker} stopped: {event.reason}")
+            self._line(f"worker {event.worker} stopped: {self.scrub(event.reason)}")
         elif isinstance(event, RunFinished) and self.tty:
             self.stream.write("\n")
 
@@ -256,11 +261,9 @@ class ProgressPrinter:
 
 
 def run_eval(args: argparse.Namespace) -> int:
-    from evaluator.control import Control
     from evaluator.farm.pool import FarmSettings
     from evaluator.prices import load_prices
-    from evaluator.report import write_report
-    from evaluator.runner import RunConfig, RunFinished, iter_run
+    from evaluator.runner import RunConfig
 
     prices = load_prices(args.prices) if args.prices else None
     config = RunConfig(
@@ -289,7 +292,28 @@ def run_eval(args: argparse.Namespace) -> int:
             quarantine_after=args.quarantine_after,
         ),
     )
-    printer = ProgressPrinter()
+    secrets = config.secrets()
+    printer = ProgressPrinter(scrub=secrets.scrub)
+    log_filter = SecretFilter(secrets)
+    for handler in logging.getLogger().handlers:
+        handler.addFilter(log_filter)
+    try:
+        return _run_eval(args, config, printer, prices)
+    except Exception as exc:
+        said = secrets.scrub(str(exc))
+        if said != str(exc):
+            raise EvaluatorError(said) from None
+        raise
+    finally:
+        for handler in logging.getLogger().handlers:
+            handler.removeFilter(log_filter)
+
+
+def _run_eval(args: argparse.Namespace, config: Any, printer: ProgressPrinter, prices: Any) -> int:
+    from evaluator.control import Control
+    from evaluator.report import write_report
+    from evaluator.runner import RunFinished, iter_run
+
     control = Control()
     resume_hint = f"finished tasks are saved; continue with: --out {args.out} --resume"
 

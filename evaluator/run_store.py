@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import threading
 import time
@@ -32,6 +31,7 @@ from typing import IO, Any
 
 from evaluator.errors import RunStoreError
 from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.folder_lock import LOCK_FILE, FolderLock, FolderLockedError
 from graph_builder.io import atomic_write_bytes, atomic_write_json, confined, read_json
@@ -44,24 +44,6 @@ STEPS_FILE = "steps.jsonl"
 OVERRIDES_FILE = "overrides.json"
 TAGS_FILE = "tags.json"
 RUN_SCHEMA_VERSION = 1
-
-_SECRET_KEY = re.compile(r"(api[_-]?key|secret|token|password|authorization|bearer)", re.I)
-
-
-def redact(config: Any) -> Any:
-    """A copy of ``config`` with values of secret-looking keys replaced by ``"***"``.
-
-    ``api_key_env`` (the *name* of a variable) and token counts are kept.
-    """
-    if isinstance(config, Mapping):
-        out = {}
-        for k, v in config.items():
-            keep = str(k).endswith("_env") or str(k).endswith("tokens")
-            out[k] = "***" if _SECRET_KEY.search(str(k)) and not keep and v else redact(v)
-        return out
-    if isinstance(config, list | tuple):
-        return [redact(v) for v in config]
-    return config
 
 
 class FailureCategory(StrEnum):
@@ -154,8 +136,9 @@ class FailureTag:
 class TraceWriter:
     """Writes one task's trace: files beside ``steps.jsonl``, one line per step."""
 
-    def __init__(self, run_dir: Path, task_id: str) -> None:
+    def __init__(self, run_dir: Path, task_id: str, secrets: Secrets | None = None) -> None:
         self.run_dir = run_dir
+        self.secrets = secrets or Secrets()
         self.folder = run_dir / TRACES_DIR / task_id
         if self.folder.exists():
             shutil.rmtree(self.folder)  # a task that did not finish before: start it afresh
@@ -164,18 +147,19 @@ class TraceWriter:
 
     def save_file(self, name: str, data: bytes | str) -> str:
         """Store a screenshot or hierarchy; returns its path relative to the run folder."""
-        payload = data.encode("utf-8") if isinstance(data, str) else data
+        payload = self.secrets.scrub(data).encode("utf-8") if isinstance(data, str) else data
         (self.folder / name).write_bytes(payload)
         return (self.folder / name).relative_to(self.run_dir).as_posix()
 
     def add(self, record: StepRecord) -> None:
         if self._steps is None:
             raise RunStoreError(f"the trace of {self.folder.name} is already closed")
-        self._steps.write(json.dumps(record.to_json(), ensure_ascii=False) + "\n")
+        line = json.dumps(self.secrets.scrub_json(record.to_json()), ensure_ascii=False)
+        self._steps.write(line + "\n")
         self._steps.flush()
 
     def write_json(self, name: str, data: Any) -> None:
-        atomic_write_json(self.folder / name, data)
+        atomic_write_json(self.folder / name, self.secrets.scrub_json(data))
 
     def close(self) -> None:
         if self._steps is not None:
@@ -210,6 +194,8 @@ class RunStore:
     def __init__(self, run_dir: Path) -> None:
         self.run_dir = Path(run_dir)
         self._folder_lock: FolderLock | None = None
+        # The run's secret values, scrubbed out of everything this store writes.
+        self.secrets = Secrets()
         self._lock = threading.RLock()
         self._tail_checked = False
         self.skipped_lines = 0
@@ -224,6 +210,7 @@ class RunStore:
         *,
         resume: bool = False,
         check_previous: Callable[[dict[str, Any]], None] | None = None,
+        secrets: Secrets | None = None,
     ) -> RunStore:
         """Start a run folder, or continue one with ``resume``. Never overwrites a run.
 
@@ -242,7 +229,7 @@ class RunStore:
         except FolderLockedError as exc:
             raise RunStoreError(str(exc)) from None
         try:
-            store = cls._create_locked(run_dir, info, resume, check_previous)
+            store = cls._create_locked(run_dir, info, resume, check_previous, secrets or Secrets())
         except BaseException:
             lock.release()
             if created:
@@ -258,8 +245,10 @@ class RunStore:
         info: Mapping[str, Any],
         resume: bool,
         check_previous: Callable[[dict[str, Any]], None] | None,
+        secrets: Secrets,
     ) -> RunStore:
         store = cls(run_dir)
+        store.secrets = secrets
         path = run_dir / RUN_FILE
         if path.exists():
             if not resume:
@@ -284,7 +273,11 @@ class RunStore:
             leftover.unlink(missing_ok=True)  # a run killed while writing its first run.json
         atomic_write_json(
             path,
-            {"schema_version": RUN_SCHEMA_VERSION, "created": time.time(), **redact(dict(info))},
+            {
+                "schema_version": RUN_SCHEMA_VERSION,
+                "created": time.time(),
+                **secrets.scrub_json(redact(dict(info))),
+            },
         )
         return store
 
@@ -343,7 +336,8 @@ class RunStore:
 
     def append_result(self, result: TaskResult) -> None:
         """Append one line atomically enough: write, flush, fsync (a torn tail is cut first)."""
-        line = (json.dumps(result.to_json(), ensure_ascii=False) + "\n").encode("utf-8")
+        data = self.secrets.scrub_json(result.to_json())
+        line = (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
         path = self.run_dir / RESULTS_FILE
         with self._lock:
             if not self._tail_checked:
@@ -372,7 +366,7 @@ class RunStore:
     # -- traces
 
     def start_trace(self, task_id: str) -> TraceWriter:
-        return TraceWriter(self.run_dir, validate_id(task_id, "task id"))
+        return TraceWriter(self.run_dir, validate_id(task_id, "task id"), self.secrets)
 
     def trace_dir(self, task_id: str) -> Path:
         return self.run_dir / TRACES_DIR / validate_id(task_id, "task id")
@@ -472,5 +466,5 @@ class RunStore:
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.run_dir / name
-        atomic_write_bytes(path, text.encode("utf-8"))
+        atomic_write_bytes(path, self.secrets.scrub(text).encode("utf-8"))
         return path

@@ -46,7 +46,8 @@ from evaluator.judges import Judge, create_judge
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
-from evaluator.run_store import RunStore, TraceWriter, redact
+from evaluator.run_store import RunStore, TraceWriter
+from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_suite, load_task, shipped_demos, suite_task_dirs
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
@@ -109,6 +110,10 @@ class RunConfig:
         if self.demos is not None:
             settings.setdefault("demos", str(self.demos))
         return settings
+
+    def secrets(self) -> Secrets:
+        """The secret values this run knows (scrubbed from everything it writes)."""
+        return Secrets.of(self.agent_config, self.judge_config)
 
     def to_json(self) -> dict[str, Any]:
         settings = self.agent_settings()
@@ -445,6 +450,8 @@ class _Session:
                     if self._retry(job, slot, result.reason or "device lost"):
                         continue
                 self._give_back(job, requeue=False)
+                if self.store.secrets:  # what the events carry reaches screens and stderr
+                    result = TaskResult.from_json(self.store.secrets.scrub_json(result.to_json()))
                 self.store.append_result(result)
                 if slot is not None:
                     self.farm_log.record(
@@ -635,6 +642,7 @@ def iter_run(
             run_info(config, first_agent),
             resume=config.resume,
             check_previous=lambda info: _check_resume(config, info),
+            secrets=config.secrets(),
         )
         finished = store.finished_ids() if config.resume else set()
     except BaseException:
