@@ -84,8 +84,11 @@ class HumanVerdict:
 
     @classmethod
     def from_json(cls, data: Mapping[str, Any]) -> HumanVerdict:
+        if not isinstance(data.get("success"), bool):
+            # bool("false") is True: a verdict must be a JSON true or false, nothing else.
+            raise ValueError(f"'success' must be true or false, not {data.get('success')!r}")
         return cls(
-            bool(data["success"]),
+            data["success"],
             str(data.get("note", "")),
             str(data.get("annotator", "")),
             float(data.get("time", 0.0)),
@@ -416,7 +419,24 @@ class RunStore:
             data = read_json(path)
         except GraphBuilderError as exc:
             raise RunStoreError(str(exc)) from exc
-        return data.get("tasks", {}) if isinstance(data, dict) else {}
+        tasks = data.get("tasks", {}) if isinstance(data, dict) else None
+        if not isinstance(tasks, dict):
+            raise RunStoreError(
+                f"{path}: expected an object with a 'tasks' object; fix or remove it"
+            )
+        return tasks
+
+    def _parse_map[T](self, name: str, parse: Callable[[Any], T]) -> dict[str, T]:
+        out = {}
+        for task_id, value in self._read_map(name).items():
+            try:
+                out[task_id] = parse(value)
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise RunStoreError(
+                    f"{self.run_dir / name}: the entry of task {task_id!r} is damaged ({exc}); "
+                    "fix or remove it"
+                ) from exc
+        return out
 
     def _write_map(self, name: str, tasks: Mapping[str, Any]) -> None:
         atomic_write_json(
@@ -425,7 +445,7 @@ class RunStore:
         )
 
     def overrides(self) -> dict[str, HumanVerdict]:
-        return {k: HumanVerdict.from_json(v) for k, v in self._read_map(OVERRIDES_FILE).items()}
+        return self._parse_map(OVERRIDES_FILE, HumanVerdict.from_json)
 
     def set_override(self, task_id: str, verdict: HumanVerdict | None) -> None:
         """Record (or with None, remove) a human verdict for ``task_id``."""
@@ -444,10 +464,12 @@ class RunStore:
             self._write_map(OVERRIDES_FILE, tasks)
 
     def tags(self) -> dict[str, tuple[FailureTag, ...]]:
-        return {
-            k: tuple(FailureTag.from_json(t) for t in v)
-            for k, v in self._read_map(TAGS_FILE).items()
-        }
+        def parse(value: Any) -> tuple[FailureTag, ...]:
+            if not isinstance(value, list):
+                raise TypeError("expected a list of tags")
+            return tuple(FailureTag.from_json(t) for t in value)
+
+        return self._parse_map(TAGS_FILE, parse)
 
     def set_tags(self, task_id: str, tags: tuple[FailureTag, ...] | list[FailureTag]) -> None:
         """Replace the failure tags of ``task_id`` (an empty list removes them)."""

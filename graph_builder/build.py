@@ -19,7 +19,8 @@ from __future__ import annotations
 import multiprocessing
 import os
 import shutil
-import tempfile
+import threading
+import time
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
@@ -34,6 +35,7 @@ from graph_builder.io import (
     load_graph,
     load_suite,
     load_task,
+    make_temp_dir,
     replace_folder,
     save_graph,
     save_suite,
@@ -198,7 +200,12 @@ def build_workspace(
             )
     else:
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(min(jobs, len(ids)), mp_context=context) as pool:
+        with ProcessPoolExecutor(
+            min(jobs, len(ids)),
+            mp_context=context,
+            initializer=_die_with_parent,
+            initargs=(os.getpid(),),
+        ) as pool:
             futures = {
                 pool.submit(
                     build_task, demos_root, task_id, suite_dir, settings=settings, force=force
@@ -208,6 +215,22 @@ def build_workspace(
             for future in as_completed(futures):
                 finished(futures[future], future.result())
     return [reports[task_id] for task_id in ids]
+
+
+def _die_with_parent(parent: int) -> None:
+    """In a build worker: exit as soon as the parent is gone. A parent killed outright
+    (kill -9, a closed terminal) cannot shut its pool down, and its workers would go on
+    merging for nobody."""
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(PARENT_POLL_SECONDS)
+        os._exit(1)
+
+    threading.Thread(target=watch, name="build-parent-watch", daemon=True).start()
+
+
+PARENT_POLL_SECONDS = 0.5
 
 
 def default_jobs() -> int:
@@ -262,9 +285,8 @@ def _task_for(
 def _write_task_folder(out: Path, task: Task, result: BuildResult) -> None:
     parent = out.parent
     parent.mkdir(parents=True, exist_ok=True)
-    for stale in parent.glob(f".{out.name}.building-*"):
-        shutil.rmtree(stale, ignore_errors=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.building-", dir=parent))
+    # A fixed name, so a leftover of a killed build is found without listing the suite.
+    tmp = make_temp_dir(parent, f".{out.name}.building")
     try:
         if out.is_dir():  # keep whatever else the task folder holds
             for item in out.iterdir():

@@ -46,8 +46,41 @@ NODES_DIR = "nodes"
 SUITE_DEMOS_DIR = "demos"
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+PNG_END = b"IEND\xaeB`\x82"  # the IEND chunk's type and CRC: the last bytes of every PNG
+# A screenshot larger than this many pixels is a decompression bomb, not a phone screen
+# (Pillow's own warning limit; the largest phones are about 1440 x 3200 = 4.6 M).
+MAX_PNG_PIXELS = 89_478_485
 
 # --------------------------------------------------------------------------- atomic writes
+
+
+def _umask() -> int:
+    # Read without changing it where the system tells (Linux); else set-and-restore.
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("Umask:"):
+                return int(line.split()[1], 8)
+    except (OSError, ValueError):
+        pass
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
+
+
+def file_mode() -> int:
+    """The mode a plain ``open()`` would give a new file (0666 less the umask): temporary
+    files are created 0600, and a lab sharing run folders must get what its umask says."""
+    return 0o666 & ~_umask()
+
+
+def make_temp_dir(parent: Path, name: str) -> Path:
+    """A fresh, empty folder ``parent/name`` (a leftover of a killed process is removed),
+    with the mode its umask gives (not mkdtemp's 0700)."""
+    path = Path(parent) / name
+    if path.exists():
+        shutil.rmtree(path)
+    path.mkdir(parents=True)
+    return path
 
 
 def atomic_write_bytes(path: Path, data: bytes) -> None:
@@ -56,6 +89,7 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
+        os.fchmod(fd, file_mode())
         with os.fdopen(fd, "wb") as fh:
             fh.write(data)
             fh.flush()
@@ -69,16 +103,17 @@ def atomic_write_bytes(path: Path, data: bytes) -> None:
 def replace_folder(new: Path, target: Path) -> None:
     """Put the finished folder ``new`` in place of ``target`` with two renames.
 
-    The old folder is moved aside first and deleted only once ``new`` is in place, so a
-    crash leaves the old folder or the new one (never neither for long: a failed second
-    rename moves the old one back).
+    The old folder is moved aside to ``.<name>.old`` first and deleted only once ``new``
+    is in place, so a crash leaves the old folder or the new one. A crash between the two
+    renames leaves only ``.<name>.old``: the next call for ``target`` (or
+    ``recover_folder``) puts it back or deletes it.
     """
     new, target = Path(new), Path(target)
+    recover_folder(target)
     if not target.exists():
         os.replace(new, target)
         return
-    old = Path(tempfile.mkdtemp(prefix=f".{target.name}.old-", dir=target.parent))
-    old.rmdir()
+    old = _old_copy(target)
     os.replace(target, old)
     try:
         os.replace(new, target)
@@ -88,12 +123,33 @@ def replace_folder(new: Path, target: Path) -> None:
     shutil.rmtree(old, ignore_errors=True)
 
 
+def _old_copy(target: Path) -> Path:
+    return target.with_name(f".{target.name}.old")
+
+
+def recover_folder(target: Path) -> None:
+    """Undo what a crash inside ``replace_folder`` left: the old folder moved aside is put
+    back when ``target`` is missing, and deleted when ``target`` is there."""
+    old = _old_copy(Path(target))
+    if not old.exists():
+        return
+    if Path(target).exists():
+        shutil.rmtree(old, ignore_errors=True)
+    else:
+        os.replace(old, target)
+
+
 def atomic_write_text(path: Path, text: str) -> None:
     atomic_write_bytes(path, text.encode("utf-8"))
 
 
 def atomic_write_json(path: Path, data: Any) -> None:
-    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+    """Write JSON; a NaN or infinity (which JSON cannot hold) is refused naming the file."""
+    try:
+        text = json.dumps(data, indent=2, ensure_ascii=False, allow_nan=False)
+    except ValueError as exc:
+        raise FormatError(f"cannot be written as JSON: {exc}", source=Path(path)) from exc
+    atomic_write_text(path, text + "\n")
 
 
 def read_json(path: Path) -> Any:
@@ -108,9 +164,17 @@ def read_json(path: Path) -> Any:
     if not raw.strip():
         raise FormatError("the file is empty", source=path)
     try:
-        return json.loads(raw)
+        return json.loads(raw, parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise FormatError(f"not valid JSON: {exc}", source=path) from exc
+    except ValueError as exc:
+        raise FormatError(str(exc), source=path) from exc
+
+
+def _no_constant(name: str) -> Any:
+    # Python's json reads NaN and Infinity, which JSON does not have: a coordinate or a
+    # threshold that is not a number must fail here, naming the file, not later.
+    raise ValueError(f"not valid JSON: {name} is not a number JSON can hold")
 
 
 def _check_schema(data: Any, path: Path) -> None:
@@ -267,6 +331,42 @@ def read_png(path: Path) -> bytes:
     if not data.startswith(PNG_MAGIC):
         raise FormatError("not a PNG file (bad signature)", source=path)
     return data
+
+
+def check_png_file(path: Path) -> tuple[int, int]:
+    """Width and height of a PNG file, checked without decoding it: the signature, a sane
+    size (no decompression bomb) and the end chunk (no truncation). FormatError otherwise."""
+    path = Path(path)
+    try:
+        with path.open("rb") as fh:
+            head = fh.read(24)
+            fh.seek(max(0, fh.seek(0, os.SEEK_END) - len(PNG_END)))
+            tail = fh.read()
+    except FileNotFoundError:
+        raise FormatError("screenshot not found", source=path) from None
+    except OSError as exc:
+        raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
+    return check_png_bytes(head, tail, path)
+
+
+def check_png_bytes(head: bytes, tail: bytes, path: Path | None) -> tuple[int, int]:
+    if not head.startswith(PNG_MAGIC):
+        raise FormatError("not a PNG file (bad signature)", source=path)
+    if len(head) < 24 or head[12:16] != b"IHDR":
+        raise FormatError("not a PNG file (no image header)", source=path)
+    width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
+    if not width or not height or width * height > MAX_PNG_PIXELS:
+        raise FormatError(
+            f"the PNG claims {width} x {height} pixels: not a screenshot (a decompression "
+            "bomb?); recapture the screen",
+            source=path,
+        )
+    if tail != PNG_END:
+        raise FormatError(
+            "the PNG is cut short (no end chunk): the file was truncated; recapture the screen",
+            source=path,
+        )
+    return width, height
 
 
 # --------------------------------------------------------------------------- recording

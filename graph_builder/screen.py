@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from graph_builder.errors import FormatError
 from graph_builder.hierarchy import Hierarchy, load_hierarchy, parse_hierarchy
-from graph_builder.io import PNG_MAGIC, confined, read_png
+from graph_builder.io import check_png_file, confined, read_png
 from graph_builder.model import MemberRef, Observation, Size
 
 if TYPE_CHECKING:
@@ -246,19 +246,11 @@ class Screen:
     # -- files
 
     def check_screenshot(self) -> None:
-        """Raise FormatError when the screenshot file is missing or not a PNG (no decode)."""
+        """Raise FormatError when the screenshot file is missing, not a PNG, truncated or a
+        decompression bomb (checked without decoding it: a stored hash spares the decode)."""
         if self._image is not None or self._png is not None or self.screenshot_path is None:
             return
-        path = self.screenshot_path
-        try:
-            with path.open("rb") as fh:
-                head = fh.read(len(PNG_MAGIC))
-        except FileNotFoundError:
-            raise FormatError("screenshot not found", source=path) from None
-        except OSError as exc:
-            raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
-        if head != PNG_MAGIC:
-            raise FormatError("not a PNG file (bad signature)", source=path)
+        check_png_file(self.screenshot_path)
 
     def copy_files(self, screenshot: Path, hierarchy: Path | None) -> None:
         """Write the screenshot (and the hierarchy, when both sides have one) to these paths.

@@ -18,6 +18,7 @@ long-press actions carry the element under the point in the screenshot's hierarc
 
 from __future__ import annotations
 
+import math
 import re
 import shutil
 from collections.abc import Callable
@@ -29,7 +30,7 @@ from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.hierarchy import parse_hierarchy
 from graph_builder.importers import ImportResult
 from graph_builder.importers.writing import ensure_task, with_element
-from graph_builder.io import TASK_FILE, DemoWriter, read_png
+from graph_builder.io import TASK_FILE, DemoWriter, check_png_file, read_png
 from graph_builder.model import Action, DeviceInfo, validate_id
 from graph_builder.phash import compute_phash
 
@@ -139,16 +140,24 @@ def import_llamatouch(
 
     steps = []
     for i in indices:
-        png = read_png(source / f"{i}.png")
-        with Image.open(source / f"{i}.png") as image:
-            image.load()
-            screen = image.size
-            xml = (source / f"{i}.xml").read_bytes() if (source / f"{i}.xml").exists() else None
-            hierarchy = parse_hierarchy(xml, source=source / f"{i}.xml") if xml else None
-            phash = compute_phash(image, hierarchy)
+        png_path, xml_path = source / f"{i}.png", source / f"{i}.xml"
+        check_png_file(png_path)  # truncated files and decompression bombs, before decoding
+        png = read_png(png_path)
+        try:
+            with Image.open(png_path) as image:
+                image.load()
+                screen = image.size
+                xml = xml_path.read_bytes() if xml_path.exists() else None
+                if xml is not None and not xml.strip():
+                    raise FormatError("the hierarchy file is empty", source=xml_path)
+                hierarchy = parse_hierarchy(xml, source=xml_path) if xml else None
+                phash = compute_phash(image, hierarchy)
+        except (OSError, Image.DecompressionBombError) as exc:
+            raise FormatError(f"cannot decode the screenshot: {exc}", source=png_path) from exc
         if i < len(events):
             try:
                 action = with_element(parse_event(events[i], screen), hierarchy)
+                _check_on_screen(action, screen)
             except ValueError as exc:
                 raise FormatError(
                     f"eventStructs.txt line {i + 1}: {exc}: {events[i]!r}", source=source
@@ -187,3 +196,15 @@ def import_llamatouch(
     if task.instruction != instruction:
         notes = (f"the existing task.json has another instruction: {task.instruction!r}",)
     return ImportResult(demo, writer.folder, Path(demos_root) / task_id / TASK_FILE, notes)
+
+
+def _check_on_screen(action: Action, screen: tuple[int, int]) -> None:
+    """A point off the screen it was recorded on is damage, not a gesture (ValueError)."""
+    width, height = screen
+    for x, y in ((action.x, action.y), (action.x2, action.y2)):
+        if x is None or y is None:
+            continue
+        if not (math.isfinite(x) and math.isfinite(y)) or not (
+            -1 <= x <= width + 1 and -1 <= y <= height + 1
+        ):
+            raise ValueError(f"the point ({x:g}, {y:g}) is outside the {width}x{height} screen")

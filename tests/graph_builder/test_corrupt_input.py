@@ -1,0 +1,126 @@
+"""Corrupt input is refused where it enters, with the file named: empty or damaged
+hierarchies and screenshots on import, truncated and bomb PNGs at build, NaN in JSON,
+clicks off the screen, and damaged overrides.json / tags.json."""
+
+from __future__ import annotations
+
+import json
+import struct
+import zlib
+from pathlib import Path
+
+import pytest
+
+from evaluator.errors import RunStoreError
+from evaluator.run_store import RunStore
+from evaluator.synthetic import write_suite
+from graph_builder.build import build_task
+from graph_builder.errors import FormatError
+from graph_builder.importers.llamatouch import import_llamatouch
+from graph_builder.io import load_graph
+from graph_builder.similarity import SimilaritySettings
+from tests.graph_builder.gb_synthetic import Screen, render
+
+
+def trace(tmp_path: Path, events: str = "[Home]\n", screens: int = 2) -> Path:
+    folder = tmp_path / "trace"
+    folder.mkdir()
+    for i in range(screens):
+        image, xml = render(Screen(f"S{i}", ("One", "Two")))
+        image.save(folder / f"{i}.png")
+        (folder / f"{i}.xml").write_text(xml)
+    (folder / "eventStructs.txt").write_text(events)
+    (folder / "instruction.txt").write_text("Open two\n")
+    return folder
+
+
+def bomb_png() -> bytes:
+    """A tiny file whose header claims 100000 x 100000 pixels."""
+    header = struct.pack(">IIBBBBB", 100_000, 100_000, 8, 0, 0, 0, 0)
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    idat = zlib.compress(b"\x00" * 1000)
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", header) + chunk(b"IDAT", idat) + chunk(b"IEND", b"")
+    )
+
+
+@pytest.mark.parametrize(
+    ("damage", "named", "said"),
+    [
+        (lambda f: (f / "1.xml").write_text(""), "1.xml", "empty"),
+        (
+            lambda f: (f / "0.png").write_bytes((f / "0.png").read_bytes()[:300]),
+            "0.png",
+            "cut short",
+        ),
+        (lambda f: (f / "1.png").write_bytes(bomb_png()), "1.png", "bomb"),
+        (
+            lambda f: (f / "eventStructs.txt").write_text(
+                "[Click] Screen Resolution (270, 600), Click Position (99999, -5000)\n"
+            ),
+            "trace",
+            "outside the",
+        ),
+    ],
+    ids=["empty-xml", "truncated-png", "bomb-png", "click-off-screen"],
+)
+def test_import_refuses_corrupt_files_naming_them(tmp_path, damage, named, said):
+    folder = trace(tmp_path)
+    damage(folder)
+    with pytest.raises(FormatError, match=said) as refused:
+        import_llamatouch(folder, task_id="t", demos_root=tmp_path / "demos")
+    assert named in str(refused.value)
+    assert not list((tmp_path / "demos").glob("t/*/demo.json"))
+
+
+@pytest.mark.parametrize("damage", ["truncate", "bomb"])
+def test_build_refuses_a_damaged_screenshot_even_with_a_stored_hash(tmp_path, damage):
+    write_suite(tmp_path / "made", 2, demos=tmp_path / "demos", size=(270, 600))
+    demo = tmp_path / "demos" / "task001" / "demo1"
+    data = json.loads((demo / "demo.json").read_text())
+    for step in data["steps"]:  # a hash stored at capture: the build would not decode
+        step["observation"]["phash"] = "phash16:" + "ab" * 32
+    (demo / "demo.json").write_text(json.dumps(data))
+    shot = demo / "steps" / "0001.png"
+    shot.write_bytes(shot.read_bytes()[:200] if damage == "truncate" else bomb_png())
+    report = build_task(
+        tmp_path / "demos", "task001", tmp_path / "suite", settings=SimilaritySettings()
+    )
+    [note] = [n for n in report.skipped if n.startswith("demo1")]
+    assert "0001.png" in note and ("cut short" in note or "bomb" in note)
+    for node_png in (tmp_path / "suite" / "task001" / "nodes").glob("*.png"):
+        assert node_png.read_bytes() != shot.read_bytes()
+
+
+def test_nan_in_a_graph_is_refused_naming_the_file(tmp_path):
+    write_suite(tmp_path / "suite", 1, demos=tmp_path / "demos", size=(270, 600))
+    graph = tmp_path / "suite" / "task000" / "graph.json"
+    data = json.loads(graph.read_text())
+    data["nodes"][0]["screen"] = [270, 600]
+    text = json.dumps(data).replace("[270, 600]", "[NaN, 600]", 1)  # what a NaN writer leaves
+    graph.write_text(text)
+    with pytest.raises(FormatError, match=r"task000/graph\.json.*NaN"):
+        load_graph(graph)
+
+
+@pytest.mark.parametrize(
+    ("file", "content", "said"),
+    [
+        ("overrides.json", {"t1": {"success": "false"}}, "'success' must be true or false"),
+        ("overrides.json", {"t1": "yes"}, "entry of task 't1' is damaged"),
+        ("tags.json", {"t1": "intent"}, "entry of task 't1' is damaged"),
+        ("tags.json", {"t1": [{"category": "nonsense"}]}, "entry of task 't1' is damaged"),
+    ],
+)
+def test_damaged_verdicts_and_tags_are_refused_naming_the_file(tmp_path, file, content, said):
+    store = RunStore.create(tmp_path / "run", {"agent": {"name": "random"}})
+    (tmp_path / "run" / file).write_text(json.dumps({"schema_version": 1, "tasks": content}))
+    read = store.overrides if file == "overrides.json" else store.tags
+    with pytest.raises(RunStoreError, match=said) as refused:
+        read()
+    assert f"run/{file}" in str(refused.value)
+    store.close()
