@@ -1,10 +1,13 @@
 """Offline evaluation speed: the evaluator's own time per step, and a 100-task replay run.
 
     .venv/bin/python benchmarks/bench_offline.py [--tasks 100] [--repeats 3]
+    .venv/bin/python benchmarks/bench_offline.py --scaling 1000 4000 [--repeats 1]
 
 Targets: evaluator overhead per offline step (everything between two agent calls:
 matching, scoring, the trace line, the live-view event) median <= 2 ms; a 100-task
-offline run with the replay agent under 10 s.
+offline run with the replay agent under 10 s. ``--scaling`` runs suites of several sizes
+and prints the time per task of each: the evaluator must stay linear (the same time per
+task at 1,000 and at 10,000 tasks).
 """
 
 from __future__ import annotations
@@ -59,8 +62,11 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--tasks", type=int, default=100)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--scaling", type=int, nargs="+", metavar="N", help="suite sizes")
     args = parser.parse_args()
     AGENTS["timed_replay"] = TimedReplay
+    if args.scaling:
+        return scaling(args.scaling, args.repeats)
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         started = time.perf_counter()
@@ -96,6 +102,29 @@ def main() -> int:
             f"{statistics.median(run_times):.2f} s over {args.repeats} runs "
             f"(min {min(run_times):.2f} s; target < 10 s)"
         )
+    return 0
+
+
+def scaling(sizes: list[int], repeats: int) -> int:
+    """Milliseconds per task of whole offline runs, for suites of each size."""
+    for size in sizes:
+        with tempfile.TemporaryDirectory() as tmp:
+            root = Path(tmp)
+            write_suite(root / "suite", size, demos=root / "demos", size=(270, 600))
+            times = []
+            for i in range(repeats):
+                started = time.perf_counter()
+                run_suite(
+                    RunConfig(
+                        suite=root / "suite",
+                        out=root / f"run{i}",
+                        agent="replay",
+                        demos=root / "demos",
+                    )
+                )
+                times.append(time.perf_counter() - started)
+            run = statistics.median(times)
+            print(f"{size:6d} tasks: median {run:.1f} s, {1000 * run / size:.2f} ms per task")
     return 0
 
 

@@ -156,6 +156,10 @@ def decode_png(png: bytes, max_size: int) -> np.ndarray:
     return np.asarray(image)
 
 
+# The slowest polling on a still screen: a change shows within this many seconds.
+STILL_SCREEN_INTERVAL = 0.25
+
+
 class ScreencapFrameSource(_FrameBuffer):
     """Polls ``screencap -p``: slow (a PNG per frame) but works on every device."""
 
@@ -182,6 +186,8 @@ class ScreencapFrameSource(_FrameBuffer):
         self._join()
 
     def _poll(self) -> None:
+        previous: bytes | None = None
+        interval = self._interval
         while not self._stopping.is_set():
             began = time.monotonic()
             try:
@@ -189,8 +195,14 @@ class ScreencapFrameSource(_FrameBuffer):
             except DeviceError as exc:
                 self.error = f"screen capture stopped: {exc}"
                 return
-            self._publish(decode_png(png, self._max_size), png_size(png))
-            self._stopping.wait(max(0.0, self._interval - (time.monotonic() - began)))
+            if png == previous:
+                # A still screen: nothing to decode or show (scrcpy sends no frame either),
+                # and polling slows down step by step until the screen changes again.
+                interval = min(max(interval, 0.02) * 1.5, STILL_SCREEN_INTERVAL)
+            else:
+                previous, interval = png, self._interval
+                self._publish(decode_png(png, self._max_size), png_size(png))
+            self._stopping.wait(max(0.0, interval - (time.monotonic() - began)))
 
 
 # --------------------------------------------------------------------------- scrcpy

@@ -36,7 +36,10 @@ def changed_cells(png_a: bytes, png_b: bytes) -> int:
     """How many thumbnail cells differ between two screenshots (all of them if sizes differ)."""
     if png_a == png_b:
         return 0
-    a, b = _thumbnail(png_a), _thumbnail(png_b)
+    return _changed(_thumbnail(png_a), _thumbnail(png_b))
+
+
+def _changed(a: np.ndarray, b: np.ndarray) -> int:
     if a.shape != b.shape:
         return max(a.size, b.size)
     return int(np.count_nonzero(np.abs(a - b) > CELL_TOLERANCE))
@@ -77,6 +80,7 @@ def wait_until_stable(
     deadline = clock() + timeout
     started = clock()
     previous = capture()
+    previous_thumb: np.ndarray | None = None  # decoded once, kept for the next comparison
     captures = 1
     while True:
         wait = min_gap - (clock() - started)
@@ -86,8 +90,13 @@ def wait_until_stable(
         current = capture()
         taken_at = wall()
         captures += 1
-        if screens_match(previous, current):
+        if current == previous:
+            return SettleResult(True, current, taken_at, captures)
+        if previous_thumb is None:
+            previous_thumb = _thumbnail(previous)
+        current_thumb = _thumbnail(current)
+        if _changed(previous_thumb, current_thumb) <= MAX_CHANGED_CELLS:
             return SettleResult(True, current, taken_at, captures)
         if clock() >= deadline:
             return SettleResult(False, current, taken_at, captures)
-        previous = current
+        previous, previous_thumb = current, current_thumb

@@ -315,8 +315,12 @@ def shipped_demos(suite_dir: Path, task_id: str | None = None) -> Path | None:
 
 def demo_dirs(demos_root: Path, task_id: str | None = None) -> list[Path]:
     """Demonstration folders under ``demos_root`` (``<task>/<demo>/demo.json``), sorted."""
-    pattern = f"{task_id}/*/{DEMO_FILE}" if task_id else f"*/*/{DEMO_FILE}"
-    return sorted(p.parent for p in Path(demos_root).glob(pattern))
+    if task_id is None:
+        return sorted(p.parent for p in Path(demos_root).glob(f"*/*/{DEMO_FILE}"))
+    # Glob inside the task's own folder: a pattern starting at the root lists the whole
+    # root for every task, which made a 10,000-task evaluation quadratic.
+    folder = Path(demos_root) / validate_id(task_id, "task id")
+    return sorted(p.parent for p in folder.glob(f"*/{DEMO_FILE}"))
 
 
 def read_png(path: Path) -> bytes:

@@ -11,20 +11,69 @@ recomputed instead of being compared with an incompatible one.
 
 from __future__ import annotations
 
+import functools
 import io
 from collections.abc import Callable
 
-import imagehash
+import numpy as np
 from PIL import Image, ImageDraw
 
 from graph_builder.errors import FormatError
 from graph_builder.hierarchy import Hierarchy, UIElement
 from graph_builder.settings import SimilaritySettings
 
-_HASHERS: dict[str, Callable[[Image.Image, int], imagehash.ImageHash]] = {
-    "phash": lambda image, size: imagehash.phash(image, hash_size=size),
-    "dhash": lambda image, size: imagehash.dhash(image, hash_size=size),
-    "average": lambda image, size: imagehash.average_hash(image, hash_size=size),
+# The three hashes of the ImageHash library (4.3), which defined the stored "phash16:..."
+# strings; written here with numpy alone (the library pulls in SciPy and PyWavelets for one
+# DCT). tests/graph_builder/test_phash.py recomputes every hash stored in the sample suite,
+# all made by the library, and requires them bit for bit. Definitions: pHash as in
+# hackerfactor.com's "Looks Like It" (the unnormalized DCT-II of a 4x larger grey image,
+# the low-frequency block against its median), dHash as in "Kind of Like That" (each pixel
+# brighter than its left neighbour), aHash (each pixel brighter than the mean).
+_PHASH_FACTOR = 4
+
+
+def _grey(image: Image.Image, width: int, height: int) -> np.ndarray:
+    return np.asarray(image.convert("L").resize((width, height), Image.Resampling.LANCZOS))
+
+
+@functools.lru_cache(maxsize=8)
+def _dct_rows(size: int, keep: int) -> np.ndarray:
+    """The first ``keep`` rows of the unnormalized DCT-II matrix of order ``size``
+    (``y[k] = 2 * sum x[n] cos(pi k (2n + 1) / 2N)``, SciPy's ``dct`` type 2)."""
+    k = np.arange(keep)[:, None]
+    n = np.arange(size)[None, :]
+    return 2.0 * np.cos(np.pi * k * (2 * n + 1) / (2 * size))
+
+
+def _phash_bits(image: Image.Image, size: int) -> np.ndarray:
+    side = size * _PHASH_FACTOR
+    pixels = _grey(image, side, side).astype(np.float64)
+    rows = _dct_rows(side, size)
+    low = rows @ pixels @ rows.T  # the DCT along both axes, low frequencies only
+    return low > np.median(low)
+
+
+def _dhash_bits(image: Image.Image, size: int) -> np.ndarray:
+    pixels = _grey(image, size + 1, size)
+    return pixels[:, 1:] > pixels[:, :-1]
+
+
+def _average_bits(image: Image.Image, size: int) -> np.ndarray:
+    pixels = _grey(image, size, size)
+    return pixels > np.mean(pixels)
+
+
+def bits_to_hex(bits: np.ndarray) -> str:
+    """Row-major bits as hex digits, the first bit the most significant, zero-padded."""
+    flat = bits.flatten()
+    value = int("".join("1" if b else "0" for b in flat), 2)
+    return f"{value:0{-(-flat.size // 4)}x}"
+
+
+_HASHERS: dict[str, Callable[[Image.Image, int], np.ndarray]] = {
+    "phash": _phash_bits,
+    "dhash": _dhash_bits,
+    "average": _average_bits,
 }
 
 SYSTEM_UI_PACKAGE = "com.android.systemui"
@@ -82,7 +131,7 @@ def compute_phash(
             y0 = (rtop / 1000 * height - top) / span * side
             y1 = (rbottom / 1000 * height - top) / span * side
             draw.rectangle((left / 1000 * side, y0, right / 1000 * side, y1), fill=128)
-    digest = _HASHERS[settings.hash_method](small, settings.hash_size)
+    digest = bits_to_hex(_HASHERS[settings.hash_method](small, settings.hash_size))
     return f"{hash_prefix(settings)}:{digest}"
 
 

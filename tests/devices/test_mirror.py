@@ -193,3 +193,34 @@ def test_prefer_screencap_and_unknown_sources(device, sources):
     assert source.latest().size == (270, 600)  # type: ignore[union-attr]
     with pytest.raises(ValueError, match="unknown frame source"):
         open_frame_source(device, prefer="vnc")
+
+
+def test_screencap_polling_idles_on_a_still_screen_and_wakes_on_a_change():
+    still = io.BytesIO()
+    Image.new("RGB", (60, 120), "white").save(still, format="PNG")
+    changed = io.BytesIO()
+    Image.new("RGB", (60, 120), "black").save(changed, format="PNG")
+    shown = [still.getvalue()]
+    calls: list[float] = []
+
+    class StillPhone:
+        def screenshot(self) -> bytes:
+            calls.append(time.monotonic())
+            return shown[0]
+
+    from devices.mirror import ScreencapFrameSource
+
+    source = ScreencapFrameSource(StillPhone(), max_fps=30)  # type: ignore[arg-type]
+    source.start()
+    try:
+        time.sleep(1.5)
+        polls, frame = len(calls), source.latest()
+        assert frame is not None and frame.index == 0  # one frame decoded and shown, no more
+        assert polls < 15  # at 30 fps it would have polled about 45 times
+        shown[0] = changed.getvalue()
+        deadline = time.monotonic() + 2
+        while (source.latest() or frame).index == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert source.latest() is not None and source.latest().index == 1
+    finally:
+        source.stop()
