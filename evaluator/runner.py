@@ -51,6 +51,7 @@ from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_suite, load_task, shipped_demos, suite_task_dirs
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
+from graph_builder.packing import DUPLICATES_FILE, restore
 
 log = logging.getLogger(__name__)
 
@@ -316,6 +317,13 @@ def load_jobs(config: RunConfig) -> list[_Job]:
     """The selected tasks in id order; a task.json that does not load becomes an error job."""
     if not config.suite.is_dir():
         raise ConfigError(f"suite folder {config.suite} does not exist")
+    try:
+        restore(config.suite)  # a packed suite (the installed sample) gets its copies back
+    except OSError as exc:
+        raise ConfigError(
+            f"{config.suite} is packed ({DUPLICATES_FILE}) and its copies cannot be written "
+            f"back ({exc}); copy the folder somewhere writable and run that"
+        ) from exc
     jobs: list[_Job] = []
     for task_dir in suite_task_dirs(config.suite):
         try:

@@ -20,6 +20,7 @@ from typing import Any
 from evaluator.run_store import RUN_FILE, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
+from graph_builder.packing import restore
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
@@ -229,6 +230,10 @@ def suite_choices(suites_dir: Path | None) -> list[Path]:
         suites = sorted(p.parent for p in suites_dir.glob(f"*/{SUITE_FILE}"))
         found = sorted(suites, key=lambda p: not any(p.glob("*/task.json")))
     if (SAMPLE_SUITE / SUITE_FILE).is_file() or any(SAMPLE_SUITE.glob("*/task.json")):
+        try:
+            restore(SAMPLE_SUITE)  # an installed wheel ships each distinct image once
+        except OSError:
+            return found  # a read-only installation: not offered half
         found.append(SAMPLE_SUITE)
     return found
 

@@ -43,6 +43,7 @@ from graph_builder.edits import (
 )
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Edge, NodeKind, Pin
+from graph_builder.packing import restore
 from graph_builder.settings import SimilaritySettings
 from graph_builder.validate import Severity, has_errors
 from recorder_app.errors import StudioError
@@ -322,6 +323,12 @@ class GraphEditorPage(QWidget):
     def open_suite_folder(self, folder: str | Path) -> None:
         """List a suite folder's tasks (or one task folder) and open its first graph."""
         folder = Path(folder)
+        try:
+            restore(folder)  # a packed suite (the installed sample) gets its copies back
+        except OSError as exc:
+            log.warning(
+                "%s is packed and read-only, its copied images are missing: %s", folder, exc
+            )
         self.tasks.add_folder(folder)
         first = folder if (folder / io.GRAPH_FILE).is_file() else None
         if first is None:
