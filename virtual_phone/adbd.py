@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from virtual_phone import android_tools, scrcpy_server, toolbox
+from virtual_phone import android_tools, scrcpy_server, snapshots, toolbox
 from virtual_phone.filesystem import MemoryFileSystem
 from virtual_phone.shell import Command, Shell, Streams
 from virtual_phone.sync import serve_sync
@@ -130,6 +130,7 @@ class VirtualDevice:
             clock=lambda: (phone.frozen_clock or datetime.now()).timestamp(),
             capacity=phone.storage_bytes,
         )
+        self.snapshots = snapshots.SnapshotStore(self)
         self.local_sockets = LocalSockets()
         self.connections = SocketSet()
         self._reverse_lock = threading.Lock()
@@ -138,6 +139,7 @@ class VirtualDevice:
             **toolbox.COMMANDS,
             **android_tools.COMMANDS,
             "app_process": functools.partial(scrcpy_server.app_process, host=self),
+            snapshots.COMMAND: snapshots.virtualphone,
         }
         self._services: dict[str, Callable[[Channel, str], bool]] = {
             "shell": self._serve_shell,

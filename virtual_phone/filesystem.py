@@ -7,6 +7,7 @@ POSIX and absolute; relative paths resolve against `/`, the shell's working dire
 
 from __future__ import annotations
 
+import copy
 import posixpath
 import stat
 import threading
@@ -44,6 +45,12 @@ class _Node:
     @property
     def is_dir(self) -> bool:
         return stat.S_ISDIR(self.mode)
+
+
+@dataclass(frozen=True, slots=True)
+class FileSystemState:
+    root: _Node
+    used: int
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,6 +96,16 @@ class MemoryFileSystem:
         for directory in DEFAULT_DIRECTORIES:
             self.mkdir(directory, parents=True)
         self._read_only = READ_ONLY_MOUNTS
+
+    def snapshot(self) -> FileSystemState:
+        """A copy of every file and directory, for ``restore``."""
+        with self._lock:
+            return FileSystemState(copy.deepcopy(self._root), self._used)
+
+    def restore(self, state: FileSystemState) -> None:
+        with self._lock:
+            self._root = copy.deepcopy(state.root)
+            self._used = state.used
 
     @property
     def free(self) -> int:

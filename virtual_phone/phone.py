@@ -274,6 +274,38 @@ def default_settings(
     }
 
 
+# What a whole-phone snapshot holds: everything a user or a command can change. Screens,
+# their text fields and dialogs are copied together, so focus still points into them.
+_STATE_FIELDS = (
+    "_data",
+    "_stacks",
+    "_front",
+    "_recents",
+    "_thumbs",
+    "_focus",
+    "_focus_owner",
+    "_keyboard",
+    "_toast",
+    "_toast_serial",
+    "_volume_until",
+    "_screen_on",
+    "_shade",
+    "_dismissed",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class PhoneState:
+    """A copy of a phone's whole state (``VirtualPhone.snapshot``); restore it any number
+    of times with ``VirtualPhone.restore``."""
+
+    serial: str
+    fields: dict[str, Any]
+    settings: dict[str, dict[str, str]]
+    props: dict[str, str]
+    rng: object
+
+
 @dataclass(slots=True)
 class _Transition:
     start: float
@@ -324,6 +356,9 @@ class _Services:
         self._phone = phone
         self.width, self.height, self.density = phone.width, phone.height, phone.density
         self.settings = phone.settings
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> _Services:
+        return self  # a callback kept in a snapshot still reaches the live phone
 
     def now(self) -> datetime:
         return self._phone.now()
@@ -620,6 +655,45 @@ class VirtualPhone:
             raise PhoneCommandError(f"Unknown input method {value} cannot be selected for user #0")
         with self._lock:
             self.settings["secure"]["default_input_method"] = value
+
+    # ------------------------------------------------------------------ public: snapshots
+
+    def snapshot(self) -> PhoneState:
+        """The whole state, as an emulator snapshot keeps it: apps' data and screens, text
+        fields, focus, settings, properties, the shade, Overview, the screen's power."""
+        with self._lock:
+            self._refresh()
+            fields = copy.deepcopy({name: getattr(self, name) for name in _STATE_FIELDS})
+            return PhoneState(
+                self.serial,
+                fields,
+                copy.deepcopy(self.settings),
+                dict(self.props),
+                self._rng.getstate(),
+            )
+
+    def restore(self, state: PhoneState) -> None:
+        """Put the phone back into ``state``; an unfinished touch or transition is dropped."""
+        if state.serial != self.serial:
+            raise PhoneCommandError(
+                f"snapshot of {state.serial} cannot be restored on {self.serial}"
+            )
+        with self._lock:
+            for name, value in copy.deepcopy(state.fields).items():
+                setattr(self, name, value)
+            for namespace, table in state.settings.items():  # in place: apps hold the dicts
+                self.settings.setdefault(namespace, {}).clear()
+                self.settings[namespace].update(table)
+            self.props.clear()
+            self.props.update(state.props)
+            self._rng.setstate(state.rng)  # type: ignore[arg-type]
+            self._transition = None
+            self._touch = None
+            self._frame = None
+            self._shown = None
+            self._png = None
+            self._changed()
+            self._refresh()
 
     # ------------------------------------------------------------------ services for the apps
 

@@ -32,6 +32,7 @@ from virtual_phone.filesystem import FileSystemError, MemoryFileSystem, normaliz
 
 if TYPE_CHECKING:
     from virtual_phone.phone import VirtualPhone
+    from virtual_phone.snapshots import SnapshotStore
 
 SHELL_NAME = "/system/bin/sh"
 NOT_FOUND_STATUS = 127
@@ -53,6 +54,9 @@ class ShellDevice(Protocol):
 
     @property
     def fs(self) -> MemoryFileSystem: ...
+
+    @property
+    def snapshots(self) -> SnapshotStore: ...
 
 
 class ShellSyntaxError(VirtualPhoneError, ValueError):

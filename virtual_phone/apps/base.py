@@ -101,6 +101,9 @@ class App:
     on_launcher: bool = True
     settings_keys: tuple[tuple[str, str], ...] = ()  # system settings that pm clear restores
 
+    def __deepcopy__(self, memo: dict[int, Any]) -> App:
+        return self  # apps keep no state (it lives in the phone's app data): share them
+
     def default_data(self) -> dict[str, Any]:
         return {}
 
