@@ -1,7 +1,8 @@
 """Small synthetic screens for graph-builder tests: a Pillow image and matching uiautomator XML.
 
-A screen is a title bar, a list of rows and optionally a dialog, under a status bar whose
-clock can change. Pixels and hierarchy agree, as on a phone.
+A ``Sketch`` describes a screen: a title bar, a list of rows and optionally a dialog, under
+a status bar whose clock can change. ``render`` draws it (pixels and hierarchy agree, as
+on a phone); ``state`` turns it into a ``graph_builder.screen.Screen`` held in memory.
 """
 
 from __future__ import annotations
@@ -26,14 +27,14 @@ from graph_builder.model import (
     Task,
 )
 from graph_builder.phash import compute_phash
-from graph_builder.screen import Screen as CapturedScreen
+from graph_builder.screen import Screen
 
 SIZE = (270, 600)
 PKG = "com.example.app"
 
 
 @dataclass(frozen=True)
-class Screen:
+class Sketch:
     name: str
     rows: tuple[str, ...] = ()
     dialog: str | None = None
@@ -42,8 +43,8 @@ class Screen:
     with_hierarchy: bool = True
     extra: dict[str, str] = field(default_factory=dict)
 
-    def with_clock(self, clock: str) -> Screen:
-        return Screen(
+    def with_clock(self, clock: str) -> Sketch:
+        return Sketch(
             self.name, self.rows, self.dialog, clock, self.activity, self.with_hierarchy, self.extra
         )
 
@@ -68,7 +69,7 @@ def _row_box(i: int, size: tuple[int, int]) -> tuple[int, int, int, int]:
     return 0, top, w, top + int(h * 0.08)
 
 
-def render(screen: Screen, size: tuple[int, int] = SIZE) -> tuple[Image.Image, str]:
+def render(screen: Sketch, size: tuple[int, int] = SIZE) -> tuple[Image.Image, str]:
     w, h = size
     image = Image.new("RGB", size, (250, 250, 250))
     draw = ImageDraw.Draw(image)
@@ -132,13 +133,11 @@ def render(screen: Screen, size: tuple[int, int] = SIZE) -> tuple[Image.Image, s
     return image, xml
 
 
-def state(
-    screen: Screen, member: MemberRef | None = None, *, phash: bool = False
-) -> CapturedScreen:
+def state(screen: Sketch, member: MemberRef | None = None, *, phash: bool = False) -> Screen:
     """An in-memory captured screen of ``screen``."""
     image, xml = render(screen)
     hierarchy = parse_hierarchy(xml) if screen.with_hierarchy else None
-    return CapturedScreen(
+    return Screen(
         SIZE,
         image=image,
         hierarchy=hierarchy,
@@ -148,7 +147,7 @@ def state(
     )
 
 
-def observation(state: CapturedScreen) -> Observation:
+def observation(state: Screen) -> Observation:
     """The step record of an in-memory screen (its file names are never read)."""
     return Observation(
         screenshot="memory.png",
@@ -159,10 +158,10 @@ def observation(state: CapturedScreen) -> Observation:
     )
 
 
-Path_ = list[tuple[Screen, Action]]
+Path_ = list[tuple[Sketch, Action]]
 
 
-def tap_row(screen: Screen, label: str) -> Action:
+def tap_row(screen: Sketch, label: str) -> Action:
     x, y = screen.row_center(label)
     return Action.tap(x, y, screen=SIZE)
 

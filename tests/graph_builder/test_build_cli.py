@@ -34,18 +34,18 @@ from graph_builder.model import (
     Suite,
     Task,
 )
-from graph_builder.screen import Screen as CapturedScreen
+from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import validate_graph
-from tests.graph_builder.gb_synthetic import Screen, tap_row, write_demo
+from tests.graph_builder.gb_synthetic import Sketch, tap_row, write_demo
 from tests.shared_fixtures import require_llamatouch_trace
 
-HOME = Screen("Home", ("Settings", "Contacts"))
-SETTINGS = Screen("Settings", ("Display", "Sound"))
-DISPLAY = Screen("Display", ("Brightness", "Dark theme"))
+HOME = Sketch("Home", ("Settings", "Contacts"))
+SETTINGS = Sketch("Settings", ("Display", "Sound"))
+DISPLAY = Sketch("Display", ("Brightness", "Dark theme"))
 
 
-def _path(clock: str = "12:00") -> list[tuple[Screen, Action]]:
+def _path(clock: str = "12:00") -> list[tuple[Sketch, Action]]:
     return [
         (HOME.with_clock(clock), tap_row(HOME, "Settings")),
         (SETTINGS.with_clock(clock), tap_row(SETTINGS, "Display")),
@@ -190,7 +190,7 @@ def test_a_failed_write_keeps_the_old_folder(demos: Path, tmp_path: Path, monkey
     def fail(*args: object) -> None:
         raise OSError("disk full")
 
-    monkeypatch.setattr(CapturedScreen, "copy_files", fail)
+    monkeypatch.setattr(Screen, "copy_files", fail)
     report = build_task(demos, "task1", suite, settings=settings)
     assert not report.written and "disk full" in report.note
     assert (suite / "task1" / "graph.json").read_bytes() == before

@@ -9,11 +9,11 @@ from graph_builder.edits import SplitMembers
 from graph_builder.io import load_graph, save_graph, set_demo_status
 from graph_builder.model import Action, DemoStatus, MemberRef, PinKind
 from graph_builder.similarity import SimilaritySettings
-from tests.graph_builder.gb_synthetic import Screen, tap_row, write_demo
+from tests.graph_builder.gb_synthetic import Sketch, tap_row, write_demo
 
-HOME = Screen("Home", ("Settings", "Contacts"))
-SETTINGS = Screen("Settings", ("Display", "Sound"))
-DISPLAY = Screen("Display", ("Brightness", "Dark theme"))
+HOME = Sketch("Home", ("Settings", "Contacts"))
+SETTINGS = Sketch("Settings", ("Display", "Sound"))
+DISPLAY = Sketch("Display", ("Brightness", "Dark theme"))
 PATH = [
     (HOME, tap_row(HOME, "Settings")),
     (SETTINGS, tap_row(SETTINGS, "Display")),

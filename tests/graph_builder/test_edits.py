@@ -33,7 +33,7 @@ from graph_builder.model import (
 )
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import validate_graph
-from tests.graph_builder.gb_synthetic import Screen, demo, tap_row
+from tests.graph_builder.gb_synthetic import Sketch, demo, tap_row
 
 TAP = MatchRule(ActionType.TAP, points=((500, 500),))
 
@@ -115,9 +115,9 @@ def test_random_edit_sequences_are_undone_exactly(seed: int) -> None:
 
 
 def _built() -> TaskGraph:
-    home = Screen("Home", ("Settings", "Contacts"))
-    settings = Screen("Settings", ("Display", "Sound"))
-    contacts = Screen("Contacts", ("Alice", "Bob"))
+    home = Sketch("Home", ("Settings", "Contacts"))
+    settings = Sketch("Settings", ("Display", "Sound"))
+    contacts = Sketch("Contacts", ("Alice", "Bob"))
     d1 = demo("d1", [(home, tap_row(home, "Settings")), (settings, Action.done())])
     d2 = demo("d2", [(home, tap_row(home, "Contacts")), (contacts, Action.done())])
     return merge_demonstrations([d1, d2], settings=SimilaritySettings()).graph

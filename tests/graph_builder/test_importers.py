@@ -17,7 +17,7 @@ from graph_builder.merge import DemoInput, merge_demonstrations
 from graph_builder.model import ActionType, DemoStatus, SwipeDirection
 from graph_builder.phash import compute_phash
 from graph_builder.similarity import SimilaritySettings
-from tests.graph_builder.gb_synthetic import Screen, render
+from tests.graph_builder.gb_synthetic import Sketch, render
 from tests.shared_fixtures import require_llamatouch_trace
 
 
@@ -62,7 +62,7 @@ def _trace(tmp_path: Path, events: str, screens: int = 2) -> Path:
     folder = tmp_path / "trace"
     folder.mkdir()
     for i in range(screens):
-        image, xml = render(Screen(f"S{i}", ("One", "Two")))
+        image, xml = render(Sketch(f"S{i}", ("One", "Two")))
         image.save(folder / f"{i}.png")
         (folder / f"{i}.xml").write_text(xml)
         (folder / f"{i}.activity").write_text("null" if i else "com.example.app/.Main\n")
@@ -82,7 +82,7 @@ def test_synthetic_trace_with_swipe_and_type(tmp_path: Path) -> None:
     assert steps[1].action.text == "hello world"
     assert steps[0].observation.activity == "com.example.app/.Main"
     assert steps[1].observation.activity is None  # "null"
-    image, xml = render(Screen("S0", ("One", "Two")))
+    image, xml = render(Sketch("S0", ("One", "Two")))
     from graph_builder.hierarchy import parse_hierarchy
 
     assert steps[0].observation.phash == compute_phash(image, parse_hierarchy(xml))

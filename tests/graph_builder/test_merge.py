@@ -21,17 +21,17 @@ from graph_builder.model import (
     Step,
     SwipeDirection,
 )
-from graph_builder.screen import Screen as CapturedScreen
+from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import validate_graph
-from tests.graph_builder.gb_synthetic import SIZE, Screen, demo, observation, tap_row
+from tests.graph_builder.gb_synthetic import SIZE, Sketch, demo, observation, tap_row
 
 S = SimilaritySettings()
-HOME = Screen("Home", ("Settings", "Contacts", "Clock"))
-SETTINGS = Screen("Settings", ("Display", "Sound", "Battery"))
-DISPLAY = Screen("Display", ("Brightness", "Dark theme", "Font size"))
-DARK = Screen("Display", DISPLAY.rows, dialog="Dark theme is on")
-CONTACTS = Screen("Contacts", ("Alice", "Bob", "Carol"))
+HOME = Sketch("Home", ("Settings", "Contacts", "Clock"))
+SETTINGS = Sketch("Settings", ("Display", "Sound", "Battery"))
+DISPLAY = Sketch("Display", ("Brightness", "Dark theme", "Font size"))
+DARK = Sketch("Display", DISPLAY.rows, dialog="Dark theme is on")
+CONTACTS = Sketch("Contacts", ("Alice", "Bob", "Carol"))
 
 
 def _members(result, node_id: str) -> set[str]:  # type: ignore[no-untyped-def]
@@ -93,8 +93,8 @@ def test_parallel_taps_become_one_edge_with_all_points() -> None:
 
 
 def test_taps_on_different_elements_between_the_same_nodes_stay_separate() -> None:
-    row_a = Screen("List", ("Alpha", "Beta"))
-    detail = Screen("Detail", ("Info",))
+    row_a = Sketch("List", ("Alpha", "Beta"))
+    detail = Sketch("Detail", ("Info",))
     d1 = demo("d1", [(row_a, tap_row(row_a, "Alpha")), (detail, Action.done())])
     d2 = demo("d2", [(row_a, tap_row(row_a, "Beta")), (detail, Action.done())])
     graph = merge_demonstrations([d1, d2], settings=S).graph
@@ -103,7 +103,7 @@ def test_taps_on_different_elements_between_the_same_nodes_stay_separate() -> No
 
 
 def test_swipes_merge_by_direction_and_texts_by_meaning() -> None:
-    a, b = Screen("Feed", ("One", "Two")), Screen("Search", ("Results",))
+    a, b = Sketch("Feed", ("One", "Two")), Sketch("Search", ("Results",))
     d1 = demo(
         "d1",
         [
@@ -139,7 +139,7 @@ def test_swipes_merge_by_direction_and_texts_by_meaning() -> None:
 
 
 def test_tap_on_a_screen_sized_element_keeps_points_only() -> None:
-    a, b = Screen("Splash"), Screen("Main", ("Go",))
+    a, b = Sketch("Splash"), Sketch("Main", ("Go",))
     d1 = demo("d1", [(a, Action.tap(135, 550, screen=SIZE)), (b, Action.done())])
     edge = merge_demonstrations([d1], settings=S).graph.edges[0]
     assert edge.rule.bounds is None  # the root frame would accept any tap
@@ -155,10 +155,10 @@ def test_different_start_screens_warn_and_different_end_screens_stay_apart() -> 
     assert [n.id for n in result.graph.done_nodes] == ["done", "done2"]
 
 
-def _hash_state(demo_id: str, step: int, bits: int) -> CapturedScreen:
+def _hash_state(demo_id: str, step: int, bits: int) -> Screen:
     """A state known only by its hash: ``bits`` low bits set out of 256."""
     value = (1 << bits) - 1
-    return CapturedScreen(
+    return Screen(
         SIZE, phash=f"phash16:{value:064x}", activity="a/.A", member=MemberRef(demo_id, step)
     )
 
@@ -218,7 +218,7 @@ def test_unusable_demonstrations_are_skipped_and_the_rest_build() -> None:
     d1, _ = _two_paths()
     unfinished = dataclasses.replace(d1.demo, id="open", steps=d1.demo.steps[:-1])
     broken_obs = Observation(screenshot="missing.png", screen=SIZE)  # no hash, no file
-    broken_state = CapturedScreen(SIZE, member=MemberRef("broken", 1))
+    broken_state = Screen(SIZE, member=MemberRef("broken", 1))
     broken_demo = dataclasses.replace(
         d1.demo, id="broken", steps=(d1.demo.steps[0], Step(1, broken_obs, Action.done()))
     )
@@ -247,7 +247,7 @@ def test_demo_input_needs_one_state_per_step() -> None:
 
 
 def test_an_end_screen_joins_the_same_intermediate_screen_which_becomes_done() -> None:
-    clock = Screen("World clock", ("New York", "London"))
+    clock = Sketch("World clock", ("New York", "London"))
     d1 = demo(
         "d1", [(HOME, tap_row(HOME, "Clock")), (clock, Action.wait()), (clock, Action.done())]
     )

@@ -13,7 +13,7 @@ from graph_builder.errors import FormatError
 from graph_builder.hierarchy import load_hierarchy, parse_hierarchy
 from graph_builder.model import Observation
 from graph_builder.phash import compute_phash, hash_bits, masked_bands
-from graph_builder.screen import Screen as CapturedScreen
+from graph_builder.screen import Screen
 from graph_builder.similarity import (
     SimilaritySettings,
     compare,
@@ -22,13 +22,13 @@ from graph_builder.similarity import (
     screen_features,
     text_changes,
 )
-from tests.graph_builder.gb_synthetic import Screen, render, state
+from tests.graph_builder.gb_synthetic import Sketch, render, state
 from tests.shared_fixtures import require_llamatouch_trace
 
 S = SimilaritySettings()
-HOME = Screen("Home", ("Settings", "Contacts", "Clock"))
-SETTINGS = Screen("Settings", ("Display", "Sound", "Battery"))
-DISPLAY = Screen("Display", ("Brightness", "Dark theme", "Font size"))
+HOME = Sketch("Home", ("Settings", "Contacts", "Clock"))
+SETTINGS = Sketch("Settings", ("Display", "Sound", "Battery"))
+DISPLAY = Sketch("Display", ("Brightness", "Dark theme", "Font size"))
 
 
 def test_same_screen_with_another_clock_is_the_same() -> None:
@@ -48,17 +48,17 @@ def test_other_screen_is_different_and_the_reason_names_the_component() -> None:
 
 
 def test_dialog_over_a_screen_is_a_different_state() -> None:
-    dialog = Screen(DISPLAY.name, DISPLAY.rows, dialog="Turn on dark theme?")
+    dialog = Sketch(DISPLAY.name, DISPLAY.rows, dialog="Turn on dark theme?")
     verdict = compare(state(DISPLAY), state(dialog), settings=S)
     assert not verdict.same
 
 
 def test_ticking_times_are_tolerated_but_a_changed_counter_is_a_new_state() -> None:
-    a = Screen("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "3 items"})
-    b = Screen("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:43", "n": "3 items"})
+    a = Sketch("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "3 items"})
+    b = Sketch("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:43", "n": "3 items"})
     verdict = compare(state(a), state(b), settings=S)
     assert verdict.same and verdict.changes == pytest.approx(2 * S.volatile_text_weight)
-    c = Screen("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "4 items"})
+    c = Sketch("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "4 items"})
     verdict = compare(state(a), state(c), settings=S)
     assert not verdict.same
     assert "text changes 2.00 > 0.50" in verdict.reason and "'4 items'" in verdict.reason
@@ -74,8 +74,8 @@ def test_ticking_times_are_tolerated_but_a_changed_counter_is_a_new_state() -> N
     ],
 )
 def test_notification_counts_and_temperatures_are_masked(before: str, after: str) -> None:
-    a = Screen("Inbox", ("Alice", "Bob"), extra={"n": before})
-    b = Screen("Inbox", ("Alice", "Bob"), extra={"n": after})
+    a = Sketch("Inbox", ("Alice", "Bob"), extra={"n": before})
+    b = Sketch("Inbox", ("Alice", "Bob"), extra={"n": after})
     verdict = compare(state(a), state(b), settings=S)
     assert verdict.same and verdict.changes == 0.0
     _, weights = hierarchy_signatures(parse_hierarchy(render(a)[1]), S)
@@ -83,25 +83,25 @@ def test_notification_counts_and_temperatures_are_masked(before: str, after: str
 
 
 def test_a_temperature_in_other_units_is_still_a_change() -> None:
-    a = Screen("Weather", ("Today",), extra={"t": "21°C"})
-    b = Screen("Weather", ("Today",), extra={"t": "70°F"})
+    a = Sketch("Weather", ("Today",), extra={"t": "21°C"})
+    b = Sketch("Weather", ("Today",), extra={"t": "70°F"})
     assert not compare(state(a), state(b), settings=S).same
 
 
 def test_a_sentence_reworded_in_place_costs_little_but_a_new_sentence_counts() -> None:
-    a = Screen(
+    a = Sketch(
         "Route",
         ("Drive", "Walk"),
         extra={"s": "Current location is outside the area, using a fallback origin"},
     )
-    b = Screen(
+    b = Sketch(
         "Route",
         ("Drive", "Walk"),
         extra={"s": "Timed out while requesting a GPS fix, using the cached origin"},
     )
     verdict = compare(state(a), state(b), settings=S)
     assert verdict.same and verdict.changes == pytest.approx(2 * S.volatile_text_weight)
-    c = Screen(
+    c = Sketch(
         "Route",
         ("Drive", "Walk"),
         extra={"s": a.extra["s"], "e": "The route could not be planned, please try again"},
@@ -112,12 +112,12 @@ def test_a_sentence_reworded_in_place_costs_little_but_a_new_sentence_counts() -
 
 def test_elements_off_the_screen_or_scrolled_out_are_left_out() -> None:
     rows = tuple(f"Row {i}" for i in range(14))  # the list shows the first nine or so
-    structure, content = hierarchy_signatures(parse_hierarchy(render(Screen("Long", rows))[1]), S)
+    structure, content = hierarchy_signatures(parse_hierarchy(render(Sketch("Long", rows))[1]), S)
     assert "row 0" in content and "row 13" not in content
     shown = sum(f"row {i}" in content for i in range(14))
     assert 5 < shown < 14
     # A launcher's next page, right of the screen, is left out too.
-    _, xml = render(Screen("Home", ("Phone", "Camera")))
+    _, xml = render(Sketch("Home", ("Phone", "Camera")))
     page2 = '<node class="android.widget.TextView" text="Maps" bounds="[2000,500][2200,600]"/>'
     wider = xml.replace(
         '</node><node class="android.widget.FrameLayout" package="com.android.systemui"',
@@ -131,7 +131,7 @@ def test_elements_off_the_screen_or_scrolled_out_are_left_out() -> None:
 
 def test_volatile_texts_weigh_less() -> None:
     _, xml = render(
-        Screen("Clock", extra={"time": "10:42", "date": "Sun, Nov 29", "desc": "x" * 90})
+        Sketch("Clock", extra={"time": "10:42", "date": "Sun, Nov 29", "desc": "x" * 90})
     )
     _, weights = hierarchy_signatures(parse_hierarchy(xml), S)
     assert weights["clock"] == 1.0
@@ -141,7 +141,7 @@ def test_volatile_texts_weigh_less() -> None:
 
 
 def test_a_switch_turned_on_is_a_different_state() -> None:
-    off = render(Screen("Display", ("Dark theme",)))[1]
+    off = render(Sketch("Display", ("Dark theme",)))[1]
     on = off.replace('text="Dark theme"', 'text="Dark theme" checkable="true" checked="true"')
     off = off.replace('text="Dark theme"', 'text="Dark theme" checkable="true" checked="false"')
     _, a = hierarchy_signatures(parse_hierarchy(off), S)
@@ -151,8 +151,8 @@ def test_a_switch_turned_on_is_a_different_state() -> None:
 
 
 def test_different_activities_are_different_even_when_identical() -> None:
-    a = Screen("Home", HOME.rows, activity="com.example.app/.A")
-    b = Screen("Home", HOME.rows, activity="com.example.app/.B")
+    a = Sketch("Home", HOME.rows, activity="com.example.app/.A")
+    b = Sketch("Home", HOME.rows, activity="com.example.app/.B")
     verdict = compare(state(a), state(b), settings=S)
     assert not verdict.same and verdict.activity == "different"
     loose = dataclasses.replace(S, activity_must_match=False)
@@ -160,10 +160,10 @@ def test_different_activities_are_different_even_when_identical() -> None:
 
 
 def test_without_hierarchy_the_visual_threshold_decides() -> None:
-    a = Screen("Home", HOME.rows, with_hierarchy=False)
+    a = Sketch("Home", HOME.rows, with_hierarchy=False)
     verdict = compare(state(a), state(a.with_clock("01:00")), settings=S)
     assert verdict.same and verdict.structure is None and "no hierarchy" in verdict.reason
-    other = Screen("Settings", SETTINGS.rows, with_hierarchy=False)
+    other = Sketch("Settings", SETTINGS.rows, with_hierarchy=False)
     assert not compare(state(a), state(other), settings=S).same
 
 
@@ -225,7 +225,7 @@ def test_stored_hash_is_reused_without_reading_the_screenshot(tmp_path: Path) ->
     image, _ = render(HOME)
     stored = compute_phash(image)
     obs = Observation(screenshot="missing.png", screen=(270, 600), phash=stored)
-    features = screen_features(CapturedScreen.from_observation(obs, tmp_path), S)  # no file exists
+    features = screen_features(Screen.from_observation(obs, tmp_path), S)  # no file exists
     assert features.hash == hash_bits(stored, S)
 
 
@@ -234,14 +234,14 @@ def test_hash_made_with_other_settings_is_recomputed(tmp_path: Path) -> None:
     (tmp_path / "s.png").write_bytes(_png(image))
     old = compute_phash(image, settings=dataclasses.replace(S, hash_size=8))
     obs = Observation(screenshot="s.png", screen=(270, 600), phash=old)
-    features = screen_features(CapturedScreen.from_observation(obs, tmp_path), S)
+    features = screen_features(Screen.from_observation(obs, tmp_path), S)
     assert features.hash == hash_bits(compute_phash(image), S)
 
 
 def test_missing_screenshot_without_hash_is_a_format_error(tmp_path: Path) -> None:
     obs = Observation(screenshot="nope.png", screen=(270, 600))
     with pytest.raises(FormatError, match="not found"):
-        screen_features(CapturedScreen.from_observation(obs, tmp_path), S)
+        screen_features(Screen.from_observation(obs, tmp_path), S)
 
 
 def test_settings_round_trip_and_load(tmp_path: Path) -> None:
@@ -271,14 +271,14 @@ def test_bad_settings_are_reported(data: object, match: str) -> None:
         SimilaritySettings.from_json(data)
 
 
-def _fixture_states(folder: Path) -> list[CapturedScreen]:
+def _fixture_states(folder: Path) -> list[Screen]:
     states = []
     for i in range(5):
         activity = (folder / f"{i}.activity").read_text().strip() or None
         obs = Observation(
             screenshot=f"{i}.png", hierarchy=f"{i}.xml", activity=activity, screen=(1080, 2400)
         )
-        states.append(CapturedScreen.from_observation(obs, folder))
+        states.append(Screen.from_observation(obs, folder))
     return states
 
 

@@ -18,14 +18,14 @@ from recorder_app.qt.graph_editor.dialogs import NewEdgeDialog
 from recorder_app.qt.graph_editor.layout import layered_layout
 from recorder_app.qt.graph_editor.scene import EdgeItem, NodeItem
 from recorder_app.recording.workspace import Workspace
-from tests.graph_builder.gb_synthetic import SIZE, Screen, tap_row, write_demo
+from tests.graph_builder.gb_synthetic import SIZE, Sketch, tap_row, write_demo
 
 TASK = "task1"
-HOME = Screen("Home", ("Settings", "Contacts", "Clock"))
-SETTINGS = Screen("Settings", ("Display", "Sound", "Battery"))
-DISPLAY = Screen("Display", ("Brightness", "Dark theme", "Font size"))
-DARK = Screen("Display", DISPLAY.rows, dialog="Dark theme is on")
-CONTACTS = Screen("Contacts", ("Alice", "Bob", "Carol"))
+HOME = Sketch("Home", ("Settings", "Contacts", "Clock"))
+SETTINGS = Sketch("Settings", ("Display", "Sound", "Battery"))
+DISPLAY = Sketch("Display", ("Brightness", "Dark theme", "Font size"))
+DARK = Sketch("Display", DISPLAY.rows, dialog="Dark theme is on")
+CONTACTS = Sketch("Contacts", ("Alice", "Bob", "Carol"))
 
 
 def write_demos(demos_root: Path) -> None:
