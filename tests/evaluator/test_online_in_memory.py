@@ -1,14 +1,16 @@
 """The online protocol on an in-memory device that walks a task graph (no ADB): the runner
-drives whatever keeps the Device protocol, and a device lost mid-task is reported as such."""
+drives whatever keeps the Device protocol; a device lost mid-task is an error, or a rerun
+on the reopened device when the farm allows retries."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from devices.fake import FakeDevice
+from evaluator.farm.pool import FarmSettings
 from evaluator.matching import match_edges
 from evaluator.run_store import RunStore
-from evaluator.runner import RunConfig, TaskFinished, WorkerStopped, iter_run
+from evaluator.runner import RunConfig, TaskFinished, iter_run
 from graph_builder.io import load_graph
 from graph_builder.model import Action, Observation
 from graph_builder.screen import Screen
@@ -34,9 +36,17 @@ def graph_device(task_dir: Path, serial: str) -> FakeDevice:
     return FakeDevice(screens, graph.start.id, transition, serial=serial)
 
 
-def run(suite: Path, out: Path, devices: list[FakeDevice]) -> list[object]:
+def run(suite: Path, out: Path, devices: list[FakeDevice], retries: int = 0) -> list[object]:
+    # A FakeDevice has no shell to answer the farm's adb health checks.
+    farm = FarmSettings(health_check=False, task_retries=retries)
     config = RunConfig(
-        suite=suite, out=out, agent="replay", protocol="online", tasks=(TASK,), devices=("f1",)
+        suite=suite,
+        out=out,
+        agent="replay",
+        protocol="online",
+        tasks=(TASK,),
+        devices=("f1",),
+        farm=farm,
     )
     opened = iter(devices)
     return list(iter_run(config, device_factory=lambda serial: next(opened)))
@@ -52,12 +62,23 @@ def test_replay_succeeds_online_on_a_device_walking_the_graph(synthetic, tmp_pat
     assert len(device.resets) == 1 and device.current == "done" and device.closed
 
 
-def test_a_device_lost_mid_task_is_an_error_and_its_worker_stops(synthetic, tmp_path):
+def test_a_device_lost_mid_task_without_retries_is_an_error(synthetic, tmp_path):
     device = graph_device(synthetic.suite / TASK, "f1")
     device.fail_next("perform")
     events = run(synthetic.suite, tmp_path / "run", [device])
     result = RunStore.open(tmp_path / "run").results()[0]
     assert result.status.value == "error" and "f1 was lost" in (result.reason or "")
-    assert [e.worker for e in events if isinstance(e, WorkerStopped)] == ["f1"]
     assert [e.task_id for e in events if isinstance(e, TaskFinished)] == [TASK]
     assert device.closed
+
+
+def test_a_task_whose_device_was_lost_reruns_on_the_device_reopened(synthetic, tmp_path):
+    lost, healed = (
+        graph_device(synthetic.suite / TASK, "f1"),
+        graph_device(synthetic.suite / TASK, "f1"),
+    )
+    lost.fail_next("perform")
+    run(synthetic.suite, tmp_path / "run", [lost, healed], retries=1)
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert result.success, result.reason
+    assert lost.closed and len(lost.performed) == 0 and len(healed.performed) == 4
