@@ -20,7 +20,7 @@ import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
-from typing import Any, ClassVar, Self
+from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import adbutils
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
@@ -39,6 +39,9 @@ from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
 from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe, Size
 from graph_builder.screen import Screen
+
+if TYPE_CHECKING:
+    from devices.health import Health
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
@@ -624,6 +627,12 @@ class AndroidDevice:
         """Everything a command printed, for commands that report failure only in words."""
         _, out, err = self._exec(command, timeout=timeout)
         return (out + err).decode("utf-8", "replace").strip()
+
+    def health(self, timeout: float = 10.0) -> Health:
+        """The farm's checks: adb answers, screen on and unlocked, launcher up on Home."""
+        from devices.health import check_health
+
+        return check_health(self, timeout=timeout)
 
     def info(self) -> DeviceInfo:
         """Model, Android version, natural screen size and density."""

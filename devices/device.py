@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
+from devices.health import Health
 from graph_builder.model import Action, DeviceInfo, ResetRecipe
 from graph_builder.screen import Screen
 
@@ -41,6 +42,10 @@ class Device(Protocol):
 
     def installed_packages(self) -> list[str]:
         """The packages installed (to start an app an agent names by its label)."""
+        ...
+
+    def health(self, timeout: float = 10.0) -> Health:
+        """Is it fit for the next task (answers, screen on and unlocked, launcher up)?"""
         ...
 
     def close(self) -> None:

@@ -16,6 +16,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from devices.errors import DeviceDisconnectedError, DeviceError
+from devices.health import Health, HealthCheck
 from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe
 from graph_builder.screen import Screen
 
@@ -95,6 +96,14 @@ class FakeDevice:
         """The packages of the scripted screens' activities."""
         self._call("installed_packages")
         return sorted({s.activity.partition("/")[0] for s in self.screens.values() if s.activity})
+
+    def health(self, timeout: float = 10.0) -> Health:
+        """Healthy while open; ``fail_next("health")`` makes the next check fail."""
+        try:
+            self._call("health")
+        except DeviceError as exc:
+            return Health((HealthCheck("adb", False, f"no answer: {exc}"),))
+        return Health((HealthCheck("adb", True, "answers"),))
 
     def close(self) -> None:
         self.closed = True

@@ -13,7 +13,6 @@ import re
 from dataclasses import dataclass
 from typing import Protocol
 
-from devices.android import parse_focus
 from devices.errors import DeviceError
 
 HOME_KEY = 3
@@ -98,6 +97,8 @@ def _unlocked(device: _Shell, timeout: float) -> HealthCheck:
 
 
 def _launcher(device: _Shell, timeout: float) -> HealthCheck:
+    from devices.android import parse_focus
+
     if _ask(device, f"input keyevent {HOME_KEY}", timeout) is None:
         return HealthCheck("launcher", False, "Home could not be pressed")
     focus = parse_focus(_ask(device, "dumpsys window", timeout) or "")

@@ -21,8 +21,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from devices.address import DeviceAddress
+from devices.device import Device
 from devices.errors import DeviceError
-from devices.health import Health, check_health
+from devices.health import Health
 from evaluator.errors import ConfigError
 
 EXECUTORS = ("local", "ray")
@@ -101,7 +102,7 @@ class DeviceSlot:
     """One device of the pool and what the run learned about it."""
 
     address: DeviceAddress
-    device: Any = None
+    device: Device | None = None
     failures: int = 0  # failed heals in a row
     quarantined: bool = False
     health: Health | None = field(default=None, repr=False)
@@ -111,13 +112,13 @@ class DeviceSlot:
         return str(self.address)
 
 
-Opener = Callable[[DeviceAddress], Any]
+Opener = Callable[[DeviceAddress], Device]
 Recorder = Callable[..., Any]  # FarmLog.record, or a collector on a remote worker
 
 
 def prepare(
     slot: DeviceSlot, settings: FarmSettings, open_device: Opener, record: Recorder
-) -> Any | None:
+) -> Device | None:
     """A healthy device for the next task, healing it if needed; None when it is not
     fit (quarantined after too many failures in a row)."""
     if slot.quarantined:
@@ -148,7 +149,7 @@ def _problem(slot: DeviceSlot, settings: FarmSettings, open_device: Opener) -> s
             return f"cannot connect: {exc}"
     if not settings.health_check:
         return None
-    slot.health = check_health(slot.device, timeout=settings.health_timeout)
+    slot.health = slot.device.health(settings.health_timeout)
     return None if slot.health.ok else slot.health.summary()
 
 

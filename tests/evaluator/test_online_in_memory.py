@@ -37,8 +37,7 @@ def graph_device(task_dir: Path, serial: str) -> FakeDevice:
 
 
 def run(suite: Path, out: Path, devices: list[FakeDevice], retries: int = 0) -> list[object]:
-    # A FakeDevice has no shell to answer the farm's adb health checks.
-    farm = FarmSettings(health_check=False, task_retries=retries)
+    farm = FarmSettings(task_retries=retries)
     config = RunConfig(
         suite=suite,
         out=out,
@@ -82,3 +81,15 @@ def test_a_task_whose_device_was_lost_reruns_on_the_device_reopened(synthetic, t
     result = RunStore.open(tmp_path / "run").results()[0]
     assert result.success, result.reason
     assert lost.closed and len(lost.performed) == 0 and len(healed.performed) == 4
+
+
+def test_an_unhealthy_device_is_reopened_before_the_task(synthetic, tmp_path):
+    sick, fresh = (
+        graph_device(synthetic.suite / TASK, "f1"),
+        graph_device(synthetic.suite / TASK, "f1"),
+    )
+    sick.fail_next("health")
+    run(synthetic.suite, tmp_path / "run", [sick, fresh])
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert result.success and sick.closed and not sick.performed
+    assert len(fresh.performed) == 4
