@@ -1,10 +1,18 @@
 """Android devices over adbutils: the same code drives real phones and the virtual phone.
 
->>> device = AndroidDevice(list_devices()[0].serial)  # doctest: +SKIP
->>> screen = device.observe()  # doctest: +SKIP
->>> device.perform(Action.tap(500, 500, screen=NORMALIZED_SCREEN))  # doctest: +SKIP
->>> device.wait_until_settled()  # doctest: +SKIP
-True
+The virtual phone stands in for a real one here; with a phone on USB, ``adb_client()``
+finds the local adb server.
+
+>>> from graph_builder.model import NORMALIZED_SCREEN, Action
+>>> from virtual_phone import running_server
+>>> with running_server() as server:
+...     client = adb_client(port=server.port)
+...     device = AndroidDevice(list_devices(client)[0].serial, client=client)
+...     screen = device.observe()
+...     device.perform(Action.tap(500, 500, screen=NORMALIZED_SCREEN))
+...     settled = device.wait_until_settled()
+>>> screen.size, screen.activity, settled
+((1080, 2400), 'com.android.launcher3/.uioverrides.QuickstepLauncher', True)
 
 Every call has a timeout and raises a ``devices.errors.DeviceError`` subclass; nothing
 here ever starts an adb server (adbutils would otherwise run ``adb start-server`` by

@@ -1,11 +1,21 @@
 """Live frames of a device's screen: scrcpy's H.264 stream, or screencap polling as a fallback.
 
->>> source = open_frame_source(device)  # doctest: +SKIP
->>> source.name, source.fallback_reason  # doctest: +SKIP
+>>> from devices.android import adb_client
+>>> from virtual_phone import running_server
+>>> with running_server() as server:
+...     device = AndroidDevice("virtual-1", client=adb_client(port=server.port))
+...     source = open_frame_source(device)
+...     deadline = time.monotonic() + 20
+...     while source.latest() is None and time.monotonic() < deadline:
+...         time.sleep(0.05)
+...     frame = source.latest()
+...     source.stop()
+>>> source.name, source.fallback_reason
 ('scrcpy', None)
->>> frame = source.latest()  # doctest: +SKIP
->>> w, h = frame.size  # doctest: +SKIP
->>> QImage(frame.array.data, w, h, 3 * w, QImage.Format.Format_RGB888)  # doctest: +SKIP
+>>> frame.size, frame.device_size  # the frame is scaled to max_size; clicks map back
+((544, 1200), (1080, 2400))
+>>> frame.array.shape  # RGB rows, ready for a QImage of Format_RGB888
+(1200, 544, 3)
 
 The scrcpy path pushes the scrcpy-server 3.3.4 jar that mysc-core ships and uses mysc-core's
 launch command, then reads the stream itself: mysc-core's own connection helper polls for

@@ -4,8 +4,30 @@ Used by the VLM agents and the VLM judge. The API key is read from an environmen
 whose *name* is configured, at request time; it is never stored on the client's config,
 never put into error messages, and never written anywhere.
 
->>> client = ChatClient(EndpointConfig("http://127.0.0.1:8000/v1", "m"))  # doctest: +SKIP
->>> client.complete([{"role": "user", "content": "hi"}]).text  # doctest: +SKIP
+An endpoint that echoes the last message, to show a round trip:
+
+>>> import threading
+>>> from http.server import BaseHTTPRequestHandler, HTTPServer
+>>> class Echo(BaseHTTPRequestHandler):
+...     def do_POST(self):
+...         asked = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+...         text = "echo: " + asked["messages"][-1]["content"]
+...         answer = {"choices": [{"message": {"content": text}}],
+...                   "usage": {"prompt_tokens": 5, "completion_tokens": 2}}
+...         body = json.dumps(answer).encode()
+...         self.send_response(200)
+...         self.send_header("Content-Length", str(len(body)))
+...         self.end_headers()
+...         self.wfile.write(body)
+...     def log_message(self, *args):
+...         pass
+>>> server = HTTPServer(("127.0.0.1", 0), Echo)
+>>> threading.Thread(target=server.serve_forever, daemon=True).start()
+>>> client = ChatClient(EndpointConfig(f"http://127.0.0.1:{server.server_port}/v1", "m"))
+>>> reply = client.complete([{"role": "user", "content": "hi"}])
+>>> reply.text, reply.input_tokens, reply.output_tokens, reply.attempts
+('echo: hi', 5, 2, 1)
+>>> server.shutdown()
 """
 
 from __future__ import annotations

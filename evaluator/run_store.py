@@ -11,9 +11,14 @@ A crash can at worst leave a torn last line in results.jsonl; loading skips it a
 append cuts it off (it belongs to a task that had not finished, which reruns on resume).
 The studio's evaluation panel writes overrides and tags through ``RunStore``.
 
->>> store = RunStore.create(tmp / "run", {"agent": {"name": "random"}})  # doctest: +SKIP
->>> store.append_result(result)  # doctest: +SKIP
->>> store.set_override("t1", HumanVerdict(True, note="the judge missed it"))  # doctest: +SKIP
+>>> import tempfile
+>>> tmp = tempfile.TemporaryDirectory()
+>>> store = RunStore.create(Path(tmp.name) / "run", {"agent": {"name": "random"}})
+>>> store.append_result(TaskResult("t1", TaskStatus.FAILURE, "online", steps=3))
+>>> store.set_override("t1", HumanVerdict(True, note="the judge missed it"))
+>>> [(r.task_id, r.status.value) for r in store.results()], store.overrides()["t1"].success
+([('t1', 'failure')], True)
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

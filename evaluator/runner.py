@@ -10,8 +10,25 @@ worker has its own agent. A task that cannot be evaluated (no graph, invalid gra
 endpoint down, device lost) is recorded with status ``error`` and the run goes on; a
 worker whose device is lost stops and the others take its remaining tasks.
 
->>> for event in iter_run(RunConfig(suite=suite, out=out, agent="replay")):  # doctest: +SKIP
-...     print(event)
+>>> import tempfile
+>>> from importlib.resources import files
+>>> tmp = tempfile.TemporaryDirectory()
+>>> config = RunConfig(suite=files("task_graphs") / "sample", out=Path(tmp.name) / "run",
+...                    agent="replay", tasks=("font_bigger",))
+>>> for event in iter_run(config):
+...     if isinstance(event, TaskFinished):
+...         print(event.task_id, event.result.status.value, event.result.steps)
+...     else:
+...         print(type(event).__name__)
+RunStarted
+TaskStarted
+StepDone
+StepDone
+StepDone
+StepDone
+font_bigger success 4
+RunFinished
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

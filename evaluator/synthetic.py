@@ -10,7 +10,14 @@ demonstrations, so graphs can also be rebuilt from them: ``demo1`` goes straight
 Instructions come in two variants: the normalized one names the buttons ("Open Display,
 then tap Font size."), the original one says what an older adult might say instead.
 
->>> tasks = write_suite(tmp / "suite", count=3, demos=tmp / "demos")  # doctest: +SKIP
+>>> import tempfile
+>>> tmp = tempfile.TemporaryDirectory()
+>>> tasks = write_suite(Path(tmp.name) / "suite", count=3, demos=Path(tmp.name) / "demos")
+>>> [t.id for t in tasks]
+['task000', 'task001', 'task002']
+>>> sorted(p.name for p in (Path(tmp.name) / "demos" / "task000").iterdir())
+['demo1', 'demo2']
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

@@ -10,8 +10,14 @@ The task.json is the suite's own when the task already exists there; otherwise t
 an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline task made
 from the demonstrations' instruction and app.
 
->>> reports = build_workspace(Path("demos"), Path("suite"), settings=SimilaritySettings())
-...                                                                     # doctest: +SKIP
+>>> import tempfile
+>>> from importlib.resources import files
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     [report] = build_workspace(files("task_graphs") / "sample" / "demos", Path(tmp) / "suite",
+...                                settings=SimilaritySettings(), tasks=["font_bigger"])
+...     written = sorted(p.name for p in (Path(tmp) / "suite" / "font_bigger").iterdir())
+>>> report.written, report.demos_used, report.nodes, report.edges, written
+(True, 3, 8, 9, ['graph.json', 'nodes', 'task.json'])
 """
 
 from __future__ import annotations

@@ -8,8 +8,13 @@ Node images: a split creates a node whose ``nodes/<id>.png`` does not exist yet,
 node whose first member (its representative) moved shows a stale image. The caller
 refreshes them (``graph_builder.build.write_node_files``).
 
->>> graph2, undo = MergeNodes("n1", ("n2",)).apply(graph)  # doctest: +SKIP
->>> undo.apply(graph2)[0] == graph  # doctest: +SKIP
+>>> from importlib.resources import files
+>>> from graph_builder.io import load_graph
+>>> graph = load_graph(files("task_graphs") / "sample" / "font_bigger")
+>>> graph2, undo = MergeNodes("n1", ("n3",)).apply(graph)
+>>> len(graph.nodes), len(graph2.nodes)
+(8, 7)
+>>> undo.apply(graph2)[0] == graph
 True
 """
 

@@ -4,9 +4,14 @@ The view is an index: payloads stay in the model, and the networkx graph holds i
 keys are edge ids). Edges whose endpoints are missing are left out of the view; the
 validator reports them.
 
->>> g = to_networkx(graph)  # doctest: +SKIP
->>> sorted(reachable_from(graph, "start"))  # doctest: +SKIP
-['done', 'n1', 'start']
+>>> from importlib.resources import files
+>>> from graph_builder.io import load_graph
+>>> graph = load_graph(files("task_graphs") / "sample" / "font_bigger")
+>>> g = to_networkx(graph)
+>>> g.number_of_nodes(), g.number_of_edges()
+(8, 9)
+>>> sorted(reachable_from(graph, "n3"))
+['done', 'n2', 'n3', 'n4']
 """
 
 from __future__ import annotations

@@ -17,8 +17,12 @@ repairs, and lists in ``Hierarchy.repairs``:
 Gzip-compressed and UTF-16 dumps are read as they are. A file with no usable hierarchy
 (empty, cut off before its end, no element with a size) is a FormatError naming it.
 
->>> h = parse_hierarchy(xml_text)  # doctest: +SKIP
->>> h.element_at(540, 1200).label()  # doctest: +SKIP
+>>> h = parse_hierarchy(
+...     '<hierarchy rotation="0"><node class="android.widget.FrameLayout" '
+...     'bounds="[0,0][1080,2400]"><node text="Display" class="android.widget.TextView" '
+...     'clickable="true" bounds="[0,1100][1080,1300]"/></node></hierarchy>'
+... )
+>>> h.element_at(540, 1200).label()
 'Display'
 """
 

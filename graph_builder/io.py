@@ -382,9 +382,20 @@ class DemoWriter:
     Each ``add_step`` writes the screenshot and hierarchy, then rewrites demo.json
     atomically. Until ``finish``, the demo's status is ``incomplete``.
 
-    >>> writer = DemoWriter.create(tmp / "demos", task, device=info)  # doctest: +SKIP
-    >>> writer.add_step(png, xml, activity="pkg/.Main", action=Action.back())  # doctest: +SKIP
-    >>> writer.finish()  # doctest: +SKIP
+    >>> from io import BytesIO
+    >>> from PIL import Image
+    >>> png = BytesIO()
+    >>> Image.new("RGB", (108, 240), "white").save(png, "PNG")
+    >>> tmp = tempfile.TemporaryDirectory()
+    >>> task = Task("wifi_on", "turn on the wifi please")
+    >>> writer = DemoWriter.create(Path(tmp.name), task, demo_id="d1")
+    >>> step = writer.add_step(png.getvalue(), None, action=Action.done(),
+    ...                        activity="pkg/.Main", screen=(108, 240), time=0.0)
+    >>> load_demo(writer.folder).status  # on disk after every step, not yet complete
+    <DemoStatus.INCOMPLETE: 'incomplete'>
+    >>> writer.finish().status, load_demo(writer.folder).steps[0].observation.screenshot
+    (<DemoStatus.COMPLETE: 'complete'>, 'steps/0000.png')
+    >>> tmp.cleanup()
     """
 
     def __init__(self, folder: Path, demo: Demonstration) -> None:

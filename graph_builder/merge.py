@@ -18,10 +18,13 @@ between two screens becomes (or supports) an edge between their nodes.
 
 The function is pure: states load their files lazily and nothing is written.
 
+>>> from importlib.resources import files
+>>> from graph_builder.io import demo_dirs
+>>> folders = demo_dirs(files("task_graphs") / "sample" / "demos", "font_bigger")
 >>> result = merge_demonstrations([DemoInput.from_folder(d) for d in folders],
-...                               settings=SimilaritySettings())  # doctest: +SKIP
->>> [n.id for n in result.graph.nodes]  # doctest: +SKIP
-['start', 'n1', 'n2', 'done']
+...                               settings=SimilaritySettings())
+>>> [n.id for n in result.graph.nodes], len(result.graph.edges)
+(['start', 'n1', 'n2', 'n3', 'n4', 'n5', 'n6', 'done'], 9)
 """
 
 from __future__ import annotations

@@ -5,8 +5,15 @@ builder reuses it and decodes no PNG when it is present. The string carries the 
 size (``"phash16:<hex>"``) so that a hash made with other settings is recognised and
 recomputed instead of being compared with an incompatible one.
 
->>> compute_phash(png_bytes, hierarchy)  # doctest: +SKIP
-'phash16:c3a1...'
+>>> from importlib.resources import files
+>>> from graph_builder.hierarchy import load_hierarchy
+>>> from graph_builder.io import load_demo
+>>> demo = files("task_graphs") / "sample" / "demos" / "font_bigger" / "d1"
+>>> first = load_demo(demo).steps[0].observation
+>>> digest = compute_phash((demo / first.screenshot).read_bytes(),
+...                        load_hierarchy(demo / first.hierarchy))
+>>> digest[:8], digest == first.phash  # the hash recorded at capture
+('phash16:', True)
 """
 
 from __future__ import annotations

@@ -2,9 +2,15 @@
 
 docs/graph_builder.md explains each field and why its default is what it is.
 
->>> settings = load_settings(Path("settings.json"))  # doctest: +SKIP
->>> settings.same_threshold
+>>> SimilaritySettings().same_threshold
 0.88
+>>> import json, tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     path = Path(tmp) / "settings.json"
+...     _ = path.write_text(json.dumps({"same_threshold": 0.9}))
+...     settings = load_settings(path)
+>>> settings.same_threshold, settings.hash_size  # missing fields keep their defaults
+(0.9, 16)
 """
 
 from __future__ import annotations

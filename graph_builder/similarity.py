@@ -14,10 +14,16 @@ text changing (a counter, a typed word, a switch) is a different state, so at mo
 ``max_text_changes`` is allowed, which a few ticking clocks stay under. System UI elements
 (status bar, navigation bar) are left out of the hierarchy components.
 
->>> verdict = compare(Screen.from_observation(obs_a, folder_a),
-...                   Screen.from_observation(obs_b, folder_b), settings=SimilaritySettings())
->>> verdict.same, verdict.reason  # doctest: +SKIP
-(True, 'same: score 0.93 >= 0.80')
+>>> from importlib.resources import files
+>>> from graph_builder.io import demo_dirs, load_demo
+>>> d1, d2 = demo_dirs(files("task_graphs") / "sample" / "demos", "font_bigger")[:2]
+>>> def state(folder, step):
+...     return Screen.from_observation(load_demo(folder).steps[step].observation, folder)
+>>> verdict = compare(state(d1, 0), state(d2, 0), settings=SimilaritySettings())
+>>> verdict.same, verdict.reason
+(True, 'score 1.00 >= 0.88')
+>>> compare(state(d1, 0), state(d1, 1), settings=SimilaritySettings()).reason
+'different activities (com.android.settings/.Settings vs com.android.settings/.SubSettings)'
 """
 
 from __future__ import annotations

@@ -3,9 +3,19 @@
 Errors make a graph unusable (the builder will not write it over a valid one); warnings
 point at something a person should look at.
 
->>> for problem in validate_graph(graph):  # doctest: +SKIP
+>>> from importlib.resources import files
+>>> from graph_builder.io import load_graph
+>>> graph = load_graph(files("task_graphs") / "sample" / "font_bigger")
+>>> validate_graph(graph)
+[]
+>>> from dataclasses import replace
+>>> e4 = replace(graph.edge("e4"), target="n9")
+>>> broken = graph.with_changes(edges=tuple(e4 if e.id == "e4" else e for e in graph.edges))
+>>> for problem in validate_graph(broken):
 ...     print(problem)
 error [edge e4]: edge e4 goes to node 'n9', which does not exist
+warning [node n3]: node n3 cannot be reached from START
+warning [node n4]: node n4 cannot be reached from START
 """
 
 from __future__ import annotations

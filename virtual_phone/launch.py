@@ -1,6 +1,7 @@
 """Run the virtual ADB server in the background: for tests, benchmarks and the studio.
 
->>> with running_server() as server:  # doctest: +SKIP
+>>> import adbutils
+>>> with running_server() as server:
 ...     adbutils.AdbClient(host="127.0.0.1", port=server.port).device_list()
 [AdbDevice(serial=virtual-1)]
 """

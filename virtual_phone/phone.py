@@ -30,9 +30,9 @@ How it works:
 - ``time_source`` (default ``time.monotonic``) drives transitions, toasts and touch
   timing, so tests can move time by hand.
 
->>> phone = VirtualPhone(settle_ms=(0, 0))  # doctest: +SKIP
->>> phone.start("com.android.settings")  # doctest: +SKIP
->>> phone.ground_truth().split()[0]  # doctest: +SKIP
+>>> phone = VirtualPhone(settle_ms=(0, 0))
+>>> phone.start("com.android.settings")
+>>> phone.ground_truth().split()[0]
 'settings/main'
 """
 

@@ -5,8 +5,20 @@ An importer reads one trajectory folder and writes one demonstration with DemoWr
 at ``<demos>/<task>/task.json`` when there is none yet. Register new importers (AitW,
 AndroidControl, ...) in ``IMPORTERS``.
 
->>> result = IMPORTERS["llamatouch"](Path("trace_18"), task_id="duolingo_fr",
-...                                  demos_root=Path("demos"))  # doctest: +SKIP
+>>> import tempfile
+>>> from PIL import Image
+>>> tmp = Path(tempfile.mkdtemp())
+>>> trace = tmp / "trace_18"
+>>> trace.mkdir()
+>>> for i in range(2):
+...     Image.new("RGB", (320, 720), "white").save(trace / f"{i}.png")
+>>> _ = (trace / "instruction.txt").write_text("Open the app")
+>>> _ = (trace / "eventStructs.txt").write_text(
+...     "[Click] Screen Resolution (320, 720), Click Position (160, 360)")
+>>> result = IMPORTERS["llamatouch"](trace, task_id="open_app", demos_root=tmp / "demos")
+>>> [step.action.describe() for step in result.demo.steps]
+['tap (160, 360)', 'done']
+>>> import shutil; shutil.rmtree(tmp)
 """
 
 from __future__ import annotations

@@ -1,7 +1,19 @@
 """Running blocking calls off the GUI thread and getting the result back as a signal.
 
->>> job = run_in_background(list_devices, on_done=self._on_devices_listed,
-...                         on_error=self._on_listing_failed)  # doctest: +SKIP
+>>> from PySide6.QtCore import QEventLoop, QTimer
+>>> from PySide6.QtWidgets import QApplication
+>>> app = QApplication.instance() or QApplication([])
+>>> loop = QEventLoop()
+>>> QTimer.singleShot(20_000, loop.quit)  # bounded, whatever happens
+>>> results = []
+>>> def on_done(value):
+...     results.append(value)
+...     loop.quit()
+>>> job = run_in_background(lambda: sum(range(10)), on_done=on_done, on_error=print)
+>>> loop.exec()
+0
+>>> results  # on_done ran in the GUI thread, in the loop
+[45]
 """
 
 from __future__ import annotations

@@ -10,10 +10,21 @@ The step is written to disk *before* the action is performed. A full disk theref
 refuses the action while the phone is still on the same screen (free space and do it
 again), and a failed perform removes the step it had just written.
 
->>> session = RecordingSession.start(device, ws.demos_dir, task)  # doctest: +SKIP
->>> screen = session.capture()  # doctest: +SKIP
->>> session.act(Action.tap(540, 1200, screen=screen.screen.size))  # doctest: +SKIP
->>> session.capture(); session.complete()  # doctest: +SKIP
+>>> import tempfile
+>>> from devices.android import AndroidDevice, adb_client
+>>> from virtual_phone import running_server
+>>> tmp = tempfile.TemporaryDirectory()
+>>> task = Task("open_settings", "open the settings", app="com.android.settings")
+>>> with running_server() as server:
+...     device = AndroidDevice("virtual-1", client=adb_client(port=server.port))
+...     session = RecordingSession.start(device, Path(tmp.name) / "demos", task)
+...     pending = session.capture()
+...     step = session.act(Action.tap(540, 1200, screen=pending.screen.size))
+...     _ = session.capture()
+...     demo = session.complete()
+>>> demo.status.value, [s.action.type.value for s in demo.steps]
+('complete', ['tap', 'done'])
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

@@ -7,8 +7,13 @@ No Qt here, so scripts and tests can use it directly.
     <workspace>/suites/<suite>/<task_id>/task.json    one task
     <workspace>/runs/                                 evaluation runs
 
->>> ws = Workspace.open(tmp / "ws")  # doctest: +SKIP
->>> ws.save_task("default", Task("wifi-on", "turn on the wifi please"))  # doctest: +SKIP
+>>> import tempfile
+>>> tmp = tempfile.TemporaryDirectory()
+>>> ws = Workspace.open(Path(tmp.name) / "ws")
+>>> path = ws.save_task("default", Task("wifi-on", "turn on the wifi please"))
+>>> path.relative_to(ws.root).as_posix(), ws.task_ids("default")
+('suites/default/wifi-on/task.json', ['wifi-on'])
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

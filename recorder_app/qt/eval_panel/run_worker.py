@@ -1,9 +1,27 @@
 """Running the evaluator off the GUI thread: a QThread drives ``evaluator.runner.run_suite``
 and forwards its events as signals (queued into the GUI thread).
 
->>> run = EvaluationRun(config)  # doctest: +SKIP
->>> run.task_finished.connect(table.add_event)  # doctest: +SKIP
->>> run.start()  # doctest: +SKIP
+>>> import tempfile
+>>> from importlib.resources import files
+>>> from pathlib import Path
+>>> from PySide6.QtCore import QEventLoop, QTimer
+>>> from PySide6.QtWidgets import QApplication
+>>> app = QApplication.instance() or QApplication([])
+>>> loop = QEventLoop()
+>>> QTimer.singleShot(20_000, loop.quit)  # bounded, whatever happens
+>>> tmp = tempfile.TemporaryDirectory()
+>>> config = RunConfig(suite=files("task_graphs") / "sample", out=Path(tmp.name) / "run",
+...                    agent="replay", tasks=("font_bigger",))
+>>> run = EvaluationRun(config)
+>>> finished = []
+>>> _ = run.task_finished.connect(lambda event: finished.append(event.result.status.value))
+>>> _ = run.ended.connect(loop.quit)
+>>> run.start()
+>>> loop.exec()
+0
+>>> finished
+['success']
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

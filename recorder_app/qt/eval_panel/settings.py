@@ -3,8 +3,16 @@
 No Qt here. API keys are never stored: an agent names the environment variable that holds
 its key (``api_key_env``), and extra settings that look like secrets are refused.
 
->>> settings = load_settings(workspace_root)  # doctest: +SKIP
->>> save_settings(workspace_root, replace(settings, agent="random"))  # doctest: +SKIP
+>>> import tempfile
+>>> tmp = tempfile.TemporaryDirectory()
+>>> settings = load_settings(Path(tmp.name))  # the defaults when nothing is saved yet
+>>> settings.agent
+'replay'
+>>> save_settings(Path(tmp.name), replace(settings, agent="random")).name
+'eval_settings.json'
+>>> load_settings(Path(tmp.name)).agent
+'random'
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

@@ -4,9 +4,24 @@ Widgets never keep model objects: they keep ids and ask the document. Every chan
 through ``apply(edit)`` (a graph_builder edit, wrapped for the undo stack), and the
 document says so with ``graph_changed``.
 
->>> document.open(task_dir, demos_root)  # doctest: +SKIP
->>> document.apply(SetNodeKind("n3", NodeKind.DONE))  # doctest: +SKIP
->>> document.save()  # doctest: +SKIP
+>>> import shutil, tempfile
+>>> from importlib.resources import files
+>>> from PySide6.QtWidgets import QApplication
+>>> from graph_builder.edits import SetNodeKind
+>>> from graph_builder.model import NodeKind
+>>> from graph_builder.io import load_graph
+>>> app = QApplication.instance() or QApplication([])
+>>> sample = files("task_graphs") / "sample"
+>>> tmp = tempfile.TemporaryDirectory()
+>>> task_dir = Path(shutil.copytree(sample / "font_bigger", Path(tmp.name) / "font_bigger"))
+>>> document = GraphDocument()
+>>> _ = document.open(task_dir, sample / "demos")
+>>> document.apply(SetNodeKind("n4", NodeKind.DONE))
+>>> document.save()  # the problems left, if any
+[]
+>>> load_graph(task_dir).node("n4").kind
+<NodeKind.DONE: 'done'>
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

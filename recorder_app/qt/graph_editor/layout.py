@@ -2,8 +2,11 @@
 
 No Qt here: the scene turns (column, row) slots into pixels.
 
->>> layered_layout(graph)  # doctest: +SKIP
-{'start': (0, 0), 'n1': (1, 0), 'n2': (1, 1), 'done': (2, 0)}
+>>> from importlib.resources import files
+>>> from graph_builder.io import load_graph
+>>> layout = layered_layout(load_graph(files("task_graphs") / "sample" / "font_bigger"))
+>>> layout["start"], layout["n1"], layout["n2"], layout["n3"], layout["done"]
+((0, 0), (1, 0), (2, 0), (1, 1), (3, 0))
 """
 
 from __future__ import annotations
