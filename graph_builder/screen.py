@@ -6,8 +6,12 @@ PNG is read, the image decoded and the hierarchy parsed on first use only, and e
 kept, so the studio, the graph builder, the agents and the online protocol can pass the
 same object around without converting it. Safe to share between threads.
 
->>> screen = Screen((1080, 2400), png=png_bytes, hierarchy_xml=xml)  # doctest: +SKIP
->>> screen.hierarchy().find(text="Display")  # doctest: +SKIP
+>>> from importlib.resources import files
+>>> steps = files("task_graphs") / "sample" / "demos" / "font_bigger" / "d1" / "steps"
+>>> screen = Screen((1080, 2400), png=(steps / "0000.png").read_bytes(),
+...                 hierarchy_xml=(steps / "0000.xml").read_text(encoding="utf-8"))
+>>> screen.image().size, [e.bounds for e in screen.hierarchy().find(text="Display")]
+((1080, 2400), [Bounds(left=198, top=2026, right=1036, bottom=2093)])
 """
 
 from __future__ import annotations

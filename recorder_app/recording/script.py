@@ -5,12 +5,23 @@ perform), so a scripted demonstration is stored exactly as a recorded one: scree
 hierarchy, activity and perceptual hash before every action. The script sees each
 pending screen and answers with the action to take there; ``done`` ends the demo.
 
->>> def tap_display(pending):  # doctest: +SKIP
+>>> import tempfile
+>>> from devices.android import AndroidDevice, adb_client
+>>> from virtual_phone import running_server
+>>> def tap_display(pending):
 ...     if pending.step_index == 1:
 ...         return Action.done()
-...     element = pending.hierarchy.find(text="Display")[0]
+...     element = pending.screen.hierarchy().find(text="Display")[0]
 ...     return Action.tap(*element.bounds.center, screen=pending.screen.size)
->>> demo = record_script(device, ws.demos_dir, task, tap_display)  # doctest: +SKIP
+>>> tmp = tempfile.TemporaryDirectory()
+>>> task = Task("display", "open the display settings", app="com.android.settings")
+>>> with running_server() as server:
+...     device = AndroidDevice("virtual-1", client=adb_client(port=server.port))
+...     demo = record_script(device, Path(tmp.name), task, tap_display,
+...                          reset=ResetRecipe("com.android.settings"))
+>>> demo.status.value, [s.observation.activity for s in demo.steps]
+('complete', ['com.android.settings/.Settings', 'com.android.settings/.SubSettings'])
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
