@@ -4,8 +4,12 @@ Real HTTP on 127.0.0.1 and a random port. Answers are served in order (the last 
 repeats), or chosen by a function of the request. Every request body and its
 Authorization header are kept for assertions.
 
->>> with FakeLLMServer([reply('{"action": "back"}')]) as server:  # doctest: +SKIP
-...     agent = create_agent("openai", {"base_url": server.base_url, "model": "m"})
+>>> from evaluator.chat_client import ChatClient, EndpointConfig
+>>> with FakeLLMServer([reply('{"action": "back"}')]) as server:
+...     client = ChatClient(EndpointConfig(server.base_url, "m"))
+...     answer = client.complete([{"role": "user", "content": "what now?"}]).text
+>>> answer, server.received[0].text()
+('{"action": "back"}', 'what now?')
 """
 
 from __future__ import annotations
