@@ -360,7 +360,7 @@ def run_report(args: argparse.Namespace) -> int:
     summary = summarize(args.run, compare=args.compare, prices=prices, seed=args.seed)
     md, page = write_report(args.run, summary=summary)
     if args.json:
-        json.dump(summary, sys.stdout, indent=2, ensure_ascii=False)
+        json.dump(summary.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
     else:
         print(f"wrote {md} and {page}")

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import html
 import time
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
@@ -47,6 +47,104 @@ def _load(run_dir: Path) -> _Loaded:
     return _Loaded(store, store.info(), store.results())
 
 
+@dataclass(frozen=True, slots=True)
+class Counts:
+    tasks: int
+    success: int
+    failure: int
+    error: int
+    overridden: int  # tasks with a human verdict
+    unreadable_lines: int  # result lines that could not be read
+
+
+@dataclass(frozen=True, slots=True)
+class TaskError:
+    task_id: str
+    reason: str | None
+
+
+@dataclass(frozen=True, slots=True)
+class MappedSteps:
+    """Online steps (of evaluated tasks with a graph) whose screen mapped to a node."""
+
+    mapped: int
+    steps: int
+
+
+@dataclass(frozen=True, slots=True)
+class RunSummary:
+    """Every number of a run's report; ``to_json()`` is what ``elderbench report --json``
+    prints. The overall metrics are those of ``metrics.group_metrics`` over every task; the
+    nested parts (breakdowns, correlations, judge agreement, failure analysis, matching
+    profiles, comparison) hold the JSON of the records that computed them."""
+
+    run: str
+    agent: str | None
+    model: str | None
+    suite: str | None
+    variant: str | None
+    mode: str | None
+    matching: str
+    started: float | None
+    counts: Counts
+    sr: float | None
+    sr_ci: tuple[float | None, float | None] | None
+    cr: float | None
+    da: float | None
+    ra: float | None
+    ail: float | None
+    cost: float | None
+    currency: str
+    unpriced_models: tuple[str, ...]
+    input_tokens: int
+    output_tokens: int
+    steps: int
+    mapped_steps: MappedSteps
+    errors: tuple[TaskError, ...]
+    breakdowns: Mapping[str, Mapping[str, dict[str, Any]]]
+    correlations: tuple[dict[str, Any], ...]
+    judge_agreement: Mapping[str, dict[str, Any]]
+    failure_analysis: dict[str, Any]
+    profile_sensitivity: Mapping[str, dict[str, Any]] | None
+    devices: tuple[dict[str, Any], ...]  # one entry per device (evaluator.farm)
+    comparison: dict[str, Any] | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "run": self.run,
+            "agent": self.agent,
+            "model": self.model,
+            "suite": self.suite,
+            "variant": self.variant,
+            "mode": self.mode,
+            "matching": self.matching,
+            "started": self.started,
+            "counts": asdict(self.counts),
+            "sr": self.sr,
+            "sr_ci": list(self.sr_ci) if self.sr_ci is not None else None,
+            "cr": self.cr,
+            "da": self.da,
+            "ra": self.ra,
+            "ail": self.ail,
+            "cost": self.cost,
+            "currency": self.currency,
+            "unpriced_models": list(self.unpriced_models),
+            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
+            "steps": self.steps,
+            "mapped_steps": asdict(self.mapped_steps),
+            "errors": [asdict(e) for e in self.errors],
+            "breakdowns": {d: dict(groups) for d, groups in self.breakdowns.items()},
+            "correlations": list(self.correlations),
+            "judge_agreement": dict(self.judge_agreement),
+            "failure_analysis": self.failure_analysis,
+            "profile_sensitivity": (
+                dict(self.profile_sensitivity) if self.profile_sensitivity is not None else None
+            ),
+            "devices": list(self.devices),
+            "comparison": self.comparison,
+        }
+
+
 def summarize(
     run_dir: Path,
     *,
@@ -54,65 +152,18 @@ def summarize(
     prices: PriceTable | None = None,
     seed: int = 0,
     resamples: int = 10_000,
-) -> dict[str, Any]:
-    """Every number of the report, JSON-ready."""
+) -> RunSummary:
+    """Every number of the report."""
     prices = prices or load_prices()
     run = _load(run_dir)
     overrides = run.store.overrides()
     overall = group_metrics(run.results, overrides, prices)
     statuses = [effective_status(r, overrides) for r in run.results]
     config = run.info.get("config", {})
-    summary: dict[str, Any] = {
-        "run": str(Path(run_dir)),
-        "agent": run.info.get("agent", {}).get("name"),
-        "model": run.info.get("model"),
-        "suite": run.info.get("suite", {}).get("name"),
-        "variant": config.get("variant"),
-        "mode": config.get("mode"),
-        "matching": config.get("matching", "elderbench"),
-        "started": run.info.get("started"),
-        "counts": {
-            "tasks": len(run.results),
-            "success": statuses.count(TaskStatus.SUCCESS),
-            "failure": statuses.count(TaskStatus.FAILURE),
-            "error": statuses.count(TaskStatus.ERROR),
-            "overridden": sum(1 for r in run.results if r.task_id in overrides),
-            "unreadable_lines": run.store.skipped_lines,
-        },
-        "sr": overall.sr,
-        "sr_ci": [overall.sr_low, overall.sr_high] if overall.sr is not None else None,
-        "cr": overall.cr,
-        "da": overall.da,
-        "ra": overall.ra,
-        "ail": overall.ail,
-        "cost": overall.cost,
-        "currency": prices.currency,
-        "unpriced_models": list(overall.unpriced_models),
-        "tokens": {"input": overall.input_tokens, "output": overall.output_tokens},
-        "steps": overall.steps,
-        "mapped_steps": _mapped_steps(run.results, statuses),
-        "errors": [
-            {"task_id": r.task_id, "reason": r.reason}
-            for r, s in zip(run.results, statuses, strict=True)
-            if s is TaskStatus.ERROR
-        ],
-        "breakdowns": {
-            d: {g: m.to_json() for g, m in groups.items()}
-            for d, groups in breakdowns(run.results, overrides, prices).items()
-        },
-        "correlations": _correlations(run_dir, run.results, overrides),
-        "judge_agreement": {
-            j: {"n": a.n, "agree": a.agree, "rate": a.rate}
-            for j, a in judge_agreement(run.results, overrides).items()
-        },
-        "failure_analysis": failure_analysis(run.store).to_json(),
-        "profile_sensitivity": _sensitivity(run, config.get("matching", "elderbench")),
-        "devices": farm_summary(run_dir),
-        "comparison": None,
-    }
+    comparison: dict[str, Any] | None = None
     if compare is not None:
         other = _load(compare)
-        comparison = compare_runs(
+        paired = compare_runs(
             run.results,
             other.results,
             overrides,
@@ -120,17 +171,65 @@ def summarize(
             seed=seed,
             resamples=resamples,
         )
-        summary["comparison"] = {
+        comparison = {
             "other_run": str(Path(compare)),
             "other_agent": other.info.get("agent", {}).get("name"),
             "other_variant": other.info.get("config", {}).get("variant"),
-            **comparison.to_json(),
+            **paired.to_json(),
             "other_breakdowns": {
                 d: {g: m.sr for g, m in groups.items()}
                 for d, groups in breakdowns(other.results, other.store.overrides()).items()
             },
         }
-    return summary
+    return RunSummary(
+        run=str(Path(run_dir)),
+        agent=run.info.get("agent", {}).get("name"),
+        model=run.info.get("model"),
+        suite=run.info.get("suite", {}).get("name"),
+        variant=config.get("variant"),
+        mode=config.get("mode"),
+        matching=config.get("matching", "elderbench"),
+        started=run.info.get("started"),
+        counts=Counts(
+            tasks=len(run.results),
+            success=statuses.count(TaskStatus.SUCCESS),
+            failure=statuses.count(TaskStatus.FAILURE),
+            error=statuses.count(TaskStatus.ERROR),
+            overridden=sum(1 for r in run.results if r.task_id in overrides),
+            unreadable_lines=run.store.skipped_lines,
+        ),
+        sr=overall.sr,
+        sr_ci=(overall.sr_low, overall.sr_high) if overall.sr is not None else None,
+        cr=overall.cr,
+        da=overall.da,
+        ra=overall.ra,
+        ail=overall.ail,
+        cost=overall.cost,
+        currency=prices.currency,
+        unpriced_models=tuple(overall.unpriced_models),
+        input_tokens=overall.input_tokens,
+        output_tokens=overall.output_tokens,
+        steps=overall.steps,
+        mapped_steps=_mapped_steps(run.results, statuses),
+        errors=tuple(
+            TaskError(r.task_id, r.reason)
+            for r, s in zip(run.results, statuses, strict=True)
+            if s is TaskStatus.ERROR
+        ),
+        breakdowns={
+            d: {g: m.to_json() for g, m in groups.items()}
+            for d, groups in breakdowns(run.results, overrides, prices).items()
+        },
+        correlations=tuple(_correlations(run_dir, run.results, overrides)),
+        judge_agreement={
+            j: {"n": a.n, "agree": a.agree, "rate": a.rate}
+            for j, a in judge_agreement(run.results, overrides).items()
+        },
+        failure_analysis=failure_analysis(run.store).to_json(),
+        profile_sensitivity=_sensitivity(run, config.get("matching", "elderbench")),
+        devices=tuple(farm_summary(run_dir)),
+        comparison=comparison,
+    )
 
 
 def _sensitivity(run: _Loaded, used: str) -> dict[str, Any] | None:
@@ -145,17 +244,15 @@ def _sensitivity(run: _Loaded, used: str) -> dict[str, Any] | None:
     }
 
 
-def _mapped_steps(results: Sequence[TaskResult], statuses: Sequence[TaskStatus]) -> dict[str, int]:
-    """Online steps (of evaluated tasks with a graph) whose screen mapped to a node."""
+def _mapped_steps(results: Sequence[TaskResult], statuses: Sequence[TaskStatus]) -> MappedSteps:
     online = [
         r
         for r, s in zip(results, statuses, strict=True)
         if r.mapped_steps is not None and s is not TaskStatus.ERROR
     ]
-    return {
-        "mapped": sum(r.mapped_steps or 0 for r in online),
-        "steps": sum(r.steps for r in online),
-    }
+    return MappedSteps(
+        mapped=sum(r.mapped_steps or 0 for r in online), steps=sum(r.steps for r in online)
+    )
 
 
 # --------------------------------------------------------------------------- rendering
@@ -228,20 +325,20 @@ _METRIC_HEADERS = (
 )
 
 
-def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore) -> list[Block]:
-    currency = summary["currency"]
-    counts = summary["counts"]
+def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> list[Block]:
+    currency = summary.currency
+    counts = summary.counts
     blocks: list[Block] = [
         (
             "h1",
-            f"Evaluation report: {summary['agent']} ({summary['model'] or 'no model'}) "
-            f"on {summary['suite']}",
+            f"Evaluation report: {summary.agent} ({summary.model or 'no model'}) "
+            f"on {summary.suite}",
         ),
         (
             "p",
-            f"Run folder {summary['run']}; instruction variant {summary['variant']}, offline "
-            f"mode {summary['mode']}; started "
-            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(summary['started'] or 0))}.",
+            f"Run folder {summary.run}; instruction variant {summary.variant}, offline "
+            f"mode {summary.mode}; started "
+            f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime(summary.started or 0))}.",
         ),
         ("h2", "Overview"),
         Table(
@@ -261,23 +358,23 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
             ),
             [
                 [
-                    str(counts["tasks"]),
-                    str(counts["success"]),
-                    str(counts["failure"]),
-                    str(counts["error"]),
-                    str(counts["overridden"]),
-                    _pct(summary["sr"])
+                    str(counts.tasks),
+                    str(counts.success),
+                    str(counts.failure),
+                    str(counts.error),
+                    str(counts.overridden),
+                    _pct(summary.sr)
                     + (
-                        f" ({_pct(summary['sr_ci'][0])}-{_pct(summary['sr_ci'][1])})"
-                        if summary["sr_ci"]
+                        f" ({_pct(summary.sr_ci[0])}-{_pct(summary.sr_ci[1])})"
+                        if summary.sr_ci
                         else ""
                     ),
-                    _pct(summary["cr"]),
-                    _pct(summary["da"]),
-                    _pct(summary["ra"]),
-                    _num(summary["ail"]),
-                    f"{summary['tokens']['input']}/{summary['tokens']['output']}",
-                    _cost(summary["cost"], currency),
+                    _pct(summary.cr),
+                    _pct(summary.da),
+                    _pct(summary.ra),
+                    _num(summary.ail),
+                    f"{summary.input_tokens}/{summary.output_tokens}",
+                    _cost(summary.cost, currency),
                 ]
             ],
         ),
@@ -290,19 +387,19 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
             "wrong). RA: correct reflections. AIL: inference and parsing seconds per step.",
         ),
     ]
-    mapped = summary.get("mapped_steps")
-    if mapped and mapped["steps"]:
+    mapped = summary.mapped_steps
+    if mapped.steps:
         blocks.append(
             (
                 "p",
-                f"Online steps on screens mapped to a graph node: {mapped['mapped']} of "
-                f"{mapped['steps']} ({_pct(mapped['mapped'] / mapped['steps'])}); the others "
+                f"Online steps on screens mapped to a graph node: {mapped.mapped} of "
+                f"{mapped.steps} ({_pct(mapped.mapped / mapped.steps)}); the others "
                 "were off the graph and count as wrong decisions unless they landed on a new node.",
             )
         )
-    comparison = summary["comparison"]
+    comparison = summary.comparison
     for dimension in CHART_DIMENSIONS:
-        groups = summary["breakdowns"].get(dimension, {})
+        groups = summary.breakdowns.get(dimension, {})
         if not groups:
             continue
         other = comparison["other_breakdowns"].get(dimension, {}) if comparison else None
@@ -321,13 +418,13 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
         )
     blocks.append(("h2", "Breakdowns"))
     for dimension in DIMENSIONS:
-        groups = summary["breakdowns"].get(dimension, {})
+        groups = summary.breakdowns.get(dimension, {})
         if groups:
             blocks.append(("h3", f"By {dimension}"))
             blocks.append(
                 Table(_METRIC_HEADERS, [_metrics_row(g, m, currency) for g, m in groups.items()])
             )
-    apps = summary["breakdowns"].get("app", {})
+    apps = summary.breakdowns.get("app", {})
     points = [
         (g, m["ail"], m["sr"])
         for g, m in apps.items()
@@ -358,23 +455,23 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
             + [
                 [
                     "all",
-                    str(summary["tokens"]["input"]),
-                    str(summary["tokens"]["output"]),
-                    _cost(summary["cost"], currency),
+                    str(summary.input_tokens),
+                    str(summary.output_tokens),
+                    _cost(summary.cost, currency),
                 ]
             ],
         )
     )
-    if summary["unpriced_models"]:
+    if summary.unpriced_models:
         blocks.append(
             (
                 "p",
                 "No price for: "
-                + ", ".join(summary["unpriced_models"])
+                + ", ".join(summary.unpriced_models)
                 + ". Add them to resources/prices.json.",
             )
         )
-    tested = [c for c in summary["correlations"] if c["r"] is not None]
+    tested = [c for c in summary.correlations if c["r"] is not None]
     if tested:
         blocks.append(("h2", "What goes with success (point-biserial correlation)"))
         blocks.append(
@@ -393,30 +490,30 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 ],
             )
         )
-    untested = [c for c in summary["correlations"] if c["r"] is None]
+    untested = [c for c in summary.correlations if c["r"] is None]
     if untested:
         blocks.append(
             ("p", "Not tested: " + "; ".join(f"{c['feature']} ({c['note']})" for c in untested))
         )
-    if summary["judge_agreement"]:
+    if summary.judge_agreement:
         blocks.append(("h2", "Judges against human verdicts"))
         blocks.append(
             Table(
                 ("Judge", "Tasks", "Agree", "Agreement"),
                 [
                     [j, str(a["n"]), str(a["agree"]), _pct(a["rate"])]
-                    for j, a in summary["judge_agreement"].items()
+                    for j, a in summary.judge_agreement.items()
                 ],
             )
         )
-    sensitivity = summary.get("profile_sensitivity")
+    sensitivity = summary.profile_sensitivity
     if sensitivity:
         scored = next(iter(sensitivity.values()))["scored_steps"]
         blocks.append(("h2", "Matching profiles"))
         blocks.append(
             (
                 "p",
-                f"Matched under {summary['matching']}. The {scored} recorded steps on graph "
+                f"Matched under {summary.matching}. The {scored} recorded steps on graph "
                 "nodes matched again under each other tap-tolerance convention: the steps it "
                 "would judge otherwise, and the tasks whose episode would have gone another "
                 "way (at the first such step).",
@@ -436,7 +533,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 ],
             )
         )
-    devices = summary.get("devices") or []
+    devices = summary.devices
     if any(d["unhealthy"] or d["retries"] or d["quarantined"] for d in devices) or len(devices) > 1:
         blocks.append(("h2", "Devices"))
         blocks.append(
@@ -463,7 +560,7 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
             )
         )
         blocks.append(("p", "Every health check, restart and retry is in farm.jsonl."))
-    failures = summary["failure_analysis"]
+    failures = summary.failure_analysis
     if failures["analysed"]:
         blocks.append(("h2", "Failure analysis"))
         blocks.append(
@@ -525,12 +622,10 @@ def _blocks(summary: dict[str, Any], results: list[TaskResult], store: RunStore)
                 ],
             )
         )
-    if summary["errors"]:
+    if summary.errors:
         blocks.append(("h2", "Errors (not evaluated)"))
         blocks.append(
-            Table(
-                ("Task", "Reason"), [[e["task_id"], e["reason"] or ""] for e in summary["errors"]]
-            )
+            Table(("Task", "Reason"), [[e.task_id, e.reason or ""] for e in summary.errors])
         )
     overrides = store.overrides()
     tags = store.tags()
@@ -614,7 +709,7 @@ def write_report(
     *,
     prices: PriceTable | None = None,
     seed: int = 0,
-    summary: dict[str, Any] | None = None,
+    summary: RunSummary | None = None,
 ) -> tuple[Path, Path]:
     """Write report.md (+ its SVG files) and report.html into the run folder.
 

@@ -14,7 +14,7 @@ from evaluator.farm.log import read_farm_log
 from evaluator.judges import RuleJudge
 from evaluator.offline import GraphContext
 from evaluator.online import run_online
-from evaluator.report import summarize
+from evaluator.report import MappedSteps, summarize
 from evaluator.run_store import HumanVerdict, RunStore
 from evaluator.runner import (
     RunConfig,
@@ -142,7 +142,7 @@ def test_heuristic_online_original_versus_normalized(
     assert not original.success
     assert original.reason.startswith("verification failed: rule: missing text 'Large'")
     summary = summarize(tmp_path / "normalized", compare=tmp_path / "original")
-    assert summary["comparison"]["only_a"] == 1
+    assert summary.comparison is not None and summary.comparison["only_a"] == 1
 
 
 def test_without_a_graph_cr_and_da_are_not_reported(recorded, tmp_path, phone_port):
@@ -154,7 +154,7 @@ def test_without_a_graph_cr_and_da_are_not_reported(recorded, tmp_path, phone_po
     result = RunStore.open(tmp_path / "run").results()[0]
     assert result.success
     assert result.completion_rate is None and result.decisions == 0
-    assert summarize(tmp_path / "run")["cr"] is None
+    assert summarize(tmp_path / "run").cr is None
 
 
 def test_not_saying_done_skips_the_judges(recorded, tmp_path, phone_port):
@@ -194,9 +194,9 @@ def test_vlm_judge_and_human_verdicts_online(recorded, tmp_path, phone_port):
     assert not result.success and "vlm: I see no font change" in result.reason
     store.set_override("font", HumanVerdict(True, "font is Large"))
     summary = summarize(tmp_path / "run")
-    assert summary["sr"] == 1.0
-    assert summary["judge_agreement"]["rule"] == {"n": 1, "agree": 1, "rate": 1.0}
-    assert summary["judge_agreement"]["vlm"]["rate"] == 0.0
+    assert summary.sr == 1.0
+    assert summary.judge_agreement["rule"] == {"n": 1, "agree": 1, "rate": 1.0}
+    assert summary.judge_agreement["vlm"]["rate"] == 0.0
 
 
 def test_a_task_without_criteria_is_unverified(recorded, tmp_path, phone_port):
@@ -339,4 +339,4 @@ def test_off_graph_steps_are_decisions_and_the_mapped_share_is_reported(
     assert (result.correct_decisions, result.decisions, result.mapped_steps) == (4, 6, 5)
     assert result.completion_rate == 1.0
     RunStore.open(tmp_path / "run").append_result(result)
-    assert summarize(tmp_path / "run")["mapped_steps"] == {"mapped": 5, "steps": 6}
+    assert summarize(tmp_path / "run").mapped_steps == MappedSteps(mapped=5, steps=6)

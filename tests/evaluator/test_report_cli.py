@@ -8,7 +8,7 @@ import pytest
 from lxml import etree
 
 from elderbench.cli import main
-from evaluator.report import summarize, write_report
+from evaluator.report import Counts, summarize, write_report
 from evaluator.run_store import FailureTag, HumanVerdict, RunStore
 from evaluator.runner import RunConfig, run_suite
 
@@ -52,19 +52,17 @@ def test_report_files_with_charts_tables_and_comparison(two_runs):
 def test_summary_numbers(two_runs):
     normalized, original = two_runs
     summary = summarize(original, compare=normalized)
-    assert summary["counts"] == {
-        "tasks": 10,
-        "success": 0,
-        "failure": 10,
-        "error": 0,
-        "overridden": 0,
-        "unreadable_lines": 0,
-    }
-    comparison = summary["comparison"]
+    assert summary.counts == Counts(
+        tasks=10, success=0, failure=10, error=0, overridden=0, unreadable_lines=0
+    )
+    comparison = summary.comparison
     assert comparison["pairs"] == 10 and comparison["only_b"] == 10
     assert comparison["mcnemar_p"] == pytest.approx(2 / 2**10)
     assert comparison["sr_difference"] == -1.0
-    assert set(summary["breakdowns"]) == {"protocol", "app", "scenario", "syntax", "semantics"}
+    assert set(summary.breakdowns) == {"protocol", "app", "scenario", "syntax", "semantics"}
+    data = summary.to_json()  # what report --json prints
+    assert data["counts"]["failure"] == 10 and data["tokens"] == {"input": 0, "output": 0}
+    assert json.loads(json.dumps(data)) == data
 
 
 def test_report_json_on_stdout(two_runs, capsys):

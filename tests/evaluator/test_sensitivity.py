@@ -77,7 +77,8 @@ def test_each_profile_counts_the_steps_and_tasks_it_would_judge_otherwise(tmp_pa
     assert found["aitw"].scored_steps == 2  # one tap each; done steps match no edge
 
     summary = summarize(tmp_path / "run")
-    assert summary["matching"] == "elderbench"
-    assert summary["profile_sensitivity"]["colorbench"]["first"] == {"far": 0}
+    assert summary.matching == "elderbench"
+    assert summary.profile_sensitivity is not None
+    assert summary.profile_sensitivity["colorbench"]["first"] == {"far": 0}
     md, _ = write_report(tmp_path / "run", summary=summary)
     assert "| androidcontrol | 1 | 1 | near@0 |" in md.read_text()

@@ -10,7 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from PySide6.QtCore import Qt, QUrl, Signal, Slot
 from PySide6.QtGui import QDesktopServices
@@ -33,7 +32,7 @@ from PySide6.QtWidgets import (
 )
 
 from evaluator.metrics import flipped_tasks
-from evaluator.report import summarize, write_report
+from evaluator.report import RunSummary, summarize, write_report
 from evaluator.run_store import RunStore
 from recorder_app.qt.eval_panel.settings import run_folders
 from recorder_app.qt.workers import run_in_background
@@ -43,7 +42,7 @@ from recorder_app.qt.workers import run_in_background
 class RunComparison:
     run_a: Path
     run_b: Path
-    summary: dict[str, Any]  # report.summarize(run_a, compare=run_b)
+    summary: RunSummary  # report.summarize(run_a, compare=run_b)
     flips: dict[str, bool]  # task -> True when only A succeeded
 
 
@@ -209,7 +208,9 @@ class CompareView(QWidget):
 
     def _show(self, comparison: RunComparison) -> None:
         summary = comparison.summary
-        paired = summary["comparison"]
+        paired = summary.comparison
+        if paired is None:  # compare() always asks for one
+            raise ValueError("the summary holds no comparison of two runs")
         ci = paired["ci"]
         ci_text = (
             f"{_pct(ci['low'])} to {_pct(ci['high'])} ({100 * ci['level']:.0f}% paired bootstrap)"
@@ -224,8 +225,8 @@ class CompareView(QWidget):
         )
         rows = [
             ("Run", comparison.run_a.name, comparison.run_b.name),
-            ("Agent", str(summary["agent"]), str(paired["other_agent"])),
-            ("Instruction", str(summary["variant"]), str(paired["other_variant"])),
+            ("Agent", str(summary.agent), str(paired["other_agent"])),
+            ("Instruction", str(summary.variant), str(paired["other_variant"])),
             ("SR on paired tasks", _pct(paired["sr_a"]), _pct(paired["sr_b"])),
         ]
         self._fill(self.stats_table, rows)
@@ -236,7 +237,7 @@ class CompareView(QWidget):
         )
         other = paired["other_breakdowns"]
         category_rows = []
-        for dimension, groups in summary["breakdowns"].items():
+        for dimension, groups in summary.breakdowns.items():
             for group, metrics in groups.items():
                 sr_b = other.get(dimension, {}).get(group)
                 category_rows.append(
