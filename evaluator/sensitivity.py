@@ -6,8 +6,19 @@ or no edge instead of one (or one instead of none), would have been followed. Th
 such step of a task is where its episode would have gone another way; later steps are
 counted as they were recorded.
 
->>> profile_sensitivity(store, suite, "elderbench")["aitw"].tasks  # doctest: +SKIP
-3
+A replayed demonstration taps well inside its targets, so no profile judges it otherwise:
+
+>>> import tempfile
+>>> from importlib.resources import files
+>>> from evaluator.runner import RunConfig, run_suite
+>>> tmp = tempfile.TemporaryDirectory()
+>>> suite = files("task_graphs") / "sample"
+>>> _ = run_suite(RunConfig(suite=suite, out=Path(tmp.name) / "run", agent="replay",
+...                         tasks=("font_bigger",)))
+>>> found = profile_sensitivity(RunStore.open(Path(tmp.name) / "run"), suite, "elderbench")
+>>> {profile: (d.scored_steps, d.steps, d.tasks) for profile, d in found.items()}
+{'aitw': (3, 0, 0), 'gui_odyssey': (3, 0, 0), 'androidcontrol': (3, 0, 0), 'colorbench': (3, 0, 0)}
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
