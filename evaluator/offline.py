@@ -27,7 +27,7 @@ from evaluator.control import Control
 from evaluator.errors import TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
 from evaluator.progress import GraphDistances, Progress
-from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.records import StepRecord, TaskResult, episode_result
 from evaluator.task_actions import (
     Episode,
     action_problem,
@@ -316,32 +316,20 @@ def run_offline(
     success = terminated and graph.node(node).kind is NodeKind.DONE
     if success and episode.answer_problem() is not None:
         success, reason = False, episode.answer_problem()
-    correct_decisions = sum(1 for r in records if r.decision_correct)
-    return TaskResult(
-        task_id=task.id,
-        status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
+    return episode_result(
+        task,
+        records,
         protocol="offline",
-        instruction=instruction,
-        variant=InstructionVariant(variant).value,
-        app=task.app,
-        labels=task.labels,
+        variant=variant,
+        success=success,
         terminated=terminated,
-        steps=len(records),
-        reason=None if success else reason,
+        reason=reason,
         outcome=outcome,
         answer=episode.answer,
         answer_correct=episode.answer_correct,
         final_node=node,
         matched_steps=progress.completed,
         gt_steps=context.gt_steps,
-        decisions=sum(1 for r in records if r.decision_correct is not None),
-        correct_decisions=correct_decisions,
-        reflections=sum(1 for r in records if r.reflection_correct is not None),
-        correct_reflections=sum(1 for r in records if r.reflection_correct),
-        parse_failures=sum(1 for r in records if r.parse_error is not None),
-        inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
-        input_tokens=sum(r.input_tokens for r in records),
-        output_tokens=sum(r.output_tokens for r in records),
         model=getattr(agent, "model", None),
         started=started,
         finished=now(),

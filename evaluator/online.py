@@ -28,9 +28,10 @@ from evaluator.agents.base import Agent, AgentObservation, AgentStep, Reflection
 from evaluator.control import Control
 from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, combine
-from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges
+from evaluator.matching import ELDERBENCH, EdgeMatch, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
-from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict
+from evaluator.progress import Progress
+from evaluator.records import StepRecord, TaskResult, Verdict, episode_result
 from evaluator.run_store import TraceWriter
 from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
@@ -134,6 +135,219 @@ def online_reflection_truth(previous: StepRecord | None) -> frozenset[Reflection
     return None
 
 
+class _Session:
+    """The device side of one task: reset, observe (into the trace, onto the graph), act."""
+
+    def __init__(
+        self,
+        device: Device,
+        trace: TraceWriter,
+        settings: OnlineSettings,
+        mapper: StateMapper | None,
+    ) -> None:
+        self.device = device
+        self.trace = trace
+        self.settings = settings
+        self.mapper = mapper
+
+    def settle(self) -> None:
+        timeout = self.settings.settle_timeout
+        _device_call(self.device, "settle", lambda: self.device.wait_until_settled(timeout))
+
+    def reset(self, recipe: ResetRecipe) -> None:
+        _device_call(self.device, "reset the app", lambda: self.device.reset_app(recipe))
+        self.settle()
+
+    def observe(self, index: int) -> _Seen:
+        trace = self.trace
+        capture = _device_call(self.device, "observe the screen", self.device.observe)
+        png_path = trace.save_file(f"{index:04d}.png", capture.png())
+        xml = capture.hierarchy_xml()
+        xml_path = trace.save_file(f"{index:04d}.xml", xml) if xml else None
+        screen = capture
+        try:
+            capture.hierarchy()
+        except FormatError:
+            # an unreadable dump is shown as no hierarchy rather than failing the agent
+            screen = capture.without_hierarchy()
+        screen = screen.saved_at(
+            trace.folder / f"{index:04d}.png",
+            trace.folder / f"{index:04d}.xml" if screen.has_hierarchy else None,
+        )
+        seen = _Seen(index, capture, screen, png_path, xml_path)
+        if self.mapper is not None:
+            seen.node, _ = self.mapper.node_for(seen.screen)
+        return seen
+
+    def act(self, action: Action, index: int, control: Control) -> tuple[_Seen, float | None]:
+        """Perform ``action`` (a wait sleeps, at most ``max_wait``), let the screen settle
+        and observe it as step ``index``; also the seconds a too-long wait was cut to."""
+        capped = None
+        if action.type is ActionType.WAIT:
+            capped = _wait(action, self.settings, control)
+        else:
+            what = f"perform {action.describe()}"
+            _device_call(self.device, what, partial(self.device.perform, action))
+        self.settle()
+        return self.observe(index), capped
+
+
+@dataclass(frozen=True, slots=True)
+class _Score:
+    """How one step went: its rule, its edge, its decision (scored only with a graph) and
+    its named outcome."""
+
+    rule: str = ""
+    matched: bool | None = None
+    edge: str | None = None
+    decision: bool | None = None
+    note: str = ""
+    outcome: str | None = None
+
+
+_CONVERSATION = (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP)
+
+
+def _score_invalid(
+    action: Action | None, problem: str | None, outcome: str | None, progress: Progress | None
+) -> _Score:
+    """A reply that is no action (parse failure) or an action that cannot be carried out."""
+    if action is None:
+        rule = note = "parse failure" if outcome == "parse_error" else "invalid action"
+    else:
+        rule, outcome, note = problem or "invalid action", "invalid_action", "invalid action"
+    if progress is None:
+        return _Score(rule, outcome=outcome)
+    return _Score(rule, decision=False, note=note, outcome=outcome)
+
+
+def _converse(
+    action: Action, episode: Episode
+) -> tuple[_Score, str | None, str | None, dict[str, Any]]:
+    """An answer, a question to the user or giving up: its score, the user's reply for
+    the next step, why the episode stops (None: it goes on) and what the trace adds."""
+    episode.note(action)
+    if action.type is ActionType.ANSWER:
+        return _Score("answer recorded", outcome="answered"), None, None, {}
+    if action.type is ActionType.ASK_USER:
+        reply = episode.ask()
+        if reply is not None:
+            rule = "asked the user; the task's scripted reply is given"
+            return _Score(rule, outcome="asked_user"), reply, None, {"user_reply": reply}
+        question = f" {action.text!r}" if action.text else ""
+        stopped = f"asked the user{question} and the task scripts no reply"
+        score = _Score("asked the user; the task scripts no reply", outcome="asked_user")
+        return score, None, stopped, {}
+    stopped = f"gave up{': ' + action.text if action.text else ''}"
+    return _Score("gave up", outcome="gave_up"), None, stopped, {}
+
+
+def _score_done(progress: Progress | None, seen: _Seen, outcome: str | None) -> _Score:
+    if progress is None:
+        return _Score(outcome=outcome)
+    at_done = progress.done(seen.node)
+    note = "done on DONE node" if at_done else "done on non-DONE node"
+    return _Score(note, decision=at_done, note=note, outcome=outcome)
+
+
+def _match(
+    graph: GraphContext | None, seen: _Seen, action: Action, profile: MatchingProfile
+) -> tuple[EdgeMatch | None, str]:
+    """The edges of the observed node that ``action`` follows, and the rule's reason."""
+    if graph is None:
+        return None, ""
+    if seen.node is None:
+        return None, "off-graph state"
+    match = match_edges(
+        graph.out_edges(seen.node), action, screen=seen.capture.size, profile=profile
+    )
+    return match, match.reason
+
+
+def _score_move(
+    progress: Progress | None,
+    seen: _Seen,
+    after: _Seen,
+    match: EdgeMatch | None,
+    rule: str,
+    outcome: str | None,
+) -> _Score:
+    """Score a performed action on what happened: the screen observed after it."""
+    if progress is None:
+        return _Score(rule, outcome=outcome)
+    matched: bool | None = None
+    edge_id: str | None = None
+    followed: str | None = None
+    if match is not None and match.edge is not None:
+        # the edge the phone agrees with, among those the action follows
+        agreeing = [e for e in match.accepted if e.target == after.node]
+        chosen = agreeing[0] if agreeing else match.edge
+        edge_id, followed = chosen.id, chosen.target
+        matched = chosen.target == after.node
+    elif match is not None:
+        matched = False
+    decision, note = progress.step(seen.node, after.node, followed=followed)
+    return _Score(
+        rule, matched=matched, edge=edge_id, decision=decision, note=note, outcome=outcome
+    )
+
+
+def _changed(seen: _Seen, after: _Seen, settings: SimilaritySettings) -> bool | None:
+    """Whether the step changed the screen (None: nothing was performed, or unknown)."""
+    if after is seen:
+        return None
+    try:
+        return not compare(seen.screen, after.screen, settings=settings).same
+    except FormatError:
+        return None
+
+
+def _verify(
+    task: Task,
+    instruction: str,
+    final: _Seen,
+    frames: Sequence[bytes],
+    records: Sequence[StepRecord],
+    judges: Sequence[Judge],
+    trace: TraceWriter,
+) -> tuple[Verdict, ...]:
+    """Every judge's verdict on the final screen, also written to the trace."""
+    evidence = JudgeEvidence(
+        task=task,
+        instruction=instruction,
+        final_png=final.capture.png(),
+        final_hierarchy_xml=final.capture.hierarchy_xml() or None,
+        final_activity=final.capture.activity,
+        frames=tuple(frames),
+        actions=tuple(r.action_text for r in records if r.action_text),
+    )
+    verdicts = tuple(judge.judge(evidence) for judge in judges)
+    trace.write_json("verdicts.json", [v.to_json() for v in verdicts])
+    return verdicts
+
+
+def _failure_reason(
+    terminated: bool,
+    verdicts: Sequence[Verdict],
+    max_steps: int,
+    stopped: str | None,
+    answer_problem: str | None,
+) -> str | None:
+    """Why the episode failed (None: it succeeded)."""
+    verified = combine(verdicts)
+    if terminated and verified is True:
+        return answer_problem
+    if stopped is not None:
+        return stopped
+    if not terminated:
+        return f"did not say done within max_steps ({max_steps})"
+    if verified is None:
+        return "unverified: no judge applies; add success criteria or a rubric, or a human verdict"
+    return "verification failed: " + "; ".join(
+        f"{v.judge}: {v.reason}" for v in verdicts if v.passed is False
+    )
+
+
 def run_online(
     task: Task,
     agent: Agent,
@@ -157,34 +371,13 @@ def run_online(
         raise TaskSetupError(f"task {task.id} has no reset recipe and no app; add one to task.json")
     sim = similarity_settings(graph)
     mapper = StateMapper(graph, sim) if graph is not None else None
+    session = _Session(device, trace, settings, mapper)
     started = time.time()
 
     agent.reset(task, variant)
-    _device_call(device, "reset the app", lambda: device.reset_app(recipe))
-    _device_call(device, "settle", lambda: device.wait_until_settled(settings.settle_timeout))
-
-    def observe(index: int) -> _Seen:
-        capture = _device_call(device, "observe the screen", device.observe)
-        png_path = trace.save_file(f"{index:04d}.png", capture.png())
-        xml = capture.hierarchy_xml()
-        xml_path = trace.save_file(f"{index:04d}.xml", xml) if xml else None
-        screen = capture
-        try:
-            capture.hierarchy()
-        except FormatError:
-            # an unreadable dump is shown as no hierarchy rather than failing the agent
-            screen = capture.without_hierarchy()
-        screen = screen.saved_at(
-            trace.folder / f"{index:04d}.png",
-            trace.folder / f"{index:04d}.xml" if screen.has_hierarchy else None,
-        )
-        seen = _Seen(index, capture, screen, png_path, xml_path)
-        if mapper is not None:
-            seen.node, _ = mapper.node_for(seen.screen)
-        return seen
-
+    session.reset(recipe)
     records: list[StepRecord] = []
-    seen = observe(0)
+    seen = session.observe(0)
     progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False
@@ -207,101 +400,35 @@ def run_online(
         step = agent.step(observation)
         action = step.action
         after = seen
-        matched: bool | None = None
-        edge_id: str | None = None
-        rule = ""
-        decision: bool | None = None
-        note = ""
         step_outcome = step.outcome.value if step.outcome else None
         added: dict[str, Any] = {}
         problem = action_problem(action, seen.capture.size) if action is not None else None
         if action is not None and problem is None and action.type is ActionType.LAUNCH:
             action, problem = _launch_target(action, task, recipe, graph, device)
-        if action is None:
-            rule = "parse failure" if step_outcome == "parse_error" else "invalid action"
-            if progress is not None:
-                decision, note = False, rule
-        elif problem is not None:
-            rule, step_outcome = problem, "invalid_action"
-            if progress is not None:
-                decision, note = False, "invalid action"
-        elif action.type in (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP):
-            episode.note(action)
-            if action.type is ActionType.ANSWER:
-                step_outcome, rule = "answered", "answer recorded"
-            elif action.type is ActionType.ASK_USER:
-                step_outcome, user_reply = "asked_user", episode.ask()
-                if user_reply is not None:
-                    added["user_reply"] = user_reply
-                    rule = "asked the user; the task's scripted reply is given"
-                else:
-                    question = f" {action.text!r}" if action.text else ""
-                    rule = "asked the user; the task scripts no reply"
-                    stopped = f"asked the user{question} and the task scripts no reply"
-            else:
-                step_outcome, rule = "gave_up", "gave up"
-                stopped = f"gave up{': ' + action.text if action.text else ''}"
-            outcome = step_outcome if stopped else None
+        if action is None or problem is not None:
+            score = _score_invalid(action, problem, step_outcome, progress)
+        elif action.type in _CONVERSATION:
+            score, user_reply, stopped, added = _converse(action, episode)
+            outcome = score.outcome if stopped else None
         elif action.type is ActionType.DONE:
             episode.note(action)
             terminated = True
-            if progress is not None:
-                decision = progress.done(seen.node)
-                rule = note = "done on DONE node" if decision else "done on non-DONE node"
+            score = _score_done(progress, seen, step_outcome)
         else:
-            match = None
-            if graph is not None and seen.node is not None:
-                match = match_edges(
-                    graph.out_edges(seen.node),
-                    action,
-                    screen=seen.capture.size,
-                    profile=settings.matching,
-                )
-                rule = match.reason
-            elif graph is not None:
-                rule = "off-graph state"
-            if action.type is ActionType.WAIT:
-                capped = _wait(action, settings, control)
-                if capped is not None:
-                    added["wait_capped_to_seconds"] = capped
-            else:
-                what = f"perform {action.describe()}"
-                _device_call(device, what, partial(device.perform, action))
-            _device_call(
-                device, "settle", lambda: device.wait_until_settled(settings.settle_timeout)
-            )
+            match, rule = _match(graph, seen, action, settings.matching)
             frames.append(seen.capture.png())
-            after = observe(index + 1)
-            if progress is not None:
-                followed = None
-                if match is not None and match.edge is not None:
-                    # the edge the phone agrees with, among those the action follows
-                    agreeing = [e for e in match.accepted if e.target == after.node]
-                    chosen = agreeing[0] if agreeing else match.edge
-                    edge_id, followed = chosen.id, chosen.target
-                    matched = chosen.target == after.node
-                elif match is not None:
-                    matched = False
-                decision, note = progress.step(seen.node, after.node, followed=followed)
-        changed: bool | None = None
-        if after is not seen:
-            try:
-                changed = not compare(seen.screen, after.screen, settings=sim).same
-            except FormatError:
-                changed = None
+            after, capped = session.act(action, index + 1, control)
+            if capped is not None:
+                added["wait_capped_to_seconds"] = capped
+            score = _score_move(progress, seen, after, match, rule, step_outcome)
         record = _record(
             index,
             seen,
             step,
             records[-1] if records else None,
-            matched=matched,
-            edge=edge_id,
-            rule=rule,
-            decision=decision,
-            note=note,
+            score,
             next_node=after.node,
-            changed=changed,
-            outcome=step_outcome,
+            changed=_changed(seen, after, sim),
             action=action,
             added=added,
         )
@@ -314,48 +441,16 @@ def run_online(
 
     verdicts: tuple[Verdict, ...] = ()
     if terminated and judges:
-        evidence = JudgeEvidence(
-            task=task,
-            instruction=instruction,
-            final_png=seen.capture.png(),
-            final_hierarchy_xml=seen.capture.hierarchy_xml() or None,
-            final_activity=seen.capture.activity,
-            frames=tuple(frames),
-            actions=tuple(r.action_text for r in records if r.action_text),
-        )
-        verdicts = tuple(judge.judge(evidence) for judge in judges)
-        trace.write_json("verdicts.json", [v.to_json() for v in verdicts])
-    verified = combine(verdicts)
-    success = terminated and verified is True
+        verdicts = _verify(task, instruction, seen, frames, records, judges, trace)
     answer_problem = episode.answer_problem() if terminated else None
-    if success and answer_problem is not None:
-        success, reason = False, answer_problem
-    elif success:
-        reason = None
-    elif stopped is not None:
-        reason = stopped
-    elif not terminated:
-        reason = f"did not say done within max_steps ({max_steps})"
-    elif verified is None:
-        reason = (
-            "unverified: no judge applies; add success criteria or a rubric, or a human verdict"
-        )
-    else:
-        reason = "verification failed: " + "; ".join(
-            f"{v.judge}: {v.reason}" for v in verdicts if v.passed is False
-        )
-    scored = [r for r in records if r.decision_correct is not None]
-    mapped = sum(1 for r in records if r.node is not None) if graph is not None else None
-    return TaskResult(
-        task_id=task.id,
-        status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
+    reason = _failure_reason(terminated, verdicts, max_steps, stopped, answer_problem)
+    return episode_result(
+        task,
+        records,
         protocol="online",
-        instruction=instruction,
-        variant=InstructionVariant(variant).value,
-        app=task.app,
-        labels=task.labels,
+        variant=variant,
+        success=reason is None,
         terminated=terminated,
-        steps=len(records),
         reason=reason,
         outcome=outcome,
         answer=episode.answer,
@@ -363,15 +458,7 @@ def run_online(
         final_node=seen.node,
         matched_steps=progress.completed if progress is not None else None,
         gt_steps=graph.gt_steps if graph else None,
-        mapped_steps=mapped,
-        decisions=len(scored),
-        correct_decisions=sum(1 for r in scored if r.decision_correct),
-        reflections=sum(1 for r in records if r.reflection_correct is not None),
-        correct_reflections=sum(1 for r in records if r.reflection_correct),
-        parse_failures=sum(1 for r in records if r.parse_error is not None),
-        inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
-        input_tokens=sum(r.input_tokens for r in records),
-        output_tokens=sum(r.output_tokens for r in records),
+        mapped_steps=sum(1 for r in records if r.node is not None) if graph is not None else None,
         model=getattr(agent, "model", None),
         verification=verdicts,
         device=device.serial,
@@ -385,15 +472,10 @@ def _record(
     seen: _Seen,
     step: AgentStep,
     previous: StepRecord | None,
+    score: _Score,
     *,
-    matched: bool | None,
-    edge: str | None,
-    rule: str,
-    decision: bool | None,
-    note: str,
     next_node: str | None,
     changed: bool | None,
-    outcome: str | None = None,
     action: Action | None = None,
     added: dict[str, Any] | None = None,
 ) -> StepRecord:
@@ -415,15 +497,15 @@ def _record(
         raw_output=step.raw_output,
         reasoning=step.reasoning,
         parse_error=step.parse_error,
-        outcome=outcome,
+        outcome=score.outcome,
         reflection=step.reflection.value if step.reflection else None,
         reflection_correct=reflection_correct,
-        matched=matched,
-        edge=edge,
-        rule=rule,
+        matched=score.matched,
+        edge=score.edge,
+        rule=score.rule,
         next_node=next_node,
-        decision_correct=decision,
-        decision_note=note,
+        decision_correct=score.decision,
+        decision_note=score.note,
         screen_changed=changed,
         input_tokens=step.input_tokens,
         output_tokens=step.output_tokens,

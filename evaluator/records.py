@@ -3,11 +3,12 @@ StepRecord per agent step (a line of traces/<task_id>/steps.jsonl)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field, fields
 from enum import StrEnum
 from typing import Any
 
-from graph_builder.model import Labels
+from graph_builder.model import InstructionVariant, Labels, Task
 
 
 class TaskStatus(StrEnum):
@@ -168,3 +169,65 @@ class TaskResult:
         )
         values["verification"] = tuple(Verdict.from_json(v) for v in data.get("verification") or ())
         return cls(**values)
+
+
+def episode_result(
+    task: Task,
+    records: Sequence[StepRecord],
+    *,
+    protocol: str,
+    variant: InstructionVariant | str,
+    success: bool,
+    terminated: bool,
+    reason: str | None,
+    final_node: str | None,
+    matched_steps: int | None,
+    gt_steps: int | None,
+    model: str | None,
+    started: float,
+    finished: float,
+    mapped_steps: int | None = None,
+    outcome: str | None = None,
+    answer: str | None = None,
+    answer_correct: bool | None = None,
+    verification: Sequence[Verdict] = (),
+    device: str | None = None,
+) -> TaskResult:
+    """The TaskResult of one episode (offline or online), its counts taken from its steps.
+
+    A step counts as a decision when it was scored (``decision_correct`` is not None):
+    offline every step is, online only the steps of a task with a graph.
+    """
+    scored = [r for r in records if r.decision_correct is not None]
+    return TaskResult(
+        task_id=task.id,
+        status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
+        protocol=protocol,
+        instruction=task.instruction_for(variant),
+        variant=InstructionVariant(variant).value,
+        app=task.app,
+        labels=task.labels,
+        terminated=terminated,
+        steps=len(records),
+        reason=None if success else reason,
+        outcome=outcome,
+        answer=answer,
+        answer_correct=answer_correct,
+        final_node=final_node,
+        matched_steps=matched_steps,
+        gt_steps=gt_steps,
+        mapped_steps=mapped_steps,
+        decisions=len(scored),
+        correct_decisions=sum(1 for r in scored if r.decision_correct),
+        reflections=sum(1 for r in records if r.reflection_correct is not None),
+        correct_reflections=sum(1 for r in records if r.reflection_correct),
+        parse_failures=sum(1 for r in records if r.parse_error is not None),
+        inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
+        input_tokens=sum(r.input_tokens for r in records),
+        output_tokens=sum(r.output_tokens for r in records),
+        model=model,
+        verification=tuple(verification),
+        device=device,
+        started=started,
+        finished=finished,
+    )
