@@ -40,7 +40,7 @@ import queue
 import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
@@ -134,30 +134,66 @@ class RunConfig:
         return Secrets.of(self.agent_config, self.judge_config)
 
     def to_json(self) -> dict[str, Any]:
+        """What run.json records (``_JSON_FIELDS``); ``agent_config`` includes the demos,
+        as an absolute path like every other path."""
+        out = {name: write(getattr(self, name)) for name, (write, _) in _JSON_FIELDS.items()}
         settings = self.agent_settings()
         if self.demos is not None and settings.get("demos") == str(self.demos):
             settings["demos"] = str(self.demos.resolve())
-        return {
-            "suite": str(self.suite.resolve()),
-            "out": str(self.out.resolve()),
-            "agent": self.agent,
-            "agent_config": settings,
-            "protocol": self.protocol.value if self.protocol else None,
-            "tasks": list(self.tasks),
-            "variant": self.variant.value,
-            "demos": str(self.demos.resolve()) if self.demos else None,
-            "mode": self.mode.value,
-            "max_steps": self.max_steps,
-            "devices": list(self.devices),
-            "workers": self.workers,
-            "judges": list(self.judges),
-            "judge_config": {k: dict(v) for k, v in self.judge_config.items()},
-            "settle_timeout": self.settle_timeout,
-            "judge_frames": self.judge_frames,
-            "matching": self.matching,
-            "farm": self.farm.to_json(),
-            "max_wait": self.max_wait,
-        }
+        out["agent_config"] = settings
+        return out
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any], **overrides: Any) -> RunConfig:
+        """A config from ``to_json``'s output. A field that is missing or null takes the
+        dataclass default; ``overrides`` win over ``data``. KeyError: a required field is
+        missing."""
+        values: dict[str, Any] = dict(overrides)
+        for f in fields(cls):
+            if f.name in values or f.name not in _JSON_FIELDS:
+                continue
+            raw = data.get(f.name)
+            if raw is not None:
+                values[f.name] = _JSON_FIELDS[f.name][1](raw)
+            elif f.default is MISSING and f.default_factory is MISSING:
+                raise KeyError(f.name)
+        return cls(**values)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def _value(member: Any) -> Any:
+    return member.value if member is not None else None
+
+
+# How each RunConfig field is written to run.json and read back (resume). The defaults are
+# the dataclass's own, stated once above; ``resume`` is a request, not part of the record.
+_JSON_FIELDS: dict[str, tuple[Callable[[Any], Any], Callable[[Any], Any]]] = {
+    "suite": (lambda path: str(path.resolve()), Path),
+    "out": (lambda path: str(path.resolve()), Path),
+    "agent": (_same, str),
+    "agent_config": (dict, dict),  # written by to_json as agent_settings()
+    "protocol": (_value, _same),
+    "tasks": (list, tuple),
+    "variant": (_value, _same),
+    "demos": (
+        lambda path: str(path.resolve()) if path else None,
+        lambda raw: Path(raw) if raw else None,
+    ),
+    "mode": (_value, _same),
+    "max_steps": (_same, _same),
+    "devices": (list, tuple),
+    "workers": (_same, int),
+    "judges": (list, tuple),
+    "judge_config": (lambda configs: {k: dict(v) for k, v in configs.items()}, dict),
+    "settle_timeout": (_same, float),
+    "judge_frames": (_same, int),
+    "matching": (_same, str),
+    "farm": (lambda farm: farm.to_json(), FarmSettings.from_json),
+    "max_wait": (_same, float),
+}
 
 
 def resume_config(run_dir: Path) -> RunConfig:
@@ -168,28 +204,7 @@ def resume_config(run_dir: Path) -> RunConfig:
     if not isinstance(data, dict):
         raise ConfigError(f"{run_dir} has no run configuration in run.json; start a new run")
     try:
-        return RunConfig(
-            suite=Path(data["suite"]),
-            out=Path(run_dir),
-            agent=str(data["agent"]),
-            agent_config=dict(data.get("agent_config") or {}),
-            protocol=data.get("protocol"),
-            tasks=tuple(data.get("tasks") or ()),
-            variant=data.get("variant", "original"),
-            demos=Path(data["demos"]) if data.get("demos") else None,
-            mode=data.get("mode", "strict"),
-            max_steps=data.get("max_steps"),
-            devices=tuple(data.get("devices") or ()),
-            workers=int(data.get("workers", 1)),
-            judges=tuple(data.get("judges") or ("rule",)),
-            judge_config=dict(data.get("judge_config") or {}),
-            resume=True,
-            settle_timeout=float(data.get("settle_timeout", 3.0)),
-            judge_frames=int(data.get("judge_frames", 3)),
-            matching=str(data.get("matching", "elderbench")),
-            farm=FarmSettings.from_json(data.get("farm")),
-            max_wait=float(data.get("max_wait", 10.0)),
-        )
+        return RunConfig.from_json(data, out=Path(run_dir), resume=True)
     except (KeyError, TypeError, ValueError) as exc:
         raise ConfigError(f"the configuration in {run_dir}/run.json is damaged: {exc}") from exc
 

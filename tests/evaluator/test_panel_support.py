@@ -3,6 +3,7 @@ folder alone, the tasks that flipped between two runs, and where step files are.
 
 from __future__ import annotations
 
+import json
 import threading
 
 import pytest
@@ -38,6 +39,33 @@ def test_resume_config_continues_a_stopped_run_from_its_folder(synthetic, tmp_pa
     assert again.mode is config.mode and again.suite == synthetic.suite.resolve()
     second = run_suite(again)
     assert not second.not_run and second.finished == 3
+
+
+def test_run_config_round_trips_through_run_json_and_defaults_fill_missing_fields(tmp_path):
+    config = RunConfig(
+        suite=tmp_path / "suite",
+        out=tmp_path / "run",
+        agent="replay",
+        protocol="offline",
+        tasks=("t1", "t2"),
+        variant="normalized",
+        mode="tolerant",
+        max_steps=7,
+        devices=("emulator-5554",),
+        judges=("rule", "vlm"),
+        judge_config={"vlm": {"model": "m"}},
+        settle_timeout=1.5,
+        matching="aitw",
+    )
+    data = json.loads(json.dumps(config.to_json()))
+    assert RunConfig.from_json(data) == config
+    assert data["tasks"] == ["t1", "t2"] and data["protocol"] == "offline"
+    old = {"suite": str(tmp_path / "suite"), "out": str(tmp_path / "run"), "agent": "replay"}
+    assert RunConfig.from_json(old | {"judges": None}) == RunConfig(
+        suite=tmp_path / "suite", out=tmp_path / "run", agent="replay"
+    )
+    with pytest.raises(KeyError):
+        RunConfig.from_json({"suite": "s", "out": "o"})
 
 
 def test_resume_config_refuses_a_folder_without_a_run(tmp_path):
