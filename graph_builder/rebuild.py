@@ -14,9 +14,15 @@ An edge without supports (added by hand) is kept when both its nodes can be foun
 by their members. Every carried edit, and every one that could not be carried, is
 reported in words naming the edge.
 
->>> graph, notes = carry_edge_edits(previous, rebuilt)  # doctest: +SKIP
->>> notes  # doctest: +SKIP
-('kept the edited rule of edge e3 (now e3): radius 120',)
+>>> from importlib.resources import files
+>>> from graph_builder.io import load_graph
+>>> rebuilt = load_graph(files("task_graphs") / "sample" / "font_bigger")
+>>> wider = replace(rebuilt.edge("e3").rule, radius=120.0)  # an edit in the editor
+>>> previous = rebuilt.with_changes(
+...     edges=tuple(replace(e, rule=wider) if e.id == "e3" else e for e in rebuilt.edges))
+>>> graph, notes = carry_edge_edits(previous, rebuilt)
+>>> notes, graph.edge("e3").rule.radius
+(('kept the edited rule of edge e3 (now e3): radius 120',), 120.0)
 """
 
 from __future__ import annotations
