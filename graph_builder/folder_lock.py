@@ -5,8 +5,16 @@ The lock is an advisory ``flock`` on ``<folder>/.lock``, which also records its 
 the lock when its holder dies, so a lock file left behind by a killed process is stale by
 construction: the next taker simply takes it and rewrites the holder.
 
->>> with FolderLock(run_dir, purpose="elderbench eval"):  # doctest: +SKIP
-...     ...
+>>> import tempfile
+>>> tmp = tempfile.TemporaryDirectory()
+>>> with FolderLock(Path(tmp.name), purpose="elderbench eval"):
+...     try:
+...         FolderLock(Path(tmp.name), purpose="a second run").acquire()
+...     except FolderLockedError as exc:
+...         print("refused:", "in use by elderbench eval" in str(exc))
+refused: True
+>>> FolderLock(Path(tmp.name), purpose="a second run").acquire().release()
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

@@ -11,8 +11,19 @@ bytes>"}}``, paths relative to the suite. ``restore(suite)`` puts the missing co
 every reader sees the ordinary suite format; the evaluator and the studio call it on the
 suites they open. A source checkout has every file and no ``duplicates.json``.
 
->>> dropped = pack(build_dir / "task_graphs" / "sample")  # doctest: +SKIP
->>> restore(installed_suite)  # doctest: +SKIP
+>>> import tempfile
+>>> from importlib.resources import files
+>>> sample = files("task_graphs") / "sample"
+>>> tmp = tempfile.TemporaryDirectory()
+>>> suite = Path(tmp.name) / "suite"  # a build copy of one task and its demonstrations
+>>> for part in ("font_bigger", "demos/font_bigger"):
+...     _ = shutil.copytree(sample / part, suite / part)
+>>> dropped = pack(suite)
+>>> dropped > 0, (suite / DUPLICATES_FILE).is_file()
+(True, True)
+>>> restore(suite) == dropped, restore(suite)  # every copy back, then nothing left to do
+(True, 0)
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
