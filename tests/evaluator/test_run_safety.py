@@ -247,8 +247,8 @@ def test_result_lines_of_the_wrong_shape_are_skipped_and_counted(synthetic, tmp_
     ]
     (out / "results.jsonl").write_bytes(b"\n".join([good[0], *wrong, good[1]]) + b"\n")
     summary = summarize(out)
-    assert summary["counts"]["unreadable_lines"] == len(wrong)
-    assert summary["counts"]["tasks"] == 2
+    assert summary.counts.unreadable_lines == len(wrong)
+    assert summary.counts.tasks == 2
     resumed = run_suite(RunConfig(**options, tasks=("task000", "task001"), resume=True))
     assert resumed.finished == 2 and not resumed.not_run
 
