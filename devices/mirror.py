@@ -206,9 +206,12 @@ class ScreencapFrameSource(_FrameBuffer):
                 self.error = f"screen capture stopped: {exc}"
                 return
             if png == previous:
-                # A still screen: nothing to decode or show (scrcpy sends no frame either),
-                # and polling slows down step by step until the screen changes again.
+                # A still screen: nothing to decode or show again, and polling slows down
+                # step by step until the screen changes. fps() counts the look all the same:
+                # it says how fresh the picture on show is.
                 interval = min(max(interval, 0.02) * 1.5, STILL_SCREEN_INTERVAL)
+                with self._lock:
+                    self._times.append(time.monotonic())
             else:
                 previous, interval = png, self._interval
                 self._publish(decode_png(png, self._max_size), png_size(png))
