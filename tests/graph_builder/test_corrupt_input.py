@@ -19,14 +19,14 @@ from graph_builder.errors import FormatError
 from graph_builder.importers.llamatouch import import_llamatouch
 from graph_builder.io import load_graph
 from graph_builder.similarity import SimilaritySettings
-from tests.graph_builder.gb_synthetic import Screen, render
+from tests.graph_builder.gb_synthetic import Sketch, render
 
 
 def trace(tmp_path: Path, events: str = "[Home]\n", screens: int = 2) -> Path:
     folder = tmp_path / "trace"
     folder.mkdir()
     for i in range(screens):
-        image, xml = render(Screen(f"S{i}", ("One", "Two")))
+        image, xml = render(Sketch(f"S{i}", ("One", "Two")))
         image.save(folder / f"{i}.png")
         (folder / f"{i}.xml").write_text(xml)
     (folder / "eventStructs.txt").write_text(events)
