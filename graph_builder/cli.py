@@ -2,7 +2,9 @@
 
 elderbench build DEMOS_DIR -o SUITE_DIR [--task ID ...] [--settings FILE] [--explain]
                      [--jobs N] [--force]
-elderbench import llamatouch TRACE_DIR --task ID -o DEMOS_DIR [--demo-id ID]
+elderbench import llamatouch|droidbot FOLDER --task ID -o DEMOS_DIR [--demo-id ID]
+elderbench import colorbench GRAPH_JSON --task ID -o SUITE_DIR --images DIR --start IMAGE
+                     --done IMAGE [--done IMAGE ...] --instruction TEXT
 """
 
 from __future__ import annotations
@@ -69,6 +71,22 @@ def register(subparsers: Any) -> None:
         fmt.add_argument("-o", "--output", type=Path, required=True, metavar="DEMOS_DIR")
         fmt.add_argument("--demo-id", metavar="ID", help="default: the folder's name")
         fmt.set_defaults(func=_run_import, importer=name)
+    colorbench = formats.add_parser(
+        "colorbench",
+        help="import the task between two screenshots of a ColorBench graph.json as a task graph",
+    )
+    colorbench.add_argument("source", type=Path, metavar="GRAPH_JSON")
+    colorbench.add_argument("--task", required=True, metavar="ID", help="task id")
+    colorbench.add_argument("-o", "--output", type=Path, required=True, metavar="SUITE_DIR")
+    colorbench.add_argument(
+        "--images", type=Path, required=True, metavar="DIR", help="the graph's screenshots"
+    )
+    colorbench.add_argument("--start", required=True, metavar="IMAGE", help="the first screen")
+    colorbench.add_argument(
+        "--done", action="append", required=True, metavar="IMAGE", help="a final screen"
+    )
+    colorbench.add_argument("--instruction", required=True, help="the task's instruction")
+    colorbench.set_defaults(func=_run_colorbench)
 
 
 class _ProgressBar:
@@ -126,6 +144,25 @@ def _run_build(args: argparse.Namespace) -> int:
             for decision in report.decisions:
                 print(f"  {decision.describe()}")
     return 0 if all(r.written for r in reports) else 1
+
+
+def _run_colorbench(args: argparse.Namespace) -> int:
+    from graph_builder.importers.colorbench import import_colorbench
+
+    result = import_colorbench(
+        args.source,
+        task_id=args.task,
+        suite_dir=args.output,
+        images=args.images,
+        start=args.start,
+        done=args.done,
+        instruction=args.instruction,
+    )
+    graph = result.graph
+    print(f"imported {len(graph.nodes)} nodes and {len(graph.edges)} edges into {result.folder}")
+    for note in result.notes:
+        print(f"  note: {note}")
+    return 0
 
 
 def _run_import(args: argparse.Namespace) -> int:

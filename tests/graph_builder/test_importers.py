@@ -2,21 +2,26 @@
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
 import pytest
+from PIL import Image
 
+from elderbench.cli import main
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.hierarchy import load_hierarchy
 from graph_builder.importers import IMPORTERS
+from graph_builder.importers.colorbench import import_colorbench
 from graph_builder.importers.droidbot import parse_event as parse_droidbot_event
 from graph_builder.importers.llamatouch import import_llamatouch, parse_event
-from graph_builder.io import load_demo, load_task
+from graph_builder.io import load_demo, load_graph, load_task
 from graph_builder.merge import DemoInput, merge_demonstrations
 from graph_builder.model import ActionType, DemoStatus, SwipeDirection
 from graph_builder.phash import compute_phash
 from graph_builder.similarity import SimilaritySettings
+from graph_builder.validate import has_errors, validate_graph
 from tests.graph_builder.gb_synthetic import Sketch, render
 from tests.shared_fixtures import require_llamatouch_trace
 
@@ -172,3 +177,64 @@ def test_droidbot_events_become_actions() -> None:
 def test_a_folder_that_is_not_droidbot_output_is_refused(tmp_path: Path) -> None:
     with pytest.raises(FormatError, match="not a DroidBot output folder"):
         IMPORTERS["droidbot"](tmp_path, task_id="t", demos_root=tmp_path / "demos")
+
+
+COLORBENCH = Path(__file__).resolve().parents[1] / "fixtures" / "colorbench_graph"
+CB_START = "aiagent2_Screenshot_2025-07-15-17-29-51-83_4fbb30eb7b7166119bd25e41eddeee2f.jpg"
+CB_DONE = "aiagent2_Screenshot_2025-07-15-17-30-07-43_4fbb30eb7b7166119bd25e41eddeee2f.jpg"
+
+
+def _colorbench_images(folder: Path) -> Path:
+    graph = json.loads((COLORBENCH / "graph.json").read_text(encoding="utf-8"))
+    folder.mkdir()
+    for name in {*graph, *(t for targets in graph.values() for t in targets)}:
+        Image.new("RGB", (1080, 2400), (200, 200, 200)).save(folder / name, format="JPEG")
+    return folder
+
+
+def test_a_real_colorbench_graph_imports_as_a_task_graph_with_bounds_rules(
+    tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    images = _colorbench_images(tmp_path / "images")
+    suite = tmp_path / "suite"
+    argv = ["import", "colorbench", str(COLORBENCH / "graph.json"), "--task", "cb_search"]
+    argv += ["-o", str(suite), "--images", str(images), "--start", CB_START, "--done", CB_DONE]
+    assert main([*argv, "--instruction", "Search for face towels"]) == 0
+    assert "imported 7 nodes and 10 edges" in capsys.readouterr().out
+    graph = load_graph(suite / "cb_search")
+    assert graph.start is not None and [n.id for n in graph.done_nodes] == ["done"]
+    assert not has_errors(validate_graph(graph))
+    typed = [e for e in graph.edges if e.source == "start"]
+    assert sorted(t for e in typed for t in e.rule.texts) == ["洗脸巾", "牙刷"]
+    # A tap's rule is its bbox and point in [0,1000] space (the bbox clipped to the screen).
+    tap = next(e for e in graph.edges if e.rule.bounds and e.rule.points == ((974.074, 335.0),))
+    assert tap.rule.bounds.as_list() == [927.778, 306.667, 1000, 363.333]
+    done_out = [e.rule.action_type.value for e in graph.edges if e.source == "done"]
+    assert sorted(done_out) == ["long_press", "tap", "tap"]
+    assert graph.meta["colorbench_images"]["start"] == CB_START
+    for node in graph.nodes:
+        assert (suite / "cb_search" / node.screenshot).read_bytes().startswith(b"\x89PNG")
+    assert load_task(suite / "cb_search").instruction == "Search for face towels"
+
+
+def test_colorbench_missing_screenshots_and_unknown_starts_are_refused(tmp_path: Path) -> None:
+    with pytest.raises(FormatError, match="not in the images folder"):
+        import_colorbench(
+            COLORBENCH / "graph.json",
+            task_id="t",
+            suite_dir=tmp_path / "s",
+            images=tmp_path,
+            start=CB_START,
+            done=[CB_DONE],
+            instruction="x",
+        )
+    with pytest.raises(FormatError, match="is not a screenshot of the graph"):
+        import_colorbench(
+            COLORBENCH / "graph.json",
+            task_id="t",
+            suite_dir=tmp_path / "s",
+            images=tmp_path,
+            start="nope.jpg",
+            done=[CB_DONE],
+            instruction="x",
+        )
