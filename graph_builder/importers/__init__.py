@@ -47,10 +47,15 @@ class Importer(Protocol):
 
 
 def _registry() -> dict[str, Importer]:
+    from graph_builder.importers.appagent import import_appagent
     from graph_builder.importers.droidbot import import_droidbot
     from graph_builder.importers.llamatouch import import_llamatouch
 
-    return {"llamatouch": import_llamatouch, "droidbot": import_droidbot}
+    return {
+        "llamatouch": import_llamatouch,
+        "droidbot": import_droidbot,
+        "appagent": import_appagent,
+    }
 
 
 IMPORTERS: dict[str, Importer] = _registry()

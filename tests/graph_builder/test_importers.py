@@ -13,6 +13,7 @@ from elderbench.cli import main
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.hierarchy import load_hierarchy
 from graph_builder.importers import IMPORTERS
+from graph_builder.importers.appagent import parse_record_line
 from graph_builder.importers.colorbench import import_colorbench
 from graph_builder.importers.droidbot import parse_event as parse_droidbot_event
 from graph_builder.importers.llamatouch import import_llamatouch, parse_event
@@ -238,3 +239,67 @@ def test_colorbench_missing_screenshots_and_unknown_starts_are_refused(tmp_path:
             done=[CB_DONE],
             instruction="x",
         )
+
+
+# A real AppAgent record line: geekan/MetaGPT at 48348a37b4582e493a1f193fe18254558c9f1ff5,
+# tests/data/andriod_assistant/demo_Contacts/record.txt (AppAgent demonstration output; that
+# folder has no raw screenshots or dumps, so the demonstration below is made by the
+# documented format).
+REAL_RECORD = "tap(9):::android.view.ViewGroup_1067_236_android.widget.TextView_183_204_Apps_2"
+
+
+def test_appagent_record_lines_parse() -> None:
+    assert parse_record_line(REAL_RECORD) == (
+        "tap",
+        9,
+        "",
+        "android.view.ViewGroup_1067_236_android.widget.TextView_183_204_Apps_2",
+    )
+    assert parse_record_line('text(2:sep:"see you, Sunday"):::x') == (
+        "text",
+        2,
+        "see you, Sunday",
+        "x",
+    )
+    assert parse_record_line("swipe(1:sep:up):::list")[2] == "up"
+    with pytest.raises(ValueError, match="expected tap"):
+        parse_record_line("click(3)")
+
+
+def _appagent_demo(root: Path) -> Path:
+    demo = root / "demo_Contacts_2024-01-01_10-00-00"
+    for sub in ("raw_screenshots", "xml"):
+        (demo / sub).mkdir(parents=True)
+    home = Screen("Contacts", ("Alice Brown", "Dr. Lee"))
+    detail = Screen("Dr. Lee", ("Call", "Message"))
+    for k, screen in enumerate((home, detail), start=1):
+        image, xml = render(screen)
+        image.save(demo / "raw_screenshots" / f"{demo.name}_{k}.png")
+        (demo / "xml" / f"{demo.name}_{k}.xml").write_text(xml, encoding="utf-8")
+    # The "Dr. Lee" row is the second clickable element; its id as AppAgent makes it.
+    (demo / "record.txt").write_text(
+        "tap(2):::com.example.app.id_list_com.example.app.id_row_1\nstop\n"
+    )
+    (demo / "task_desc.txt").write_text("Open Dr. Lee's contact card")
+    return demo
+
+
+def test_an_appagent_demonstration_imports_with_its_tapped_element(tmp_path: Path) -> None:
+    folder = _appagent_demo(tmp_path / "apps")
+    result = IMPORTERS["appagent"](folder, task_id="open_lee", demos_root=tmp_path / "demos")
+    demo = load_demo(result.folder)
+    assert demo.instruction == "Open Dr. Lee's contact card" and len(demo.steps) == 2
+    tap = demo.steps[0].action
+    x, y = Screen("Contacts", ("Alice Brown", "Dr. Lee")).row_center("Dr. Lee")
+    assert tap.type is ActionType.TAP and abs(tap.x - x) <= 1 and abs(tap.y - y) <= 1
+    assert tap.element is not None and tap.element.resource_id.endswith(":id/row")
+    # Found by its id even when the number is off (another AppAgent version's tagging).
+    (folder / "record.txt").write_text(
+        "tap(1):::com.example.app.id_list_com.example.app.id_row_1\nstop\n"
+    )
+    again = IMPORTERS["appagent"](folder, task_id="open_lee", demos_root=tmp_path / "d1")
+    assert load_demo(again.folder).steps[0].action.y == tap.y
+    assert demo.steps[1].action.type is ActionType.DONE
+    (folder / "record.txt").write_text("tap(7):::nothing_like_it\nstop\n")
+    with pytest.raises(FormatError, match="no element 'nothing_like_it' \\(number 7\\)"):
+        IMPORTERS["appagent"](folder, task_id="open_lee", demos_root=tmp_path / "d2")
