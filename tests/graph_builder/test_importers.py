@@ -270,8 +270,8 @@ def _appagent_demo(root: Path) -> Path:
     demo = root / "demo_Contacts_2024-01-01_10-00-00"
     for sub in ("raw_screenshots", "xml"):
         (demo / sub).mkdir(parents=True)
-    home = Screen("Contacts", ("Alice Brown", "Dr. Lee"))
-    detail = Screen("Dr. Lee", ("Call", "Message"))
+    home = Sketch("Contacts", ("Alice Brown", "Dr. Lee"))
+    detail = Sketch("Dr. Lee", ("Call", "Message"))
     for k, screen in enumerate((home, detail), start=1):
         image, xml = render(screen)
         image.save(demo / "raw_screenshots" / f"{demo.name}_{k}.png")
@@ -290,7 +290,7 @@ def test_an_appagent_demonstration_imports_with_its_tapped_element(tmp_path: Pat
     demo = load_demo(result.folder)
     assert demo.instruction == "Open Dr. Lee's contact card" and len(demo.steps) == 2
     tap = demo.steps[0].action
-    x, y = Screen("Contacts", ("Alice Brown", "Dr. Lee")).row_center("Dr. Lee")
+    x, y = Sketch("Contacts", ("Alice Brown", "Dr. Lee")).row_center("Dr. Lee")
     assert tap.type is ActionType.TAP and abs(tap.x - x) <= 1 and abs(tap.y - y) <= 1
     assert tap.element is not None and tap.element.resource_id.endswith(":id/row")
     # Found by its id even when the number is off (another AppAgent version's tagging).
