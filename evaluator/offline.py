@@ -287,7 +287,7 @@ def run_offline(
             record = StepRecord(
                 **common,
                 action=action.to_json(),
-                action_text=action.describe(),
+                action_text=screen.describe(action),
                 matched=match.matched,
                 edge=match.edge.id if match.edge else None,
                 rule=match.reason,

@@ -493,7 +493,7 @@ def _record(
         hierarchy=seen.xml_path,
         activity=seen.capture.activity,
         action=action.to_json() if action else None,
-        action_text=action.describe() if action else "",
+        action_text=seen.screen.describe(action) if action else "",
         raw_output=step.raw_output,
         reasoning=step.reasoning,
         parse_error=step.parse_error,

@@ -38,7 +38,7 @@ from typing import NamedTuple
 from lxml import etree
 
 from graph_builder.errors import FormatError
-from graph_builder.model import Bounds, ElementRef
+from graph_builder.model import Action, Bounds, ElementRef, Size
 
 _BOUNDS = re.compile(r"\[(-?\d+),(-?\d+)\]\[(-?\d+),(-?\d+)\]")
 _MAX_XML_BYTES = 64 * 1024 * 1024
@@ -134,6 +134,41 @@ class Hierarchy:
     def visible(self) -> Iterator[UIElement]:
         """Elements a person can see: visible to the user and not zero-sized."""
         return (e for e in self.elements if e.visible and e.bounds.area > 0)
+
+    def spoken_label(self, element: UIElement) -> str:
+        """What a person would call ``element``: its text or description, else the first
+        text inside it (a row is named by its title), else its id or class, short.
+
+        The one naming of elements: the recorder's step list, the demo viewer, the graph
+        editor and evaluation traces all use it.
+        """
+        pending = [element]
+        while pending:
+            current = pending.pop(0)
+            if current.text or current.content_desc:
+                return current.text or current.content_desc
+            pending[:0] = self.children(current)
+        return element.resource_id.rpartition("/")[2] or element.class_name.rpartition(".")[2]
+
+    def describe(self, action: Action, screen: Size | None = None) -> str:
+        """``action.describe()``, with a tap or long press named by the element it hit.
+
+        ``screen`` is this hierarchy's device size, for actions in another coordinate
+        space (agents speak [0,1000]); the line keeps the action's own coordinates.
+
+        >>> hierarchy.describe(Action.tap(540, 596, screen=(1080, 2400)))  # doctest: +SKIP
+        "tap (540, 596) 'Display'"
+        """
+        if not action.type.is_pointed or action.x is None or action.y is None:
+            return action.describe()
+        device = action.to_device(screen) if screen is not None else action
+        if device.x is None or device.y is None:
+            return action.describe()
+        element = self.element_at(device.x, device.y)
+        if element is None:
+            return action.describe()
+        label = self.spoken_label(element)
+        return f"{action.type.value.replace('_', ' ')} ({action.x:.0f}, {action.y:.0f}) {label!r}"
 
     def element_at(self, x: float, y: float) -> UIElement | None:
         """The element a tap at (x, y) lands on.

@@ -24,10 +24,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from graph_builder.errors import FormatError
+from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.hierarchy import Hierarchy, load_hierarchy, parse_hierarchy
 from graph_builder.io import check_png_file, confined, read_png
-from graph_builder.model import MemberRef, Observation, Size
+from graph_builder.model import Action, MemberRef, Observation, Size
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -195,6 +195,15 @@ class Screen:
                     self._hierarchy = load_hierarchy(self.hierarchy_path)
                 self._parsed = True
             return self._hierarchy
+
+    def describe(self, action: Action) -> str:
+        """The action as traces and the studio show it: a tap named by the element it hits
+        on this screen (``Hierarchy.describe``); plain ``describe()`` without a hierarchy."""
+        try:
+            hierarchy = self.hierarchy()
+        except (GraphBuilderError, OSError):
+            hierarchy = None
+        return hierarchy.describe(action, self.size) if hierarchy else action.describe()
 
     def without_hierarchy(self) -> Screen:
         """The same screen with no hierarchy (shown to agents when the dump is unreadable).

@@ -14,6 +14,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QPushButton,
     QSplitter,
+    QTabWidget,
     QTreeWidget,
     QTreeWidgetItem,
     QVBoxLayout,
@@ -24,7 +25,7 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
-from recorder_app.qt.graph_editor.sources import spoken_label
+from recorder_app.qt.hierarchy_view import HierarchyInspector
 from recorder_app.qt.recorder import describe_action, step_hierarchy
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.recording.workspace import DemoSummary, Workspace
@@ -65,6 +66,11 @@ class DemoBrowser(QWidget):
         self.tree.setMinimumWidth(260)
         self.refresh_button = QPushButton("Refresh")
         self.viewer = StepViewer()
+        self.hierarchy_view = HierarchyInspector()
+        self.view_tabs = QTabWidget()
+        self.view_tabs.setObjectName("demoViewTabs")
+        self.view_tabs.addTab(self.viewer, "Action")
+        self.view_tabs.addTab(self.hierarchy_view, "Hierarchy")
         self.step_label = QLabel("")
         self.step_label.setObjectName("stepLabel")
         self.step_label.setWordWrap(True)
@@ -101,7 +107,7 @@ class DemoBrowser(QWidget):
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
-        right_layout.addWidget(self.viewer, 1)
+        right_layout.addWidget(self.view_tabs, 1)
         right_layout.addLayout(nav)
         right_layout.addWidget(self.detail_label)
         right_layout.addLayout(actions)
@@ -317,6 +323,15 @@ class DemoBrowser(QWidget):
             png = None
         self.viewer.show_step(png, step.observation.screen, step.action)
         hierarchy = step_hierarchy(folder, step)
+        self.hierarchy_view.show_screen(png, step.observation.screen, hierarchy)
+        self.hierarchy_view.label.setText(
+            f"{len(hierarchy)} elements · activity {step.observation.activity or '?'}"
+            if hierarchy is not None
+            else "No hierarchy was recorded for this step."
+        )
+        device = step.action.to_device(step.observation.screen)
+        if step.action.type.is_pointed and device.point is not None:
+            self.hierarchy_view.select_at(int(device.x or 0), int(device.y or 0))
         described = describe_action(step.action, hierarchy)
         self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
         obs = step.observation
@@ -324,7 +339,7 @@ class DemoBrowser(QWidget):
         if step.action.element is not None:
             e = step.action.element
             found = hierarchy.element_at(*e.bounds.center) if hierarchy else None
-            name = spoken_label(hierarchy, found) if hierarchy and found else e.label()
+            name = hierarchy.spoken_label(found) if hierarchy and found else e.label()
             kind = e.class_name.rpartition(".")[2]
             lines.append(f"element: {name!r} ({kind} {e.bounds.as_list()})")
         if obs.phash:

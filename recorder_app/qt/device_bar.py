@@ -44,6 +44,7 @@ class DeviceBar(QWidget):
     device_disconnected = Signal(str)  # by the user, or because the phone went away
     device_lost = Signal(str)  # the connected phone disappeared from adb
     status_changed = Signal(str)
+    devices_listed = Signal(object)  # every poll: the device summaries adb reported
 
     def __init__(
         self,
@@ -145,6 +146,7 @@ class DeviceBar(QWidget):
     @Slot(object)
     def _on_devices_listed(self, summaries: list[Any]) -> None:
         self._listing = False
+        self.devices_listed.emit(list(summaries))
         ready = {s.serial: s for s in summaries}
         if list(ready) != list(self._summaries) or any(
             describe_device(ready[k]) != describe_device(self._summaries[k]) for k in ready
@@ -174,6 +176,7 @@ class DeviceBar(QWidget):
     @Slot(object)
     def _on_listing_failed(self, exc: Exception) -> None:
         self._listing = False
+        self.devices_listed.emit([])
         if self._summaries:
             self._summaries = {}
             self._fill_combo()

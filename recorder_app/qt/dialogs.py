@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
-from PySide6.QtCore import Qt, Signal, Slot
+from PySide6.QtCore import Qt, Signal, SignalInstance, Slot
+from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QDialog,
     QDialogButtonBox,
+    QGridLayout,
     QLabel,
     QListWidget,
     QListWidgetItem,
@@ -53,8 +55,9 @@ class IncompleteDemosDialog(QDialog):
         text = QLabel(
             "These demonstrations were not finished (the studio closed or the phone "
             "disconnected while recording). Every step recorded is saved.\n\n"
-            "Resume continues one from the screen the phone shows now; Discard marks it "
-            "as discarded (its files stay, and it can be restored in the Demos tab)."
+            "Resume first checks that the phone shows the screen the demonstration "
+            "stopped on, and asks when it does not. Discard marks it as discarded (its "
+            "files stay, and it can be restored in the Demos tab)."
         )
         text.setWordWrap(True)
         self.resume_button = QPushButton("Resume")
@@ -91,3 +94,126 @@ class IncompleteDemosDialog(QDialog):
         self.list.takeItem(self.list.currentRow())
         if self.list.count() == 0:
             self.accept()
+
+
+def _thumbnail(png: bytes | None, height: int = 360) -> QLabel:
+    label = QLabel()
+    label.setAlignment(Qt.AlignmentFlag.AlignCenter)
+    pixmap = QPixmap()
+    if png and pixmap.loadFromData(png):
+        label.setPixmap(pixmap.scaledToHeight(height, Qt.TransformationMode.SmoothTransformation))
+    else:
+        label.setText("(no screenshot)")
+    return label
+
+
+class ResumeCheckDialog(QDialog):
+    """A resumed demonstration whose phone shows another screen than where it stopped.
+
+    Shows both screens side by side and lets the user continue from the phone's screen,
+    discard the demonstration, or stop (the demo stays incomplete; bring the phone back to
+    the screen on the left and resume again).
+    """
+
+    continue_requested = Signal()
+    discard_requested = Signal()
+    stop_requested = Signal()
+
+    def __init__(
+        self,
+        message: str,
+        expected_png: bytes | None,
+        live_png: bytes | None,
+        parent: QWidget | None = None,
+    ) -> None:
+        super().__init__(parent)
+        self.setObjectName("resumeCheckDialog")
+        self.setWindowTitle("The phone shows another screen")
+        text = QLabel(
+            f"{message}\n\nContinuing records the next step on the screen the phone shows "
+            "now, so the demonstration would jump between the two screens."
+        )
+        text.setObjectName("resumeCheckText")
+        text.setWordWrap(True)
+        grid = QGridLayout()
+        grid.addWidget(QLabel("<b>Where the demonstration stopped</b>"), 0, 0)
+        grid.addWidget(QLabel("<b>What the phone shows now</b>"), 0, 1)
+        grid.addWidget(_thumbnail(expected_png), 1, 0)
+        grid.addWidget(_thumbnail(live_png), 1, 1)
+        self.continue_button = QPushButton("Continue from this screen")
+        self.discard_button = QPushButton("Discard the demonstration")
+        self.stop_button = QPushButton("Stop (resume later)")
+        self.stop_button.setToolTip(
+            "Keep the demonstration incomplete; bring the phone back to the screen on the "
+            "left, then resume it again"
+        )
+        buttons = QDialogButtonBox()
+        for button in (self.continue_button, self.discard_button, self.stop_button):
+            buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        self.continue_button.clicked.connect(lambda: self._finish(self.continue_requested))
+        self.discard_button.clicked.connect(lambda: self._finish(self.discard_requested))
+        self.stop_button.clicked.connect(lambda: self._finish(self.stop_requested))
+        self.rejected.connect(self.stop_requested)  # Esc or the close box: the safe choice
+        layout = QVBoxLayout(self)
+        layout.addWidget(text)
+        layout.addLayout(grid)
+        layout.addWidget(buttons)
+
+    def _finish(self, signal: SignalInstance) -> None:
+        self.rejected.disconnect(self.stop_requested)
+        signal.emit()
+        self.accept()
+
+
+class StoppedRunsDialog(QDialog):
+    """Offers the workspace's stopped runs for resuming, and a folder of one's own."""
+
+    resume_requested = Signal(str)  # run folder
+    browse_requested = Signal()
+
+    def __init__(self, runs: list[tuple[str, str]], parent: QWidget | None = None) -> None:
+        """``runs``: (folder, label) of each stopped run, newest first."""
+        super().__init__(parent)
+        self.setObjectName("stoppedRunsDialog")
+        self.setWindowTitle("Resume a run")
+        text = QLabel(
+            "These runs stopped before every task had a result. Resume continues one with "
+            "the configuration it was started with; finished tasks are skipped."
+            if runs
+            else "No run in this workspace has tasks left to run."
+        )
+        text.setWordWrap(True)
+        self.list = QListWidget()
+        for folder, label in runs:
+            item = QListWidgetItem(label)
+            item.setData(Qt.ItemDataRole.UserRole, folder)
+            item.setToolTip(folder)
+            self.list.addItem(item)
+        self.list.setCurrentRow(0)
+        self.list.itemDoubleClicked.connect(lambda _: self._on_resume_clicked())
+        self.resume_button = QPushButton("Resume")
+        self.resume_button.setEnabled(bool(runs))
+        self.browse_button = QPushButton("Other folder…")
+        buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Cancel)
+        buttons.addButton(self.resume_button, QDialogButtonBox.ButtonRole.AcceptRole)
+        buttons.addButton(self.browse_button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.rejected.connect(self.reject)
+        self.resume_button.clicked.connect(self._on_resume_clicked)
+        self.browse_button.clicked.connect(self._on_browse_clicked)
+        layout = QVBoxLayout(self)
+        layout.addWidget(text)
+        layout.addWidget(self.list)
+        layout.addWidget(buttons)
+        self.resize(560, 320)
+
+    @Slot()
+    def _on_resume_clicked(self) -> None:
+        item = self.list.currentItem()
+        if item is not None:
+            self.resume_requested.emit(str(item.data(Qt.ItemDataRole.UserRole)))
+            self.accept()
+
+    @Slot()
+    def _on_browse_clicked(self) -> None:
+        self.accept()
+        self.browse_requested.emit()

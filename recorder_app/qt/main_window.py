@@ -82,7 +82,8 @@ class StudioMainWindow(QMainWindow):
         self.add_page("record", "Record", self.record_page)
         self.add_page("demos", "Demos", self.demo_browser)
         self.add_page("graphs", "Graphs", GraphEditorPage())
-        self.add_page("evaluate", "Evaluate", EvaluationPage(connection))
+        self.eval_page = EvaluationPage(connection)
+        self.add_page("evaluate", "Evaluate", self.eval_page)
         self.add_page("language", "Language", LanguagePage(settings))
         self._connect()
         self.resize(1280, 860)
@@ -101,6 +102,9 @@ class StudioMainWindow(QMainWindow):
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
         action.triggered.connect(lambda: self.tabs.setCurrentWidget(widget))
         self.view_menu.addAction(action)
+        show_requested = getattr(widget, "show_requested", None)
+        if show_requested is not None:
+            show_requested.connect(lambda: self.tabs.setCurrentWidget(widget))
         for menu in getattr(widget, "menus", ()):
             self.menuBar().insertMenu(self.view_menu.menuAction(), menu)
         if self.workspace is not None and hasattr(widget, "set_workspace"):
@@ -228,6 +232,18 @@ class StudioMainWindow(QMainWindow):
         )
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
+        page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
+        # One annotator id signs demonstrations and human verdicts alike.
+        recorder_id = page.task_panel.annotator_edit
+        verdict_id = self.eval_page.trace_viewer.annotator_edit
+        verdict_id.setText(recorder_id.text())
+        for source, target in ((recorder_id, verdict_id), (verdict_id, recorder_id)):
+            source.textChanged.connect(
+                lambda text, t=target: t.setText(text) if t.text() != text else None
+            )
+        verdict_id.editingFinished.connect(
+            lambda: self.settings.setValue("task/annotator", verdict_id.text().strip())
+        )
         self.demo_browser.problem_occurred.connect(
             lambda text: self.report_problem("Demonstration", text)
         )

@@ -39,6 +39,10 @@ log = logging.getLogger(__name__)
 BACKGROUND = QColor("#1e2127")
 HIGHLIGHT = QColor(255, 196, 0)
 TRAIL = QColor(64, 160, 255)
+REFUSED = QColor(200, 40, 40, 225)
+ACCEPTED = QColor(60, 200, 90)
+REFUSED_NOTICE_MS = 2500  # long enough to read, whatever the recorder does meanwhile
+ACCEPTED_FLASH_MS = 350
 
 
 def qimage_from_array(array: np.ndarray) -> QImage:
@@ -77,6 +81,14 @@ class MirrorView(QWidget):
         self._press: tuple[QPointF, float] | None = None
         self._drag: QPointF | None = None
         self._pointer: QPointF | None = None  # last pointer position over the widget
+        self._notice: str | None = None  # why the last input was refused
+        self._flash: tuple[float, float] | None = None  # device point of an accepted input
+        self._notice_timer = QTimer(self)
+        self._notice_timer.setSingleShot(True)
+        self._notice_timer.timeout.connect(self._on_notice_expired)
+        self._flash_timer = QTimer(self)
+        self._flash_timer.setSingleShot(True)
+        self._flash_timer.timeout.connect(self._on_flash_expired)
 
     # -- content
 
@@ -111,10 +123,53 @@ class MirrorView(QWidget):
         self.update()
 
     def set_busy(self, message: str | None) -> None:
-        """Draw a busy overlay with ``message``; None removes it."""
+        """Draw a busy overlay with ``message``; None removes it (and starts the clock of a
+        refusal notice, so it stays readable for a while on the ready screen)."""
         if message != self._busy_message:
             self._busy_message = message
+            if message is None and self._notice is not None:
+                # A refusal made while busy is read once the screen shows again.
+                self._notice_timer.start(REFUSED_NOTICE_MS)
             self.update()
+
+    def show_refused(self, message: str) -> None:
+        """A red banner saying why an input was not recorded, kept up for a few seconds."""
+        self._notice = message
+        self._notice_timer.stop()
+        if self._busy_message is None:
+            self._notice_timer.start(REFUSED_NOTICE_MS)
+        self.update()
+
+    def flash_accepted(self, point: tuple[float, float] | None) -> None:
+        """A short green ring where an accepted input landed (a frame around the screen
+        for inputs without a point, such as Back)."""
+        self._flash = point if point is not None else (-1.0, -1.0)
+        self._flash_timer.start(ACCEPTED_FLASH_MS)
+        self.update()
+
+    def clear_notice(self) -> None:
+        """An accepted input answers the refusal before it."""
+        if self._notice is not None:
+            self._notice_timer.stop()
+            self._on_notice_expired()
+
+    @property
+    def notice(self) -> str | None:
+        return self._notice
+
+    @property
+    def flashing(self) -> bool:
+        return self._flash is not None
+
+    @Slot()
+    def _on_notice_expired(self) -> None:
+        self._notice = None
+        self.update()
+
+    @Slot()
+    def _on_flash_expired(self) -> None:
+        self._flash = None
+        self.update()
 
     @property
     def device_size(self) -> tuple[int, int] | None:
@@ -235,6 +290,25 @@ class MirrorView(QWidget):
             painter.setPen(QColor("white"))
             painter.drawText(
                 target, Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._busy_message
+            )
+        if self._flash is not None and self._device_size is not None:
+            painter.setPen(QPen(ACCEPTED, 4))
+            painter.setBrush(Qt.BrushStyle.NoBrush)
+            if self._flash[0] < 0:
+                painter.drawRect(target.adjusted(2, 2, -2, -2))
+            else:
+                painter.drawEllipse(self.widget_point(*self._flash), 22, 22)
+        if self._notice:
+            font = QFont(painter.font())
+            font.setBold(True)
+            painter.setFont(font)
+            band = QRectF(target.left(), target.bottom() - 64, target.width(), 64)
+            painter.fillRect(band, REFUSED)
+            painter.setPen(QColor("white"))
+            painter.drawText(
+                band.adjusted(8, 4, -8, -4),
+                Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+                self._notice,
             )
 
 

@@ -10,6 +10,7 @@ which refuses it unless a settled observation is pending.
 from __future__ import annotations
 
 import logging
+import time
 from pathlib import Path
 
 from PySide6.QtCore import QSettings, Qt, Signal, Slot
@@ -33,11 +34,13 @@ from PySide6.QtWidgets import (
 
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import Action
+from graph_builder.model import Action, DemoStatus
 from recorder_app.connection import DeviceConnection
 from recorder_app.qt.device_bar import DeviceBar
+from recorder_app.qt.dialogs import ResumeCheckDialog
 from recorder_app.qt.mirror_view import MirrorFeed, MirrorView
 from recorder_app.qt.recorder import (
+    CONFIRMING,
     IDLE,
     RecorderController,
     ResumeRequest,
@@ -48,7 +51,7 @@ from recorder_app.qt.recorder import (
 )
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
-from recorder_app.recording.session import PendingStep, SessionState
+from recorder_app.recording.session import PendingStep, ResumeCheck, SessionState
 from recorder_app.recording.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -58,6 +61,7 @@ BUSY_MESSAGES = {
     SessionState.CAPTURING.value: "Capturing the screen…\nwait before the next input",
     SessionState.PERFORMING.value: "Performing…",
     SessionState.INTERRUPTED.value: "Recording interrupted\nRetry capture (F5) or Stop",
+    CONFIRMING: "Another screen than where the demo stopped\ncontinue or discard it",
 }
 STATE_TEXT = {
     IDLE: "Not recording",
@@ -67,6 +71,7 @@ STATE_TEXT = {
     SessionState.PERFORMING.value: "Performing…",
     SessionState.FINISHED.value: "Demo saved",
     SessionState.INTERRUPTED.value: "Interrupted",
+    CONFIRMING: "Check the screen",
 }
 
 
@@ -102,6 +107,9 @@ class RecordPage(QWidget):
         self._capture_ms: float | None = None
         self._lost_during: str | None = None  # demo folder whose phone loss was reported
         self._steps_folder: Path | None = None  # the demo listed in the Steps tab
+        self._last_capture: PendingStep | None = None
+        self._discard_on_close: str | None = None  # a resumed demo the user discarded
+        self.resume_dialog: ResumeCheckDialog | None = None
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
         self.mirror = MirrorView()
@@ -212,6 +220,15 @@ class RecordPage(QWidget):
             "so every demonstration starts from the same state"
         )
         self.reset_check.setChecked(str(self._settings.value("record/reset_app", "true")) == "true")
+        self.flash_check = QCheckBox("Flash the mirror on each accepted input")
+        self.flash_check.setToolTip(
+            "A green ring where a tap or swipe was accepted (a frame for Back, Home, Wait "
+            "and typing); refused input always shows a red banner"
+        )
+        self.flash_check.setChecked(str(self._settings.value("record/flash", "true")) == "true")
+        self.flash_check.toggled.connect(
+            lambda on: self._settings.setValue("record/flash", "true" if on else "false")
+        )
         self.start_button = QPushButton(self.start_action.text())
         self.start_button.setObjectName("startButton")
         self.start_button.setToolTip(self.start_action.toolTip())
@@ -228,18 +245,19 @@ class RecordPage(QWidget):
         controls = QGroupBox("Recording")
         grid = QGridLayout(controls)
         grid.addWidget(self.reset_check, 0, 0, 1, 3)
-        grid.addWidget(self.start_button, 1, 0, 1, 3)
-        grid.addWidget(self.instruction_label, 2, 0, 1, 3)
-        grid.addWidget(self.state_label, 3, 0, 1, 3)
-        grid.addWidget(self._tool_button(self.back_action), 4, 0)
-        grid.addWidget(self._tool_button(self.home_action), 4, 1)
-        grid.addWidget(self._tool_button(self.wait_action), 4, 2)
-        grid.addWidget(self.text_edit, 5, 0, 1, 3)
+        grid.addWidget(self.flash_check, 1, 0, 1, 3)
+        grid.addWidget(self.start_button, 2, 0, 1, 3)
+        grid.addWidget(self.instruction_label, 3, 0, 1, 3)
+        grid.addWidget(self.state_label, 4, 0, 1, 3)
+        grid.addWidget(self._tool_button(self.back_action), 5, 0)
+        grid.addWidget(self._tool_button(self.home_action), 5, 1)
+        grid.addWidget(self._tool_button(self.wait_action), 5, 2)
+        grid.addWidget(self.text_edit, 6, 0, 1, 3)
         self.complete_button = self._tool_button(self.complete_action)
         self.complete_button.setObjectName("completeButton")
-        grid.addWidget(self.complete_button, 6, 0, 1, 3)
-        grid.addWidget(self._tool_button(self.retry_action), 7, 0, 1, 2)
-        grid.addWidget(self._tool_button(self.stop_action), 7, 2)
+        grid.addWidget(self.complete_button, 7, 0, 1, 3)
+        grid.addWidget(self._tool_button(self.retry_action), 8, 0, 1, 2)
+        grid.addWidget(self._tool_button(self.stop_action), 8, 2)
 
         task_scroll = QScrollArea()
         task_scroll.setWidget(self.task_panel)
@@ -302,6 +320,7 @@ class RecordPage(QWidget):
         rec.demo_interrupted.connect(self._on_demo_interrupted)
         rec.demo_closed.connect(self._on_demo_closed)
         rec.input_refused.connect(self._on_input_refused)
+        rec.resume_checked.connect(self._on_resume_checked)
         self.task_panel.problem_occurred.connect(
             lambda text: self.problem_occurred.emit("Task", text)
         )
@@ -338,6 +357,9 @@ class RecordPage(QWidget):
         accepted = self.recorder.submit(action)
         if accepted:
             self.mirror.set_hierarchy(None)
+            self.mirror.clear_notice()
+            if self.flash_check.isChecked():
+                self.mirror.flash_accepted(action.point if action.type.is_pointed else None)
             self.message_posted.emit(f"Recording: {action.describe()}", 3000)
         return accepted
 
@@ -379,8 +401,8 @@ class RecordPage(QWidget):
         if self._serial is None:
             self.problem_occurred.emit(
                 "No phone",
-                "Connect the phone first; the demonstration continues from the "
-                "screen it shows now.",
+                "Connect the phone first, on the screen the demonstration stopped on; "
+                "the studio compares the two before recording goes on.",
             )
             return False
         self.steps_list.clear()
@@ -458,7 +480,6 @@ class RecordPage(QWidget):
         self.mirror.set_busy(BUSY_MESSAGES.get(state))
         screen = self.recorder.screen  # set while ready, also after a refused action
         self.mirror.set_hierarchy(screen.hierarchy if screen is not None else None)
-        self.state_label.setText(STATE_TEXT.get(state, state))
         self.state_label.setProperty("state", state)
         self.state_label.style().polish(self.state_label)
         self._capture_ms = None if state == IDLE else self._capture_ms
@@ -486,7 +507,17 @@ class RecordPage(QWidget):
         self._emit_recorder_status()
 
     def _emit_recorder_status(self) -> None:
-        text = f"recorder: {self.recorder.state}"
+        """The state, the step count and the last capture, in the panel and the status bar."""
+        state = self.recorder.state
+        parts = [STATE_TEXT.get(state, state)]
+        if self.recorder.recording or state == SessionState.FINISHED.value:
+            count = self.steps_list.count()
+            parts.append(f"{count} step{'' if count == 1 else 's'} saved")
+        if self._last_capture is not None and self._capture_ms is not None:
+            clock = time.strftime("%H:%M:%S", time.localtime(self._last_capture.screen.time))
+            parts.append(f"last capture {clock} ({self._capture_ms:.0f} ms)")
+        self.state_label.setText(" · ".join(parts))
+        text = f"recorder: {state}"
         if self._capture_ms is not None:
             text += f" · capture {self._capture_ms:.0f} ms"
         self.recorder_status_changed.emit(text)
@@ -494,6 +525,7 @@ class RecordPage(QWidget):
     def _update_steps_tab(self) -> None:
         count = self.steps_list.count()
         self.side_tabs.setTabText(1, f"Steps ({count})" if count else "Steps")
+        self._emit_recorder_status()
 
     @Slot(str, int)
     def _on_demo_started(self, folder: str, saved_steps: int) -> None:
@@ -525,6 +557,7 @@ class RecordPage(QWidget):
 
     @Slot(object)
     def _on_screen_captured(self, screen: PendingStep) -> None:
+        self._last_capture = screen
         self._capture_ms = screen.capture_ms
         self._emit_recorder_status()
         if not self._mirror_live or self.mirror.device_size is None:
@@ -582,10 +615,43 @@ class RecordPage(QWidget):
             return
         self.problem_occurred.emit(title, message)
 
+    @Slot(str, object)
+    def _on_resume_checked(self, folder: str, check: ResumeCheck) -> None:
+        if check.same is not False:
+            self.message_posted.emit(check.message, 0 if check.same is None else 8000)
+            return
+        live = self._last_capture.screen.png() if self._last_capture else None
+        dialog = ResumeCheckDialog(check.message, check.expected_png, live, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.continue_requested.connect(self.recorder.confirm_resume)
+        dialog.discard_requested.connect(lambda: self._discard_resumed(folder))
+        dialog.stop_requested.connect(self.recorder.stop)
+        dialog.finished.connect(lambda _: setattr(self, "resume_dialog", None))
+        self.resume_dialog = dialog
+        dialog.open()
+
+    def _discard_resumed(self, folder: str) -> None:
+        self._discard_on_close = folder
+        self.recorder.stop()
+
     @Slot(str)
     def _on_demo_closed(self, folder: str) -> None:
         self.instruction_label.hide()
         self._update_controls()
+        if self._discard_on_close == folder:
+            self._discard_on_close = None
+            try:
+                io.set_demo_status(Path(folder), DemoStatus.DISCARDED)
+            except (GraphBuilderError, OSError) as exc:
+                self.problem_occurred.emit("Cannot discard the demonstration", str(exc))
+            else:
+                self.message_posted.emit(
+                    f"Discarded {Path(folder).name}; its files stay and it can be restored "
+                    "in the Demos tab.",
+                    0,
+                )
+            self.demo_saved.emit(folder)
+            return
         self.demo_saved.emit(folder)
         if self.recorder.state == IDLE:
             self.message_posted.emit(
@@ -594,6 +660,7 @@ class RecordPage(QWidget):
 
     @Slot(str)
     def _on_input_refused(self, message: str) -> None:
+        self.mirror.show_refused(message)
         self.message_posted.emit(message, 5000)
 
     # -- actions

@@ -24,14 +24,21 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.hierarchy import Hierarchy, load_hierarchy
 from graph_builder.model import Action, ActionType, ResetRecipe, Step, Task
 from recorder_app.errors import RecordingError, explain_os_error
-from recorder_app.qt.graph_editor.sources import spoken_label
-from recorder_app.recording.session import PendingStep, RecordingSession, SessionState
+from recorder_app.recording.session import (
+    PendingStep,
+    RecordingSession,
+    ResumeCheck,
+    SessionState,
+)
 
 log = logging.getLogger(__name__)
 
 DeviceFactory = Callable[[str], Device]
 
 IDLE = "idle"  # no demonstration in progress (controller-only state)
+# A resumed demo whose phone shows another screen than where it stopped: input waits
+# until the user continues from this screen or discards the demo (controller-only state).
+CONFIRMING = "confirming"
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,13 +58,7 @@ class ResumeRequest:
 
 def describe_action(action: Action, hierarchy: Hierarchy | None) -> str:
     """``tap (539, 711) 'Wi-Fi'``: a tapped row is named by the first text inside it."""
-    if hierarchy is None or not action.type.is_pointed or action.point is None:
-        return action.describe()
-    element = hierarchy.element_at(*action.point)
-    if element is None:
-        return action.describe()
-    label = spoken_label(hierarchy, element)
-    return f"{action.type.value.replace('_', ' ')} ({action.x:.0f}, {action.y:.0f}) {label!r}"
+    return hierarchy.describe(action) if hierarchy is not None else action.describe()
 
 
 def step_hierarchy(folder: Path, step: Step) -> Hierarchy | None:
@@ -86,6 +87,7 @@ class RecorderWorker(QObject):
     demo_finished = Signal(str)  # demo folder
     demo_interrupted = Signal(str, str)  # title, message; the demo is kept as incomplete
     demo_closed = Signal(str)  # demo folder; the session is gone
+    resume_checked = Signal(str, object)  # demo folder, ResumeCheck
 
     def __init__(self, device_factory: DeviceFactory, settle_timeout: float) -> None:
         super().__init__()
@@ -124,7 +126,7 @@ class RecorderWorker(QObject):
                 device, request.folder, settle_timeout=self._settle_timeout
             )
 
-        self._open(resume, "Could not resume the demonstration")
+        self._open(resume, "Could not resume the demonstration", check_resume=True)
 
     @Slot(object)
     def _on_action_requested(self, action: Action) -> None:
@@ -180,7 +182,9 @@ class RecorderWorker(QObject):
 
     # -- internals
 
-    def _open(self, make: Callable[[], RecordingSession], title: str) -> None:
+    def _open(
+        self, make: Callable[[], RecordingSession], title: str, *, check_resume: bool = False
+    ) -> None:
         try:
             self._session = make()
         except Exception as exc:
@@ -188,14 +192,15 @@ class RecorderWorker(QObject):
             self.demo_interrupted.emit(title, self._explain(exc, title))
             return
         self.demo_started.emit(str(self._session.folder), len(self._session.demo.steps))
-        self._capture()
+        self._capture(check_resume=check_resume)
 
-    def _capture(self) -> None:
+    def _capture(self, *, check_resume: bool = False) -> None:
         session = self._session
         assert session is not None
         self.state_changed.emit(SessionState.CAPTURING.value)
         try:
-            screen = session.capture()
+            # On resume the kept screen is compared first, so the capture must not replace it.
+            screen = session.capture(keep=not check_resume)
         except Exception as exc:
             self._interrupt(
                 "The screen could not be captured",
@@ -203,6 +208,13 @@ class RecorderWorker(QObject):
             )
             return
         self.screen_captured.emit(screen)
+        if check_resume:
+            result: ResumeCheck = session.check_resume(screen)
+            self.resume_checked.emit(str(session.folder), result)
+            if result.same is False:
+                self.state_changed.emit(CONFIRMING)  # the user decides; no input meanwhile
+                return
+            session.keep_pending()
         self.state_changed.emit(SessionState.READY.value)
         session.hash_pending()
 
@@ -256,6 +268,7 @@ class RecorderController(QObject):
     demo_finished = Signal(str)
     demo_interrupted = Signal(str, str)
     demo_closed = Signal(str)
+    resume_checked = Signal(str, object)  # demo folder, ResumeCheck
     input_refused = Signal(str)
 
     _start_requested = Signal(object)
@@ -295,6 +308,7 @@ class RecorderController(QObject):
         w.demo_finished.connect(self.demo_finished)
         w.demo_interrupted.connect(self.demo_interrupted)
         w.demo_closed.connect(self._on_demo_closed)
+        w.resume_checked.connect(self.resume_checked)
         self._thread.start()
 
     @property
@@ -359,6 +373,12 @@ class RecorderController(QObject):
             self._set_state(SessionState.CAPTURING.value)
             self._retry_requested.emit()
 
+    def confirm_resume(self) -> None:
+        """Continue a resumed demo from the screen the phone shows now (captured afresh)."""
+        if self._state == CONFIRMING:
+            self._set_state(SessionState.CAPTURING.value)
+            self._retry_requested.emit()
+
     def stop(self) -> None:
         """Close the demonstration; unless it was finished it stays incomplete on disk."""
         self._stop_requested.emit()
@@ -377,6 +397,8 @@ class RecorderController(QObject):
             reason = "no demonstration is being recorded; press Start demo first"
         elif self._state == SessionState.INTERRUPTED.value:
             reason = "the demonstration is interrupted; choose Retry capture or Stop"
+        elif self._state == CONFIRMING:
+            reason = "the phone shows another screen; continue from it or discard the demo first"
         else:
             reason = f"the recorder is busy ({self._state}); wait until the screen is captured"
         self.input_refused.emit(f"{what} was not recorded: {reason}.")

@@ -39,7 +39,7 @@ from pathlib import Path
 from devices.device import Device
 from graph_builder.errors import GraphBuilderError
 from graph_builder.hierarchy import Hierarchy
-from graph_builder.io import DemoWriter
+from graph_builder.io import STEPS_DIR, DemoWriter, atomic_write_bytes, atomic_write_json, read_json
 from graph_builder.model import Action, ActionType, Demonstration, ResetRecipe, Step, Task
 from graph_builder.screen import Screen
 from recorder_app.errors import RecordingError, explain_os_error
@@ -47,6 +47,10 @@ from recorder_app.errors import RecordingError, explain_os_error
 log = logging.getLogger(__name__)
 
 SETTLE_TIMEOUT_S = 3.0
+# The last screen captured but not yet acted on, so a resume can check the phone still
+# shows it (docs/formats.md, "Demonstration").
+PENDING_STEM = f"{STEPS_DIR}/pending"
+PENDING_SCHEMA_VERSION = 1
 
 
 class SessionState(StrEnum):
@@ -60,6 +64,15 @@ class SessionState(StrEnum):
     @property
     def busy(self) -> bool:
         return self in (SessionState.PREPARING, SessionState.CAPTURING, SessionState.PERFORMING)
+
+
+@dataclass(frozen=True, slots=True)
+class ResumeCheck:
+    """Whether the phone shows the screen an incomplete demonstration stopped on."""
+
+    same: bool | None  # None: nothing to compare with (no screen was kept after the last step)
+    message: str
+    expected_png: bytes | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -170,8 +183,11 @@ class RecordingSession:
     def pending(self) -> PendingStep | None:
         return self._pending
 
-    def capture(self) -> PendingStep:
-        """Wait for the screen to settle, then take the pre-action observation."""
+    def capture(self, *, keep: bool = True) -> PendingStep:
+        """Wait for the screen to settle, then take the pre-action observation.
+
+        ``keep`` writes it beside the steps (``keep_pending``) for a later resume check.
+        """
         self._pending = None
         self.state = SessionState.CAPTURING
         started = time.perf_counter()
@@ -193,7 +209,86 @@ class RecordingSession:
             hierarchy_problem=self._hierarchy_problem(observed),
         )
         self.state = SessionState.READY
+        if keep:
+            self.keep_pending()
         return self._pending
+
+    def keep_pending(self) -> None:
+        """Write the pending screen beside the steps; a failure only costs the resume check."""
+        pending = self._pending
+        if pending is None:
+            return
+        screen, stem = pending.screen, self.folder / PENDING_STEM
+        try:
+            atomic_write_bytes(stem.with_suffix(".png"), screen.png())
+            xml = screen.hierarchy_xml()
+            if xml:
+                atomic_write_bytes(stem.with_suffix(".xml"), xml.encode("utf-8"))
+            else:
+                stem.with_suffix(".xml").unlink(missing_ok=True)
+            atomic_write_json(
+                stem.with_suffix(".json"),
+                {
+                    "schema_version": PENDING_SCHEMA_VERSION,
+                    "after_step": pending.step_index,
+                    "activity": screen.activity,
+                    "screen": list(screen.size),
+                    "time": screen.time,
+                },
+            )
+        except (OSError, GraphBuilderError) as exc:
+            log.warning("cannot keep the pending screen of %s: %s", self.folder, exc)
+
+    def check_resume(self, pending: PendingStep) -> ResumeCheck:
+        """Compare the live screen with the last one captured before the demo stopped."""
+        from graph_builder.settings import SimilaritySettings
+        from graph_builder.similarity import compare
+
+        steps = self.demo.steps
+        where = f"after step {len(steps)}" if steps else "before its first step"
+        stem = self.folder / PENDING_STEM
+        try:
+            meta = read_json(stem.with_suffix(".json"))
+            fresh = isinstance(meta, dict) and meta.get("after_step") == len(steps)
+            expected_png = stem.with_suffix(".png").read_bytes() if fresh else None
+        except (GraphBuilderError, OSError):
+            expected_png = None
+        if expected_png is None or not isinstance(meta, dict):
+            return ResumeCheck(
+                None,
+                f"The screen the demonstration stopped on ({where}) was not kept, so the "
+                "studio cannot check that the phone still shows it. Look at the mirror "
+                "before the next input.",
+            )
+        activity = meta.get("activity")
+        xml_path = stem.with_suffix(".xml")
+        expected = Screen(
+            pending.screen.size,
+            png=expected_png,
+            hierarchy_path=xml_path if xml_path.is_file() else None,
+            activity=activity if isinstance(activity, str) else None,
+        )
+        live = (
+            pending.screen
+            if pending.hierarchy_problem is None
+            else pending.screen.without_hierarchy()
+        )
+        try:
+            verdict = compare(expected, live, settings=SimilaritySettings())
+        except GraphBuilderError as exc:
+            return ResumeCheck(None, f"The screens could not be compared: {exc}", expected_png)
+        if verdict.same:
+            return ResumeCheck(
+                True,
+                f"The phone shows the screen the demonstration stopped on ({where}).",
+                expected_png,
+            )
+        return ResumeCheck(
+            False,
+            f"The phone does not show the screen the demonstration stopped on ({where}): "
+            f"{verdict.describe()}.",
+            expected_png,
+        )
 
     def hash_pending(self) -> None:
         """Compute the pending observation's perceptual hash (about 0.1 s).

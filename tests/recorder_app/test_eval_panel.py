@@ -92,7 +92,7 @@ def test_an_offline_run_fills_the_live_view_and_the_results_table(qtbot, page, w
     assert page.form.suite_combo.currentData() == str(ws.suites_dir / "synthetic")
     assert page.form.task_count.text() == f"{TASKS} of {TASKS} tasks selected"
     run = run_agent(qtbot, page, "replay")
-    assert run.parent == ws.runs_dir and run.name.endswith("-replay")
+    assert run.parent == ws.runs_dir and run.name.endswith("-replay-original")
     assert page.state_label.text() == f"Finished: {TASKS} tasks"
     assert (page.progress.value(), page.progress.maximum()) == (TASKS, TASKS)
     assert sorted(column(page, "Task")) == [f"task{i:03d}" for i in range(TASKS)]
@@ -141,8 +141,15 @@ def test_trace_verdict_override_tags_and_report(qtbot, page, ws):
     # override the verdict: persisted in the run folder, shown in the table
     trace.verdict_note.setText("the font did not change on the phone")
     qtbot.mouseClick(trace.failure_button, Qt.MouseButton.LeftButton)
+    assert "annotator id" in page.last_problem[1]  # a verdict is never signed by nobody
+    assert not (run / "overrides.json").exists()
+    page.last_problem = None
+    trace.annotator_edit.setText("a07")
+    qtbot.mouseClick(trace.failure_button, Qt.MouseButton.LeftButton)
     overrides = json.loads((run / "overrides.json").read_text())["tasks"]
     assert overrides["task002"]["success"] is False
+    assert overrides["task002"]["annotator"] == "a07"
+    assert "by a07" in trace.human_label.text()
     assert overrides["task002"]["note"] == "the font did not change on the phone"
     assert "failure (human)" in column(page, "Result")
     assert page.summary_label.text().startswith(f"SR {100 * (TASKS - 1) / TASKS:.1f}%")
@@ -209,6 +216,7 @@ def test_accepting_and_overriding_judges_shows_their_agreement(qtbot, page, ws):
     trace = page.trace_viewer
     assert page.open_trace("t1")
     assert "rule: pass — activity matched" in trace.recorded_label.text()
+    trace.annotator_edit.setText("a01")
     qtbot.mouseClick(trace.accept_button, Qt.MouseButton.LeftButton)
     assert page.open_trace("t2")
     qtbot.mouseClick(trace.failure_button, Qt.MouseButton.LeftButton)
@@ -260,7 +268,15 @@ def test_stop_mid_run_then_resume_completes_the_rest(qtbot, page, ws):
     assert 1 <= len(done) < TASKS
     assert "not run" in page.state_label.text()
 
-    page.resume_run(run)
+    # Resume run… offers the stopped run by name, not a bare folder dialog.
+    qtbot.mouseClick(page.resume_button, Qt.MouseButton.LeftButton)
+    dialog = page.resume_dialog
+    assert dialog is not None and dialog.list.count() == 1
+    item = dialog.list.item(0)
+    assert (
+        run.name in item.text() and f"{TASKS - len(done)} of {TASKS} tasks not run" in item.text()
+    )
+    qtbot.mouseClick(dialog.resume_button, Qt.MouseButton.LeftButton)
     assert page.run.config.resume and page.run.config.out == run
     wait_for_end(qtbot, page)
     assert page.state_label.text() == f"Finished: {TASKS} tasks"

@@ -255,6 +255,16 @@ def test_node_inspector_shows_members_hierarchy_and_similarity(qtbot, page) -> N
         stack += [item.child(k) for k in range(item.childCount())]
     assert "Display" in texts
     assert "com.example.app/.Main" in inspector.title.text()
+    # Rows and the screenshot are linked: a click on "Display" selects its row.
+    inspector.tabs.setCurrentIndex(1)
+    view = inspector.hierarchy_view
+    (display,) = [e for e in view.hierarchy.elements if e.text == "Display"]
+    screen = view.screen_view
+    qtbot.mouseClick(
+        screen, Qt.MouseButton.LeftButton, pos=screen.widget_point(*display.bounds.center).toPoint()
+    )
+    assert view.selected is not None and view.selected.bounds.contains(*display.bounds.center)
+    assert view.tree.currentItem() is not None
 
 
 def test_delete_the_only_edge_to_done_lists_problems_live(qtbot, page) -> None:  # type: ignore[no-untyped-def]
@@ -324,6 +334,25 @@ def test_edge_rule_is_edited_in_place_and_undoable(qtbot, page) -> None:  # type
     page.undo()
     assert graph_of(page).edge(tap.id).rule.radius == tap.rule.radius
     assert inspector.radius.value() == tap.rule.radius
+
+
+def test_ctrl_z_in_the_tolerance_box_undoes_the_graph_edit(qtbot, page) -> None:  # type: ignore[no-untyped-def]
+    page.activateWindow()
+    qtbot.waitUntil(lambda: page.isActiveWindow())
+    tap = next(e for e in graph_of(page).edges if e.source == "start" and e.target == "n1")
+    page.scene.select(edge_ids=[tap.id])
+    spin = page.inspector.edge.radius
+    spin.setFocus()
+    spin.selectAll()
+    qtbot.keyClicks(spin, "120")
+    qtbot.keyClick(spin, Qt.Key.Key_Return)
+    assert graph_of(page).edge(tap.id).rule.radius == 120
+    qtbot.keyClick(spin, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # focus still there
+    assert graph_of(page).edge(tap.id).rule.radius == tap.rule.radius
+    assert spin.value() == tap.rule.radius
+    modifiers = Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier
+    qtbot.keyClick(spin, Qt.Key.Key_Z, modifiers)
+    assert graph_of(page).edge(tap.id).rule.radius == 120
 
 
 def test_drag_from_a_node_handle_adds_an_edge_with_the_chosen_action(qtbot, page) -> None:  # type: ignore[no-untyped-def]
@@ -513,6 +542,14 @@ def test_the_main_window_has_the_graphs_tab_with_its_menus(
     window.show()
     window.show_page("graphs")
     assert page.open_task(task_dir(ws))
+    # On another tab the menus still work (and bring the graph to the front); the
+    # single-key shortcuts do not.
+    window.show_page("record")
+    build = page.menu_action(page.build_action)
+    assert build.isEnabled() and not page.build_action.isEnabled()
+    assert build.text().endswith("\tCtrl+B") and build.shortcut().isEmpty()
+    page.menu_action(page.fit_action).trigger()
+    assert window.tabs.currentWidget() is page
     click_node(qtbot, page, "n2")
     page.done_action.trigger()
     asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)

@@ -142,6 +142,7 @@ def test_a_model_failure_proposal_is_confirmed_in_the_trace_viewer(qtbot, tmp_pa
     assert viewer.show_task(store, "t1")
     assert "Visual grounding" in viewer.proposal_label.text()
     assert viewer.confirm_proposal_button.isVisible()
+    viewer.annotator_edit.setText("a02")  # a confirmation is signed like a verdict
     with qtbot.waitSignal(viewer.tags_changed, timeout=5_000):
         qtbot.mouseClick(viewer.confirm_proposal_button, Qt.MouseButton.LeftButton)
     (tag,) = store.tags()["t1"]

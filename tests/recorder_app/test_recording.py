@@ -7,6 +7,7 @@ import io as bytes_io
 import numpy as np
 from PIL import Image
 from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QLabel
 
 from graph_builder import io
 from graph_builder.model import ActionType, DemoStatus
@@ -28,11 +29,16 @@ def test_a_demo_recorded_with_mouse_and_keys_pairs_each_action_with_its_screen(
     rec.page.recorder.input_refused.connect(refused.append)
 
     rec.tap("Settings")
+    assert rec.mirror.flashing  # the accepted tap is marked where it landed
     # A click while the recorder performs and captures is refused, never recorded.
     qtbot.mouseClick(rec.mirror, Qt.MouseButton.LeftButton, pos=rec.point(540, 1200))
     assert refused and "not recorded" in refused[-1]
     assert rec.mirror._busy_message  # the busy overlay is up
     rec.wait_ready()
+    # The refusal stays readable after the recorder is ready again.
+    assert rec.mirror.notice == refused[-1]
+    assert "1 step saved" in rec.page.state_label.text()
+    assert "last capture" in rec.page.state_label.text()
     rec.tap("search_action_bar")
     rec.wait_ready()
     rec.type_text("wifi")
@@ -119,6 +125,20 @@ def test_killing_the_phone_server_mid_demo_keeps_an_incomplete_demo_that_resumes
         window.demo_browser.refresh()
         assert window.demo_browser.select_demo(folder)
         window.demo_browser.resume_button.click()
+        # The fresh phone shows its home screen, not Settings where the demo stopped.
+        qtbot.waitUntil(
+            lambda: rec.page.resume_dialog is not None and rec.page.recorder.state == "confirming",
+            timeout=READY_TIMEOUT_MS,
+        )
+        dialog = rec.page.resume_dialog
+        assert (
+            "does not show the screen the demonstration stopped on"
+            in dialog.findChild(QLabel, "resumeCheckText").text()
+        )
+        # Input waits for the user's answer.
+        qtbot.mouseClick(rec.mirror, Qt.MouseButton.LeftButton, pos=rec.point(540, 1200))
+        assert not rec.page.recorder.ready
+        dialog.continue_button.click()
         rec.wait_ready()
         assert rec.page.steps_list.count() == 1  # the saved step is listed again
         rec.tap("Settings")
@@ -152,3 +172,37 @@ def test_after_task_complete_the_next_demo_starts_without_a_restart(
         demo = io.load_demo(folder)
         assert demo.status is DemoStatus.COMPLETE
         assert [s.action.type for s in demo.steps] == [ActionType.TAP, ActionType.DONE]
+
+
+def test_resume_compares_the_phone_with_where_the_demo_stopped(
+    qtbot, studio, workspace, virtual_server
+):
+    window = studio()
+    rec = Recording(qtbot, window, virtual_server.phones[0])
+    start_demo(rec, "resume-check")
+    rec.tap("Settings")
+    rec.wait_ready()
+    rec.page.stop_action.trigger()  # the demo stays incomplete, the phone in Settings
+    qtbot.waitUntil(lambda: not rec.page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    (folder,) = io.demo_dirs(workspace.demos_dir, "resume-check")
+    messages: list[str] = []
+    window.record_page.message_posted.connect(lambda text, _: messages.append(text))
+
+    # Same screen: no question, recording goes on.
+    rec.page.resume_demo(str(folder))
+    rec.wait_ready()
+    assert rec.page.resume_dialog is None
+    assert any("shows the screen the demonstration stopped on" in m for m in messages)
+    rec.page.stop_action.trigger()
+    qtbot.waitUntil(lambda: not rec.page.recorder.recording, timeout=READY_TIMEOUT_MS)
+
+    # Another screen: the user is asked, and Discard keeps the files but marks it discarded.
+    rec.phone.key(3)  # KEYCODE_HOME, pressed on the phone itself
+    rec.page.resume_demo(str(folder))
+    qtbot.waitUntil(lambda: rec.page.resume_dialog is not None, timeout=READY_TIMEOUT_MS)
+    rec.page.resume_dialog.discard_button.click()
+    qtbot.waitUntil(lambda: not rec.page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    demo = io.load_demo(folder)
+    assert demo.status is DemoStatus.DISCARDED
+    assert [s.action.type for s in demo.steps] == [ActionType.TAP]
+    assert rec.page.start_button.isEnabled()

@@ -185,3 +185,31 @@ def test_demo_browser_shows_an_unreadable_demo_without_failing(qtbot, workspace)
     browser.set_workspace(workspace)
     assert browser.select_demo(bad)
     assert browser.demo is None and not browser.discard_button.isEnabled()
+
+
+def test_the_demo_viewer_links_hierarchy_rows_and_the_screenshot_both_ways(qtbot, workspace):
+    write_demo(workspace)
+    browser = DemoBrowser()
+    qtbot.addWidget(browser)
+    browser.resize(1200, 800)
+    browser.show()
+    browser.set_workspace(workspace)
+    assert browser.select_demo(workspace.demo_folder("wifi", "d1"))
+    browser.view_tabs.setCurrentWidget(browser.hierarchy_view)
+    view = browser.hierarchy_view
+    # The step's tap landed on the Wi-Fi row: it is selected and outlined.
+    assert view.selected is not None and view.selected.text == "Wi-Fi"
+    assert view.tree.currentItem().text(2) == "Wi-Fi"
+    # A row chosen in the tree lights up its bounds.
+    root = view.tree.topLevelItem(0)
+    view.tree.setCurrentItem(root)
+    assert view.selected.class_name == "android.widget.FrameLayout"
+    # A click on the screenshot selects the element there.
+    screen = view.screen_view
+    point = screen.widget_point(540, 420).toPoint()
+    qtbot.mouseClick(screen, Qt.MouseButton.LeftButton, pos=point)
+    assert view.tree.currentItem().text(1) == "wifi" and view.selected.text == "Wi-Fi"
+    qtbot.mouseClick(
+        screen, Qt.MouseButton.LeftButton, pos=screen.widget_point(540, 2000).toPoint()
+    )
+    assert view.selected.class_name == "android.widget.FrameLayout"

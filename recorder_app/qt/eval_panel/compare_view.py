@@ -11,8 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from PySide6.QtCore import Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices
+from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QComboBox,
@@ -35,6 +34,7 @@ from evaluator.metrics import flipped_tasks
 from evaluator.report import RunSummary, summarize, write_report
 from evaluator.run_store import RunStore
 from recorder_app.qt.eval_panel.settings import run_folders
+from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import run_in_background
 
 
@@ -100,14 +100,12 @@ class CompareView(QWidget):
         self.compare_button.clicked.connect(self.start_comparison)
         self.export_button = QPushButton("Export comparison report")
         self.export_button.clicked.connect(self._on_export_clicked)
-        self.open_button = QPushButton("Open report")
-        self.open_button.setEnabled(False)
-        self.open_button.clicked.connect(self._on_open_clicked)
+        self.report_row = ReportPathRow()
+        self.open_button = self.report_row.open_button
         buttons = QHBoxLayout()
         buttons.addWidget(self.compare_button)
         buttons.addStretch(1)
         buttons.addWidget(self.export_button)
-        buttons.addWidget(self.open_button)
 
         self.headline = QLabel("Choose two runs of the same tasks and press Compare.")
         self.headline.setObjectName("compareHeadline")
@@ -131,6 +129,7 @@ class CompareView(QWidget):
         layout = QVBoxLayout(self)
         layout.addLayout(grid)
         layout.addLayout(buttons)
+        layout.addWidget(self.report_row)
         layout.addWidget(self.headline)
         layout.addWidget(self.stats_table)
         layout.addWidget(splitter, 1)
@@ -156,14 +155,23 @@ class CompareView(QWidget):
         self.refresh_runs()
 
     def refresh_runs(self) -> None:
-        runs = run_folders(self._runs_dir)
-        for i, combo in enumerate((self.run_a, self.run_b)):
+        """List the workspace's runs, newest first; A and B are two different runs whenever
+        two exist (the newest two, until the user picks others)."""
+        runs = [str(run) for run in run_folders(self._runs_dir)]
+        chosen: list[str] = []
+        for combo in (self.run_a, self.run_b):
             keep = combo.currentData()
             combo.clear()
             for run in runs:
-                combo.addItem(run_label(run), str(run))
-            index = combo.findData(keep) if keep else -1
-            combo.setCurrentIndex(index if index >= 0 else min(i, combo.count() - 1))
+                combo.addItem(run_label(Path(run)), run)
+            if keep and keep not in runs and Path(keep).is_dir():
+                combo.addItem(run_label(Path(keep)), keep)  # browsed to, outside runs/
+            options = [keep] if keep and combo.findData(keep) >= 0 else []
+            options += runs
+            pick = next((r for r in options if r not in chosen), options[0] if options else None)
+            if pick is not None:
+                combo.setCurrentIndex(combo.findData(pick))
+                chosen.append(pick)
 
     def set_runs(self, run_a: Path, run_b: Path) -> None:
         for combo, run in ((self.run_a, run_a), (self.run_b, run_b)):
@@ -277,13 +285,7 @@ class CompareView(QWidget):
     def _on_report_written(self, paths: tuple[Path, Path]) -> None:
         self.export_button.setEnabled(True)
         self.report_path = paths[1]
-        self.open_button.setEnabled(True)
-        self.open_button.setToolTip(str(paths[1]))
-
-    @Slot()
-    def _on_open_clicked(self) -> None:
-        if self.report_path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report_path)))
+        self.report_row.set_path(paths[1], what="Comparison report (report.md beside it)")
 
     def _on_browse_clicked(self, combo: QComboBox) -> None:
         start = str(self._runs_dir or Path.home())

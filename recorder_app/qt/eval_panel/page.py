@@ -12,8 +12,8 @@ import logging
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from PySide6.QtCore import QModelIndex, Qt, QUrl, Signal, Slot
-from PySide6.QtGui import QDesktopServices, QShowEvent
+from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
+from PySide6.QtGui import QShowEvent
 from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
@@ -47,8 +47,8 @@ from evaluator.runner import (
     resume_config,
 )
 from graph_builder.errors import GraphBuilderError
-from recorder_app.qt.dialogs import show_problem
-from recorder_app.qt.eval_panel.compare_view import CompareView
+from recorder_app.qt.dialogs import StoppedRunsDialog, show_problem
+from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.live_view import LiveView
 from recorder_app.qt.eval_panel.results_table import (
     ResultsFilterProxy,
@@ -61,8 +61,10 @@ from recorder_app.qt.eval_panel.settings import (
     SettingsError,
     load_settings,
     save_settings,
+    stopped_runs,
 )
 from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
+from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import run_in_background
 from recorder_app.recording.workspace import Workspace
 
@@ -94,6 +96,8 @@ class EvaluationPage(QWidget):
         self.last_problem: tuple[str, str] | None = None
         self.report_path: Path | None = None
         self._prices: PriceTable | None = None
+        self._outcomes: dict[str, int] = {}  # result status -> tasks, in the running run
+        self.resume_dialog: StoppedRunsDialog | None = None
 
         self.form = RunConfigForm(connection.list_devices if connection else None)
         self.form.problem_occurred.connect(lambda text: self.report_problem("Devices", text))
@@ -158,7 +162,9 @@ class EvaluationPage(QWidget):
         self.progress = QProgressBar()
         self.progress.setObjectName("runProgress")
         self.progress.setFormat("%v / %m tasks")
+        self.progress.setRange(0, 1)
         self.progress.setValue(0)
+        self.progress.setTextVisible(False)  # no count until a run has counted its tasks
         self.state_label = QLabel("No run")
         self.state_label.setObjectName("runState")
         self.state_label.setWordWrap(True)
@@ -226,8 +232,8 @@ class EvaluationPage(QWidget):
         self.export_button = QPushButton("Export report")
         self.export_button.setToolTip("Write report.md and report.html into the run folder")
         self.export_button.clicked.connect(self.export_report)
-        self.open_report_button = QPushButton("Open report")
-        self.open_report_button.clicked.connect(self._on_open_report_clicked)
+        self.report_row = ReportPathRow()
+        self.open_report_button = self.report_row.open_button
         top = QHBoxLayout()
         top.addWidget(self.run_label, 1)
         top.addWidget(self.status_filter)
@@ -235,11 +241,11 @@ class EvaluationPage(QWidget):
         bottom = QHBoxLayout()
         bottom.addWidget(self.summary_label, 1)
         bottom.addWidget(self.export_button)
-        bottom.addWidget(self.open_report_button)
         layout = QVBoxLayout(tab)
         layout.addLayout(top)
         layout.addWidget(self.results_table, 1)
         layout.addLayout(bottom)
+        layout.addWidget(self.report_row)
         return tab
 
     # -- workspace and settings
@@ -354,6 +360,8 @@ class EvaluationPage(QWidget):
         self._show_run(event.run_dir)
         self.progress.setRange(0, max(1, event.total))
         self.progress.setValue(len(event.skipped))
+        self.progress.setTextVisible(True)
+        self._outcomes = {}
         skipped = f", {len(event.skipped)} finished before" if event.skipped else ""
         self._set_state("running", f"Running {event.pending} of {event.total} tasks{skipped}")
 
@@ -361,6 +369,16 @@ class EvaluationPage(QWidget):
     def _on_task_finished(self, event: TaskFinished) -> None:
         self.results_model.add_result(event.result)
         self.progress.setValue(event.done)
+        status = event.result.status.value
+        self._outcomes[status] = self._outcomes.get(status, 0) + 1
+        if self.run is not None and self.run.paused:
+            return  # the label says "Paused" until the user continues
+        counts = ", ".join(f"{n} {s}" for s, n in sorted(self._outcomes.items()))
+        self._set_state(
+            "running",
+            f"Running: {event.done} of {event.total} tasks done ({counts}); "
+            f"last: {event.task_id} {status}",
+        )
 
     @Slot(object)
     def _on_worker_stopped(self, event: WorkerStopped) -> None:
@@ -431,6 +449,7 @@ class EvaluationPage(QWidget):
         self.current_run = Path(run_dir)
         html = self.current_run / "report.html"
         self.report_path = html if html.is_file() else None
+        self.report_row.set_path(self.report_path, what="Report (report.md beside it)")
         self.reload_results()
         self._update_buttons()
 
@@ -518,7 +537,8 @@ class EvaluationPage(QWidget):
 
     def _on_report_written(self, paths: tuple[Path, Path]) -> None:
         self.report_path = paths[1]
-        self.state_label.setText(f"Report written: {paths[0].name} and {paths[1].name}")
+        self.report_row.set_path(paths[1], what="Report (report.md beside it)")
+        self.state_label.setText(f"Report written: {paths[0]} and {paths[1].name}")
         self._update_buttons()
         self.report_written.emit(str(paths[1]))
 
@@ -528,8 +548,7 @@ class EvaluationPage(QWidget):
 
     @Slot()
     def _on_open_report_clicked(self) -> None:
-        if self.report_path is not None:
-            QDesktopServices.openUrl(QUrl.fromLocalFile(str(self.report_path)))
+        self.report_row.open_report()
 
     # -- dialogs
 
@@ -540,6 +559,26 @@ class EvaluationPage(QWidget):
 
     @Slot()
     def _on_resume_clicked(self) -> None:
+        """Offer the workspace's stopped runs first; a folder dialog only on request."""
+        runs_dir = self.workspace.runs_dir if self.workspace is not None else None
+        runs = [
+            (
+                str(run.folder),
+                f"{run_label(run.folder)} — {run.total - run.finished} of {run.total} "
+                "tasks not run",
+            )
+            for run in stopped_runs(runs_dir)
+        ]
+        dialog = StoppedRunsDialog(runs, self)
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.resume_requested.connect(self.resume_run)
+        dialog.browse_requested.connect(self._on_resume_browse)
+        dialog.finished.connect(lambda _: setattr(self, "resume_dialog", None))
+        self.resume_dialog = dialog
+        dialog.open()
+
+    @Slot()
+    def _on_resume_browse(self) -> None:
         path = QFileDialog.getExistingDirectory(self, "Resume which run?", self._runs_start())
         if path:
             self.resume_run(path)

@@ -107,6 +107,7 @@ class RunConfigForm(QWidget):
         self._agent_settings: dict[str, AgentSettings] = {}
         self._agent = ""
         self._custom_categories: tuple[str, ...] = ()
+        self._listed: tuple[tuple[str, str, str, str], ...] | None = None  # shown devices
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self._build_suite_box())
@@ -205,7 +206,7 @@ class RunConfigForm(QWidget):
         self.refresh_devices_button.clicked.connect(self.refresh_devices)
         self.out_edit = QLineEdit()
         self.out_edit.setObjectName("outEdit")
-        self.out_edit.setPlaceholderText("new folder: runs/<time>-<agent>")
+        self.out_edit.setPlaceholderText("new folder: runs/<time>-<agent>-<instruction>")
         browse = QToolButton()
         browse.setText("…")
         browse.clicked.connect(self._on_browse_out_clicked)
@@ -356,12 +357,24 @@ class RunConfigForm(QWidget):
             tasks = tuple(t.id for t in self.selected_tasks())
             if not tasks:
                 raise SettingsError("no task of the suite matches the filter; widen it")
+        online = [
+            t
+            for t in (self.selected_tasks() if tasks else self._tasks)
+            if run_protocol == EvalProtocol.ONLINE.value
+            or (not run_protocol and t.protocol is EvalProtocol.ONLINE)
+        ]
+        if online and not self.devices():
+            raise SettingsError(
+                f"{len(online)} of the chosen tasks run online on a phone ({online[0].id}, …): "
+                "tick a phone in the Devices list under Run (it lists the phones adb sees), "
+                "or set Run as to offline"
+            )
         if out is None:
             text = self.out_edit.text().strip()
             if text:
                 out = Path(text)
             elif self._runs_dir is not None:
-                out = new_run_folder(self._runs_dir, agent)
+                out = new_run_folder(self._runs_dir, agent, str(self.variant_combo.currentData()))
             else:
                 raise SettingsError("choose an output folder for the run")
         demos = self.demos_edit.text().strip()
@@ -482,6 +495,15 @@ class RunConfigForm(QWidget):
 
     def _on_devices_listed(self, devices: list[DeviceSummary]) -> None:
         self.refresh_devices_button.setEnabled(True)
+        self._listed = None
+        self.show_devices(devices)
+
+    def show_devices(self, devices: list[DeviceSummary]) -> None:
+        """List these devices, keeping the checks; the studio calls it on every poll."""
+        listed = tuple((d.serial, d.state, d.model, d.android_version) for d in devices)
+        if listed == self._listed:
+            return
+        self._listed = listed
         keep = set(self.devices())
         self.device_list.clear()
         for device in devices:
@@ -498,7 +520,7 @@ class RunConfigForm(QWidget):
                 item.setText(f"{device.serial} — {device.state}")
             self.device_list.addItem(item)
         if not devices:
-            self.device_list.addItem("no devices (connect one, then Refresh)")
+            self.device_list.addItem("no devices connected (this list follows adb)")
 
     def _on_listing_failed(self, exc: Exception) -> None:
         self.refresh_devices_button.setEnabled(True)

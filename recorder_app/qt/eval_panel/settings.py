@@ -25,7 +25,9 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from evaluator.run_store import RUN_FILE, redact
+from evaluator.errors import EvaluatorError
+from evaluator.run_store import RUN_FILE, RunStore, redact
+from evaluator.runner import load_jobs, resume_config
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
 from graph_builder.packing import restore
@@ -220,10 +222,16 @@ def save_settings(workspace_root: Path, settings: EvalSettings) -> Path:
     return path
 
 
-def new_run_folder(runs_dir: Path, agent: str, now: float | None = None) -> Path:
-    """``<runs>/<timestamp>-<agent>``, with a suffix when that folder exists already."""
+def new_run_folder(
+    runs_dir: Path, agent: str, variant: str = "original", now: float | None = None
+) -> Path:
+    """``<runs>/<timestamp>-<agent>-<instruction variant>``, with a suffix when it exists.
+
+    The variant is in the name because original and normalized runs are made in pairs and
+    compared, and a list of folders must tell them apart.
+    """
     stamp = time.strftime("%Y%m%d-%H%M%S", time.localtime(time.time() if now is None else now))
-    base = Path(runs_dir) / f"{stamp}-{agent}"
+    base = Path(runs_dir) / f"{stamp}-{agent}-{variant}"
     candidate, n = base, 2
     while candidate.exists():
         candidate = base.with_name(f"{base.name}-{n}")
@@ -252,3 +260,31 @@ def run_folders(runs_dir: Path | None) -> list[Path]:
         return []
     runs = [p.parent for p in runs_dir.glob(f"*/{RUN_FILE}")]
     return sorted(runs, key=lambda p: (p / RUN_FILE).stat().st_mtime, reverse=True)
+
+
+@dataclass(frozen=True, slots=True)
+class StoppedRun:
+    """A run folder with selected tasks that have no result yet (``Resume run…`` offers it)."""
+
+    folder: Path
+    finished: int
+    total: int
+
+
+def stopped_runs(runs_dir: Path | None, limit: int = 30) -> list[StoppedRun]:
+    """The newest runs under ``runs_dir`` that a resume would continue, newest first.
+
+    A run whose configuration or suite can no longer be read is left out: resuming it
+    would fail the same way.
+    """
+    found: list[StoppedRun] = []
+    for folder in run_folders(runs_dir)[:limit]:
+        try:
+            jobs = load_jobs(resume_config(folder))
+            finished = RunStore.open(folder).finished_ids()
+        except (EvaluatorError, GraphBuilderError, OSError):
+            continue
+        done = sum(1 for job in jobs if job.task_id in finished)
+        if done < len(jobs):
+            found.append(StoppedRun(folder, done, len(jobs)))
+    return found

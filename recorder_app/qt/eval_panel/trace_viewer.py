@@ -7,7 +7,6 @@ ElderBench's failure taxonomy (section 5) plus categories the user adds.
 
 from __future__ import annotations
 
-import getpass
 from collections.abc import Callable
 
 from PySide6.QtCore import Qt, Signal, Slot
@@ -106,6 +105,12 @@ class TraceViewer(QWidget):
         self.human_label.setWordWrap(True)
         self.verdict_note = QLineEdit()
         self.verdict_note.setPlaceholderText("Note (why you agree or override)")
+        self.annotator_edit = QLineEdit()
+        self.annotator_edit.setObjectName("verdictAnnotator")
+        self.annotator_edit.setPlaceholderText("Your annotator id (signs the verdicts)")
+        self.annotator_edit.setToolTip(
+            "The annotator id that signs human verdicts; the same as in the Record tab"
+        )
         self.accept_button = QPushButton("Accept")
         self.accept_button.setToolTip("Confirm the recorded verdict as the human verdict")
         self.success_button = QPushButton("Success")
@@ -130,6 +135,7 @@ class TraceViewer(QWidget):
         layout.addWidget(self.recorded_label)
         layout.addWidget(self.human_label)
         layout.addWidget(self.verdict_note)
+        layout.addWidget(self.annotator_edit)
         layout.addLayout(buttons)
         return box
 
@@ -330,15 +336,30 @@ class TraceViewer(QWidget):
         if self.store is None or self.result is None:
             return
         store, task_id = self.store, self.result.task_id
+        annotator = self._annotator() if success is not None else ""
+        if annotator is None:
+            return
         verdict = (
             None
             if success is None
-            else HumanVerdict(success, self.verdict_note.text().strip(), _annotator())
+            else HumanVerdict(success, self.verdict_note.text().strip(), annotator)
         )
         if self._write("verdict", lambda: store.set_override(task_id, verdict)):
             self.verdict_note.clear()
             self._refresh_verdict()
             self.verdict_changed.emit(task_id)
+
+    def _annotator(self) -> str | None:
+        """The annotator id that signs a human judgement; None (and a message) when unset."""
+        annotator = self.annotator_edit.text().strip()
+        if not annotator:
+            self.problem_occurred.emit(
+                "Write your annotator id in the Verdict box first: every human verdict and "
+                "confirmed failure tag is signed with it."
+            )
+            self.annotator_edit.setFocus()
+            return None
+        return annotator
 
     @Slot()
     def _on_accept_clicked(self) -> None:
@@ -382,7 +403,10 @@ class TraceViewer(QWidget):
     def _on_confirm_proposal_clicked(self) -> None:
         if self.store is None or self.result is None:
             return
-        store, task_id, annotator = self.store, self.result.task_id, _annotator()
+        store, task_id = self.store, self.result.task_id
+        annotator = self._annotator()
+        if annotator is None:
+            return
         if self._write("failure tag", lambda: confirm_failure(store, task_id, annotator=annotator)):
             self._refresh_tags()
             self.tags_changed.emit(task_id)
@@ -400,10 +424,3 @@ class TraceViewer(QWidget):
         if self._write("failure tags", lambda: store.set_tags(task_id, tags)):
             self._refresh_tags()
             self.tags_changed.emit(task_id)
-
-
-def _annotator() -> str:
-    try:
-        return getpass.getuser()
-    except (KeyError, OSError):
-        return ""

@@ -12,8 +12,8 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSize, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QFocusEvent, QIcon, QPixmap
+from PySide6.QtCore import QEvent, QSize, Qt, Signal, Slot
+from PySide6.QtGui import QColor, QFocusEvent, QIcon, QKeyEvent, QKeySequence, QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -38,7 +38,6 @@ from PySide6.QtWidgets import (
 
 from graph_builder.edits import EditEdgeRule, SplitMembers
 from graph_builder.errors import GraphBuilderError
-from graph_builder.hierarchy import Hierarchy, UIElement
 from graph_builder.model import (
     ActionType,
     Bounds,
@@ -52,6 +51,7 @@ from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.overlay import RuleOverlay
 from recorder_app.qt.graph_editor.pictures import PictureCache
 from recorder_app.qt.graph_editor.sources import graph_settings
+from recorder_app.qt.hierarchy_view import HierarchyInspector
 
 MEMBER_ROLE = Qt.ItemDataRole.UserRole  # (demo_id, step)
 MEMBER_ICON = QSize(96, 200)
@@ -69,6 +69,22 @@ def _ratio(value: float | None) -> str:
 
 
 # --------------------------------------------------------------------------- node
+
+
+class RuleSpinBox(QDoubleSpinBox):
+    """A number of an edge rule. Undo and redo keys go to the graph's undo stack: the
+    spin box's own text undo would swallow Ctrl+Z while it has the focus."""
+
+    def event(self, event: QEvent) -> bool:
+        undo_keys = (QKeySequence.StandardKey.Undo, QKeySequence.StandardKey.Redo)
+        if (
+            event.type() == QEvent.Type.ShortcutOverride
+            and isinstance(event, QKeyEvent)
+            and any(event.matches(keys) for keys in undo_keys)
+        ):
+            event.ignore()  # not overridden: the window's Undo/Redo shortcut fires
+            return True
+        return super().event(event)
 
 
 class NodeInspector(QWidget):
@@ -119,11 +135,9 @@ class NodeInspector(QWidget):
         self.similarity.setHeaderLabels(
             ["Screen", "Verdict", "Score", "Visual", "Structure", "Content", "Activity"]
         )
-        self.hierarchy = QTreeWidget()
-        self.hierarchy.setObjectName("hierarchyTree")
-        self.hierarchy.setHeaderLabels(["Element", "Id", "Text", "Bounds"])
-        self.hierarchy_label = QLabel()
-        self.hierarchy_label.setWordWrap(True)
+        self.hierarchy_view = HierarchyInspector()
+        self.hierarchy = self.hierarchy_view.tree
+        self.hierarchy_label = self.hierarchy_view.label
 
         similarity_page = QWidget()
         sim_layout = QVBoxLayout(similarity_page)
@@ -133,8 +147,7 @@ class NodeInspector(QWidget):
         hierarchy_page = QWidget()
         hier_layout = QVBoxLayout(hierarchy_page)
         hier_layout.setContentsMargins(2, 2, 2, 2)
-        hier_layout.addWidget(self.hierarchy_label)
-        hier_layout.addWidget(self.hierarchy, 1)
+        hier_layout.addWidget(self.hierarchy_view, 1)
         self.tabs = QTabWidget()
         self.tabs.addTab(similarity_page, "Similarity")
         self.tabs.addTab(hierarchy_page, "Hierarchy")
@@ -283,7 +296,7 @@ class NodeInspector(QWidget):
             self.similarity.resizeColumnToContents(column)
 
     def _show_hierarchy(self, member: MemberRef | None) -> None:
-        self.hierarchy.clear()
+        self.hierarchy_view.clear()
         sources = self._document.sources
         graph = self._document.graph
         if sources is None or graph is None or self.node_id is None:
@@ -308,32 +321,11 @@ class NodeInspector(QWidget):
         self.hierarchy_label.setText(
             f"{state.label}: {len(hierarchy)} elements · activity {activity}"
         )
-        self._fill_tree(hierarchy)
-
-    def _fill_tree(self, hierarchy: Hierarchy) -> None:
-        def add(element: UIElement, parent: QTreeWidgetItem | None) -> None:
-            b = element.bounds
-            item = QTreeWidgetItem(
-                [
-                    element.class_name.rpartition(".")[2] or "?",
-                    element.resource_id.rpartition("/")[2],
-                    element.text or element.content_desc,
-                    f"[{b.left:.0f},{b.top:.0f}][{b.right:.0f},{b.bottom:.0f}]",
-                ]
-            )
-            if element.clickable:
-                item.setForeground(0, QColor("#1d4ed8"))
-            if parent is None:
-                self.hierarchy.addTopLevelItem(item)
-            else:
-                parent.addChild(item)
-            for child in hierarchy.children(element):
-                add(child, item)
-
-        for root in hierarchy.roots():
-            add(root, None)
-        self.hierarchy.expandToDepth(3)
-        self.hierarchy.resizeColumnToContents(0)
+        try:
+            png: bytes | None = state.png()
+        except GraphBuilderError:
+            png = None
+        self.hierarchy_view.show_screen(png, state.size, hierarchy)
 
     # -- member choice
 
@@ -439,7 +431,7 @@ class EdgeInspector(QWidget):
         self.screen_choice = QComboBox()
         self.screen_choice.setToolTip("Which pre-action screen to draw the rule on")
         self.overlay = RuleOverlay()
-        self.radius = QDoubleSpinBox()
+        self.radius = RuleSpinBox()
         self.radius.setObjectName("radiusSpin")
         self.radius.setRange(0, 1000)
         self.radius.setDecimals(0)
@@ -458,7 +450,7 @@ class EdgeInspector(QWidget):
         self.texts.setObjectName("textsEdit")
         self.texts.setMaximumHeight(80)
         self.texts.setToolTip("Accepted texts, one per line; applied when you leave the box")
-        self.threshold = QDoubleSpinBox()
+        self.threshold = RuleSpinBox()
         self.threshold.setObjectName("thresholdSpin")
         self.threshold.setRange(0, 100)
         self.threshold.setDecimals(0)

@@ -87,6 +87,7 @@ class GraphEditorPage(QWidget):
     graph_saved = Signal(str)  # graph.json
     build_finished = Signal(list)  # TaskBuildReport per task built
     message_posted = Signal(str)
+    show_requested = Signal()  # a menu command was chosen on another tab
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -212,33 +213,61 @@ class GraphEditorPage(QWidget):
             self._on_open_folder_triggered,
             "List the tasks of another suite folder, such as task_graphs/sample",
         )
+        # The menus hold stand-ins without shortcuts: they work from any tab (and bring
+        # the Graphs tab to the front), while the keys work only where the graph is seen.
+        self._proxies: dict[QAction, QAction] = {}
         self.edit_menu = QMenu("&Edit", self)
         _fill(
             self.edit_menu,
             [
-                self.undo_action,
-                self.redo_action,
+                self._proxy(self.undo_action),
+                self._proxy(self.redo_action),
                 None,
-                self.delete_action,
-                self.merge_action,
-                self.done_action,
-                self.start_action,
+                self._proxy(self.delete_action),
+                self._proxy(self.merge_action),
+                self._proxy(self.done_action),
+                self._proxy(self.start_action),
             ],
         )
         self.graph_menu = QMenu("&Graph", self)
         _fill(
             self.graph_menu,
             [
-                self.open_folder_action,
-                self.build_action,
-                self.save_action,
+                self._proxy(self.open_folder_action),
+                self._proxy(self.build_action),
+                self._proxy(self.save_action),
                 None,
-                self.fit_action,
-                self.zoom_in_action,
-                self.zoom_out_action,
+                self._proxy(self.fit_action),
+                self._proxy(self.zoom_in_action),
+                self._proxy(self.zoom_out_action),
             ],
         )
         self.menus = [self.edit_menu, self.graph_menu]
+
+    def _proxy(self, action: QAction) -> QAction:
+        """A menu entry for ``action`` that names its keys but does not own them."""
+        proxy = QAction(self)
+        proxy.setStatusTip(action.statusTip())
+
+        def sync() -> None:
+            keys = action.shortcut().toString(QKeySequence.SequenceFormat.NativeText)
+            proxy.setText(f"{action.text()}\t{keys}" if keys else action.text())
+
+        def trigger() -> None:
+            if not self.isVisible():
+                self.show_requested.emit()
+            self._update_actions()
+            action.trigger()
+
+        action.changed.connect(sync)
+        proxy.triggered.connect(lambda _=False: trigger())
+        sync()
+        self._proxies[action] = proxy
+        return proxy
+
+    def menu_action(self, action: QAction) -> QAction:
+        """The Edit/Graph menu entry standing in for one of the page's actions."""
+        return self._proxies[action]
 
     def _layout(self) -> None:
         left = QWidget()
@@ -708,21 +737,26 @@ class GraphEditorPage(QWidget):
         )
 
     def _update_actions(self) -> None:
-        shown = self.isVisible()
+        self._enable_actions(shown=self.isVisible(), targets={a: a for a in self._proxies})
+        self._enable_actions(shown=True, targets=self._proxies)
+
+    def _enable_actions(self, *, shown: bool, targets: dict[QAction, QAction]) -> None:
+        """Enable ``targets[action]`` as ``action`` would be with the page ``shown`` or not."""
+        enabled: dict[QAction, bool] = {}
         graph = self.document.graph
         editable = shown and graph is not None and self._build_job is None
         nodes = self.scene.selected_node_ids()
         edges = self.scene.selected_edge_ids()
         stack = self.document.undo_stack
-        self.save_action.setEnabled(editable)
-        self.undo_action.setEnabled(editable and stack.canUndo())
-        self.redo_action.setEnabled(editable and stack.canRedo())
-        self.delete_action.setEnabled(editable and bool(nodes or edges))
-        self.merge_action.setEnabled(editable and len(nodes) >= 2)
-        self.done_action.setEnabled(editable and bool(nodes))
-        self.start_action.setEnabled(editable and len(nodes) == 1)
+        enabled[self.save_action] = editable
+        enabled[self.undo_action] = editable and stack.canUndo()
+        enabled[self.redo_action] = editable and stack.canRedo()
+        enabled[self.delete_action] = editable and bool(nodes or edges)
+        enabled[self.merge_action] = editable and len(nodes) >= 2
+        enabled[self.done_action] = editable and bool(nodes)
+        enabled[self.start_action] = editable and len(nodes) == 1
         for action in (self.fit_action, self.zoom_in_action, self.zoom_out_action):
-            action.setEnabled(shown and graph is not None)
+            enabled[action] = shown and graph is not None
         entry = self._entry
         can_build = (
             self._build_job is None
@@ -730,14 +764,16 @@ class GraphEditorPage(QWidget):
             and entry.demo_count > 0
             and entry.demos_root is not None
         )
-        self.build_action.setEnabled(shown and can_build)
+        enabled[self.build_action] = shown and can_build
+        enabled[self.open_folder_action] = shown
+        for action, value in enabled.items():
+            targets[action].setEnabled(value)
         self.build_button.setEnabled(can_build)
         self.build_button.setText(
             "Rebuild graph from demonstrations"
             if entry is not None and entry.has_graph
             else "Build graph from demonstrations"
         )
-        self.open_folder_action.setEnabled(shown)
 
     def _say(self, text: str) -> None:
         log.info("%s", text)
@@ -749,6 +785,8 @@ class GraphEditorPage(QWidget):
 
     def showEvent(self, event: QShowEvent) -> None:
         super().showEvent(event)
+        if not self.building:
+            self.tasks.refresh()  # tasks and demos recorded since the tab was last shown
         self._update_actions()
 
     def hideEvent(self, event: QHideEvent) -> None:

@@ -12,7 +12,6 @@ from pathlib import Path
 
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
-from graph_builder.hierarchy import Hierarchy, UIElement
 from graph_builder.model import (
     Demonstration,
     EdgeSupport,
@@ -89,7 +88,7 @@ class ScreenSources:
             if device.x is not None and device.y is not None:
                 element = hierarchy.element_at(device.x, device.y)
                 if element is not None:
-                    return spoken_label(hierarchy, element)
+                    return hierarchy.spoken_label(element)
         return action.element.label() if action.element is not None else ""
 
     def member_screenshot(self, member: MemberRef) -> Path | None:
@@ -137,14 +136,3 @@ def graph_settings(graph: TaskGraph) -> SimilaritySettings:
         except GraphBuilderError:
             pass
     return SimilaritySettings()
-
-
-def spoken_label(hierarchy: Hierarchy, element: UIElement) -> str:
-    """The element's text, else the first text inside it, else its id or class."""
-    pending = [element]
-    while pending:
-        current = pending.pop(0)
-        if current.text or current.content_desc:
-            return current.text or current.content_desc
-        pending[:0] = hierarchy.children(current)
-    return element.resource_id.rpartition("/")[2] or element.class_name.rpartition(".")[2]
