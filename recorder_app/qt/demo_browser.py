@@ -171,10 +171,12 @@ class DemoBrowser(QWidget):
         for task_id, demos in sorted(by_task.items()):
             usable = sum(1 for d in demos if d.status is not DemoStatus.DISCARDED)
             task_item = QTreeWidgetItem([f"{task_id}  ({usable} demo{'s' if usable != 1 else ''})"])
+            task_item.setToolTip(0, task_item.text(0))  # long task ids are cut
             self.tree.addTopLevelItem(task_item)
             for summary in demos:
                 item = QTreeWidgetItem([_demo_label(summary)])
                 item.setData(0, FOLDER_ROLE, str(summary.folder))
+                item.setToolTip(0, str(summary.folder))
                 color = STATUS_COLORS.get(summary.status) if summary.status else QColor("red")
                 if color is not None:
                     item.setForeground(0, QBrush(color))

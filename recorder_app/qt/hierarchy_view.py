@@ -93,7 +93,12 @@ class HierarchyInspector(QWidget):
 
     element_selected = Signal(int)
 
-    def __init__(self, parent: QWidget | None = None) -> None:
+    def __init__(
+        self,
+        parent: QWidget | None = None,
+        *,
+        orientation: Qt.Orientation = Qt.Orientation.Horizontal,
+    ) -> None:
         super().__init__(parent)
         self.setObjectName("hierarchyInspector")
         self._hierarchy: Hierarchy | None = None
@@ -108,11 +113,11 @@ class HierarchyInspector(QWidget):
         self.screen_view.clicked.connect(self.select_at)
         self.label = QLabel("")
         self.label.setWordWrap(True)
-        self.splitter = QSplitter(Qt.Orientation.Horizontal)
+        self.splitter = QSplitter(orientation)
         self.splitter.addWidget(self.screen_view)
         self.splitter.addWidget(self.tree)
-        self.splitter.setStretchFactor(0, 2)
-        self.splitter.setStretchFactor(1, 3)
+        self.splitter.setStretchFactor(0, 1)
+        self.splitter.setStretchFactor(1, 1)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)

@@ -9,6 +9,7 @@ beyond one ``add_page`` call.
 
 from __future__ import annotations
 
+import hashlib
 import logging
 from pathlib import Path
 
@@ -139,6 +140,7 @@ class StudioMainWindow(QMainWindow):
                 pass  # a read-only workspace cannot be written to by anyone: nothing to guard
             self._release_workspace()
             self._workspace_lock = lock
+        self._save_session()  # of the workspace being left
         self.workspace = workspace
         for page in self.pages.values():
             if hasattr(page, "set_workspace"):
@@ -155,8 +157,42 @@ class StudioMainWindow(QMainWindow):
                 "The workspace is read-only",
                 f"{problem}\n\nYou can browse it, but new demonstrations cannot be saved here.",
             )
+        self._restore_session(workspace)
         QTimer.singleShot(0, self.offer_incomplete_demos)
         return True
+
+    def _session_key(self, workspace: Workspace) -> str:
+        digest = hashlib.sha1(str(workspace.root).encode("utf-8")).hexdigest()[:12]
+        return f"session-{digest}"
+
+    def _save_session(self) -> None:
+        """What a restart reopens: the suite folders and task open in the Graphs tab, the
+        run shown in the Evaluate tab (per workspace)."""
+        if self.workspace is None:
+            return
+        graphs = self.pages["graphs"]
+        assert isinstance(graphs, GraphEditorPage)
+        key = self._session_key(self.workspace)
+        task = graphs.tasks.current_entry()
+        run = self.eval_page.current_run
+        self.settings.setValue(f"{key}/graph_folders", [str(f) for f in graphs.tasks.folders])
+        self.settings.setValue(f"{key}/graph_task", str(task.task_dir) if task else "")
+        self.settings.setValue(f"{key}/run", str(run) if run else "")
+
+    def _restore_session(self, workspace: Workspace) -> None:
+        graphs = self.pages["graphs"]
+        assert isinstance(graphs, GraphEditorPage)
+        key = self._session_key(workspace)
+        folders = self.settings.value(f"{key}/graph_folders") or []
+        for folder in folders if isinstance(folders, list) else [folders]:
+            if Path(str(folder)).is_dir():
+                graphs.tasks.add_folder(Path(str(folder)))
+        task = str(self.settings.value(f"{key}/graph_task") or "")
+        if task and Path(task).is_dir():
+            graphs.tasks.select_task_dir(Path(task))
+        run = str(self.settings.value(f"{key}/run") or "")
+        if run and Path(run).is_dir():
+            self.eval_page.open_run(run)
 
     @Slot()
     def offer_incomplete_demos(self) -> None:
@@ -269,6 +305,7 @@ class StudioMainWindow(QMainWindow):
             self.show_page(str(tab))
 
     def save_layout(self) -> None:
+        self._save_session()
         self.settings.setValue("window/geometry", self.saveGeometry())
         self.settings.setValue("window/state", self.saveState())
         self.settings.setValue("record/splitter", self.record_page.splitter.saveState())

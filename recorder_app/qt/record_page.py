@@ -237,6 +237,7 @@ class RecordPage(QWidget):
         self.steps_list.setObjectName("stepsList")
         self.state_label = QLabel()
         self.state_label.setObjectName("recorderState")
+        self.state_label.setWordWrap(True)
         self.instruction_label = QLabel()
         self.instruction_label.setObjectName("instructionLabel")
         self.instruction_label.setWordWrap(True)

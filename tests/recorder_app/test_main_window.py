@@ -105,3 +105,31 @@ def test_a_workspace_open_in_one_studio_is_refused_by_another(qtbot, settings, w
     assert "ElderBench Studio (pid" in message and str(workspace.root) in message
     first.close()
     assert second.open_workspace(workspace.root)
+
+
+def test_a_restart_reopens_the_suite_folder_the_task_and_the_run(qtbot, tmp_path, workspace):
+    from evaluator.records import TaskResult
+    from evaluator.run_store import RunStore
+    from recorder_app.qt.eval_panel.settings import SAMPLE_SUITE
+
+    run = workspace.runs_dir / "r1"
+    RunStore.create(run, {"agent": {"name": "replay"}, "config": {}}).append_result(
+        TaskResult("font_bigger", "success", "offline", terminated=True)
+    )
+    path = str(tmp_path / "settings.ini")
+    first = make_window(qtbot, QSettings(path, QSettings.Format.IniFormat))
+    first.open_workspace(workspace.root)
+    graphs = first.pages["graphs"]
+    graphs.open_suite_folder(SAMPLE_SUITE)
+    assert graphs.tasks.select_task_dir(SAMPLE_SUITE / "font_bigger")
+    assert first.eval_page.open_run(run)
+    first.close()
+
+    again = make_window(qtbot, QSettings(path, QSettings.Format.IniFormat))
+    again.open_workspace(workspace.root)
+    graphs = again.pages["graphs"]
+    assert SAMPLE_SUITE.resolve() in graphs.tasks.folders
+    assert graphs.tasks.current_entry().task_id == "font_bigger"
+    assert graphs.document.graph is not None  # the graph is open, not just listed
+    assert again.eval_page.current_run == run
+    assert again.eval_page.results_model.rowCount() == 1

@@ -204,8 +204,10 @@ class ResultsModel(QAbstractTableModel):
             return row.result.task_id
         if role == STATUS_ROLE:
             return row.status.value
-        if role == Qt.ItemDataRole.ToolTipRole and column.tip is not None:
-            return column.tip(row) or None
+        if role == Qt.ItemDataRole.ToolTipRole:
+            # Cells are cut to fit; the tooltip always has the whole text.
+            tip = column.tip(row) if column.tip is not None else ""
+            return tip or column.text(row) or None
         if role == Qt.ItemDataRole.BackgroundRole and index.column() == COLUMN["Result"]:
             return QBrush(STATUS_COLORS[row.status])
         return None

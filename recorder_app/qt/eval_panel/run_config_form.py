@@ -213,6 +213,7 @@ class RunConfigForm(QWidget):
         out_row = QHBoxLayout()
         out_row.addWidget(self.out_edit, 1)
         out_row.addWidget(browse)
+        self.run_protocol.currentIndexChanged.connect(self._on_filter_changed)
         form = _form(box)
         form.addRow("Run as", self.run_protocol)
         form.addRow("Instruction", self.variant_combo)
@@ -316,10 +317,17 @@ class RunConfigForm(QWidget):
     # -- building the run
 
     def selected_tasks(self) -> list[Task]:
+        """The tasks the filters select; "Run as" offline or online keeps only the tasks
+        declared with that protocol, as ``--protocol`` does on the command line."""
         label = str(self.label_filter.currentData() or "")
         app = str(self.app_filter.currentData() or "")
         protocol = str(self.protocol_filter.currentData() or "")
-        return [t for t in self._tasks if task_matches(t, label, app, protocol)]
+        run_as = str(self.run_protocol.currentData() or "")
+        return [
+            t
+            for t in self._tasks
+            if task_matches(t, label, app, protocol) and (not run_as or t.protocol.value == run_as)
+        ]
 
     def filtering(self) -> bool:
         return any(

@@ -135,7 +135,7 @@ class NodeInspector(QWidget):
         self.similarity.setHeaderLabels(
             ["Screen", "Verdict", "Score", "Visual", "Structure", "Content", "Activity"]
         )
-        self.hierarchy_view = HierarchyInspector()
+        self.hierarchy_view = HierarchyInspector(orientation=Qt.Orientation.Vertical)
         self.hierarchy = self.hierarchy_view.tree
         self.hierarchy_label = self.hierarchy_view.label
 

@@ -87,6 +87,11 @@ class TaskList(QTreeWidget):
         self.refresh()
 
     @property
+    def folders(self) -> tuple[Path, ...]:
+        """The folders opened besides the workspace's suites."""
+        return tuple(self._folders)
+
+    @property
     def demos_root(self) -> Path | None:
         return self._workspace.demos_dir if self._workspace else None
 
@@ -134,7 +139,7 @@ class TaskList(QTreeWidget):
             graph = "graph" if entry.has_graph else "—"
             item = QTreeWidgetItem([entry.task_id, graph, str(entry.demo_count or "")])
             item.setData(0, TASK_ROLE, entry)
-            item.setToolTip(0, str(entry.task_dir))
+            item.setToolTip(0, f"{entry.task_id}\n{entry.task_dir}")  # long ids are cut
             if not entry.has_graph:
                 item.setForeground(1, QColor("#9ca3af"))
             group.addChild(item)
