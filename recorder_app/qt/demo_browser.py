@@ -9,6 +9,7 @@ from pathlib import Path
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
+    QFileDialog,
     QHBoxLayout,
     QLabel,
     QMessageBox,
@@ -28,6 +29,8 @@ from recorder_app.errors import explain_os_error
 from recorder_app.qt.hierarchy_view import HierarchyInspector
 from recorder_app.qt.recorder import describe_action, step_hierarchy
 from recorder_app.qt.step_viewer import StepViewer
+from recorder_app.qt.workers import BackgroundJob, run_in_background
+from recorder_app.recording.animation import demo_frames, write_gif
 from recorder_app.recording.workspace import DemoSummary, Workspace
 
 FOLDER_ROLE = Qt.ItemDataRole.UserRole
@@ -51,6 +54,7 @@ class DemoBrowser(QWidget):
     resume_requested = Signal(str)  # demo folder
     demo_changed = Signal(str)  # demo folder whose files changed
     problem_occurred = Signal(str)
+    gif_written = Signal(str)  # the GIF's path
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -87,6 +91,11 @@ class DemoBrowser(QWidget):
             "Mark the demonstration as discarded; its files stay and it can be restored"
         )
         self.drop_button = QPushButton("Delete last step")
+        self.gif_button = QPushButton("Export GIF…")
+        self.gif_button.setToolTip(
+            "Write the demonstration as an animated GIF with each action drawn (for papers "
+            "and bug reports)"
+        )
         self.resume_button = QPushButton("Resume recording")
         self.resume_button.setToolTip("Continue this incomplete demonstration on the phone")
 
@@ -104,6 +113,7 @@ class DemoBrowser(QWidget):
         actions.addWidget(self.drop_button)
         actions.addWidget(self.discard_button)
         actions.addStretch(1)
+        actions.addWidget(self.gif_button)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -128,6 +138,7 @@ class DemoBrowser(QWidget):
         self.discard_button.clicked.connect(self._on_discard_clicked)
         self.drop_button.clicked.connect(self._on_drop_clicked)
         self.resume_button.clicked.connect(self._on_resume_clicked)
+        self.gif_button.clicked.connect(self._on_gif_clicked)
         for key, slot in (
             (Qt.Key.Key_Left, self.previous_step),
             (Qt.Key.Key_Right, self.next_step),
@@ -372,11 +383,40 @@ class DemoBrowser(QWidget):
         self.resume_button.setEnabled(
             editable and demo is not None and demo.status is DemoStatus.INCOMPLETE
         )
+        self.gif_button.setEnabled(demo is not None and bool(demo.steps))
         has_steps = demo is not None and len(demo.steps) > 1
         self.prev_button.setEnabled(has_steps and self._step > 0)
         self.next_button.setEnabled(
             has_steps and demo is not None and self._step < len(demo.steps) - 1
         )
+
+    def export_gif(self, out: Path) -> BackgroundJob | None:
+        """Write the shown demonstration as an animated GIF (off the GUI thread)."""
+        folder = self._folder
+        if folder is None:
+            return None
+        self.gif_button.setEnabled(False)
+
+        def done(path: Path) -> None:
+            self.gif_button.setEnabled(True)
+            self.gif_written.emit(str(path))
+
+        def failed(exc: Exception) -> None:
+            self.gif_button.setEnabled(True)
+            self._report(exc)
+
+        return run_in_background(
+            lambda: write_gif(demo_frames(folder), out), on_done=done, on_error=failed
+        )
+
+    @Slot()
+    def _on_gif_clicked(self) -> None:
+        if self._folder is None:
+            return
+        suggested = str(self._folder.parent / f"{self._folder.parent.name}-{self._folder.name}.gif")
+        path, _ = QFileDialog.getSaveFileName(self, "Export as GIF", suggested, "GIF (*.gif)")
+        if path:
+            self.export_gif(Path(path))
 
     def _report(self, exc: Exception) -> None:
         message = explain_os_error(exc) if isinstance(exc, OSError) else str(exc)

@@ -358,7 +358,15 @@ class RecordingSession:
             ) from exc
         self._pending = None
         self.state = SessionState.FINISHED
+        self._drop_kept_pending()  # a finished demo is never resumed
         return demo
+
+    def _drop_kept_pending(self) -> None:
+        for suffix in (".png", ".xml", ".json"):
+            try:
+                (self.folder / PENDING_STEM).with_suffix(suffix).unlink(missing_ok=True)
+            except OSError as exc:
+                log.warning("cannot remove the kept pending screen of %s: %s", self.folder, exc)
 
     def interrupt(self) -> None:
         """Mark the session as stopped by a fault; the demo stays incomplete on disk."""

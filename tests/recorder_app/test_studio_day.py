@@ -49,7 +49,16 @@ def run_and_wait(qtbot, page) -> RunStore:
     return RunStore.open(page.current_run)
 
 
-def test_a_researchers_day_in_one_studio_session(qtbot, studio, workspace, virtual_server):
+def gif_frames(path) -> int:
+    from PIL import Image
+
+    with Image.open(path) as gif:
+        return gif.n_frames
+
+
+def test_a_researchers_day_in_one_studio_session(
+    qtbot, studio, workspace, virtual_server, tmp_path
+):
     window = studio()
     rec = Recording(qtbot, window, virtual_server.phones[0])
 
@@ -69,7 +78,17 @@ def test_a_researchers_day_in_one_studio_session(qtbot, studio, workspace, virtu
     assert [d.status for d in demos] == [DemoStatus.COMPLETE] * 2
     assert sorted(len(d.steps) for d in demos) == [2, 4]
     assert {d.annotator for d in demos} == {"a01"}
+    for folder in io.demo_dirs(workspace.demos_dir, TASK):
+        assert not list(folder.glob("steps/pending.*"))  # finished demos keep no resume screen
     assert "'Display'" in rec.page.steps_list.item(0).text()  # the tapped row, by name
+
+    # -- The Demos tab exports the second demonstration as a GIF with its actions drawn.
+    window.show_page("demos")
+    browser = window.demo_browser
+    assert browser.select_demo(io.demo_dirs(workspace.demos_dir, TASK)[-1])
+    with qtbot.waitSignal(browser.gif_written, timeout=RUN_TIMEOUT_MS):
+        browser.export_gif(tmp_path / "demo.gif")
+    assert gif_frames(tmp_path / "demo.gif") == 4
 
     # -- Build the graph from both demonstrations, edit a tolerance, undo it with Ctrl+Z.
     window.show_page("graphs")
@@ -170,6 +189,9 @@ def test_a_researchers_day_in_one_studio_session(qtbot, studio, workspace, virtu
     qtbot.mouseClick(trace.failure_button, Qt.MouseButton.LeftButton)
     verdict = json.loads((online.run_dir / "overrides.json").read_text())["tasks"][tasks[0]]
     assert verdict["success"] is False and verdict["annotator"] == "a01"
+    with qtbot.waitSignal(trace.gif_written, timeout=RUN_TIMEOUT_MS):
+        trace.export_gif(tmp_path / "trace.gif")
+    assert gif_frames(tmp_path / "trace.gif") == len(online.read_steps(tasks[0]))
     assert "failure (human)" in [
         str(page.results_proxy.index(r, COLUMN["Result"]).data())
         for r in range(page.results_proxy.rowCount())

@@ -8,10 +8,12 @@ ElderBench's failure taxonomy (section 5) plus categories the user adds.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
     QComboBox,
+    QFileDialog,
     QFormLayout,
     QGroupBox,
     QHBoxLayout,
@@ -33,6 +35,8 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
 from recorder_app.qt.eval_panel.live_view import StepPanel
+from recorder_app.qt.workers import BackgroundJob, run_in_background
+from recorder_app.recording.animation import trace_frames, write_gif
 
 CUSTOM_PREFIX = "custom:"
 
@@ -54,6 +58,7 @@ class TraceViewer(QWidget):
     tags_changed = Signal(str)  # task id
     category_added = Signal(str)  # a custom category's label
     problem_occurred = Signal(str)
+    gif_written = Signal(str)  # the GIF's path
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -88,8 +93,14 @@ class TraceViewer(QWidget):
         splitter.setStretchFactor(2, 2)
         splitter.setSizes([260, 560, 380])
         self.splitter = splitter
+        self.gif_button = QPushButton("Export GIF…")
+        self.gif_button.setToolTip("Write this task's steps as an animated GIF, actions drawn")
+        self.gif_button.clicked.connect(self._on_gif_clicked)
+        heading = QHBoxLayout()
+        heading.addWidget(self.title, 1)
+        heading.addWidget(self.gif_button)
         layout = QVBoxLayout(self)
-        layout.addWidget(self.title)
+        layout.addLayout(heading)
         layout.addWidget(splitter, 1)
         self._set_enabled(False)
 
@@ -249,6 +260,7 @@ class TraceViewer(QWidget):
             self.success_button,
             self.failure_button,
             self.clear_button,
+            self.gif_button,
             self.add_tag_button,
             self.remove_tag_button,
             self.verdict_note,
@@ -348,6 +360,34 @@ class TraceViewer(QWidget):
             self.verdict_note.clear()
             self._refresh_verdict()
             self.verdict_changed.emit(task_id)
+
+    def export_gif(self, out: Path) -> BackgroundJob | None:
+        """Write the open task's trace as an animated GIF (off the GUI thread)."""
+        if self.store is None or self.result is None:
+            return None
+        run_dir, task_id = self.store.run_dir, self.result.task_id
+        self.gif_button.setEnabled(False)
+
+        def done(path: Path) -> None:
+            self.gif_button.setEnabled(True)
+            self.gif_written.emit(str(path))
+
+        def failed(exc: Exception) -> None:
+            self.gif_button.setEnabled(True)
+            self.problem_occurred.emit(str(exc))
+
+        return run_in_background(
+            lambda: write_gif(trace_frames(run_dir, task_id), out), on_done=done, on_error=failed
+        )
+
+    @Slot()
+    def _on_gif_clicked(self) -> None:
+        if self.store is None or self.result is None:
+            return
+        suggested = str(self.store.run_dir / f"{self.result.task_id}.gif")
+        path, _ = QFileDialog.getSaveFileName(self, "Export as GIF", suggested, "GIF (*.gif)")
+        if path:
+            self.export_gif(Path(path))
 
     def _annotator(self) -> str | None:
         """The annotator id that signs a human judgement; None (and a message) when unset."""
