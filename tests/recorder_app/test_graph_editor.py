@@ -583,3 +583,20 @@ def test_a_suite_with_its_own_demos_uses_them(qtbot, page, ws, tmp_path) -> None
     assert entry.demo_count == len(io.demo_dirs(shipped / "demos", TASK)) > 0
     member = graph_of(page).nodes[0].members[0]
     assert page.document.sources.member_observation(member) is not None
+
+
+def test_the_build_report_says_which_hand_edits_a_rebuild_kept_or_dropped(qtbot, page) -> None:  # type: ignore[no-untyped-def]
+    tap = next(e for e in graph_of(page).edges if e.source == "start" and e.target == "n1")
+    page.scene.select(edge_ids=[tap.id])
+    page.inspector.edge.radius.setValue(80)
+    page.save()
+    with qtbot.waitSignal(page.build_finished, timeout=60_000):
+        page.build_action.trigger()
+    text = page.report_dialog.plain_text()
+    rebuilt = next(e for e in graph_of(page).edges if e.source == "start" and e.target == "n1")
+    if rebuilt.rule.radius == 80:
+        assert "Hand edits kept" in text and "start → n1 (tap): its edited rule" in text
+    else:
+        assert "Hand edits the rebuild did not keep" in text
+        assert f"start → n1 (tap): radius 80 → {rebuilt.rule.radius:g}" in text
+    page.report_dialog.close()

@@ -41,6 +41,7 @@ from graph_builder.model import (
 from graph_builder.settings import SimilaritySettings
 from recorder_app.qt.graph_editor.inspector import TextsEdit
 from recorder_app.qt.graph_editor.overlay import RuleOverlay
+from recorder_app.qt.graph_editor.rebuild import RebuildChanges
 
 EDGE_TYPES = (
     ActionType.TAP,
@@ -226,13 +227,27 @@ def describe_pin(pin: Pin) -> str:
     return f"kept apart: {members} from {others}"
 
 
-def report_html(reports: Sequence[TaskBuildReport], pins: dict[str, tuple[Pin, ...]]) -> str:
-    """The build reports as HTML; ``pins`` are each task's pins before the build."""
+def report_html(
+    reports: Sequence[TaskBuildReport],
+    pins: dict[str, tuple[Pin, ...]],
+    changes: dict[str, RebuildChanges] | None = None,
+) -> str:
+    """The build reports as HTML; ``pins`` are each task's pins before the build and
+    ``changes`` what each rebuilt graph kept and lost of the previous one's hand edits."""
     parts: list[str] = []
     for report in reports:
         esc = html.escape
         state = "written" if report.written else f"<b>not written</b>: {esc(report.note)}"
         parts.append(f"<h3>{esc(report.task_id)}</h3><p>{esc(report.summary())}<br>{state}</p>")
+        change = (changes or {}).get(report.task_id)
+        if change is not None and change.dropped:
+            parts.append(
+                "<p style='color:#b91c1c'><b>Hand edits the rebuild did not keep</b> (the "
+                "previous graph.json is replaced; edit them again if they still matter):</p>"
+                + _list(list(change.dropped))
+            )
+        if change is not None and change.kept:
+            parts.append("<p><b>Hand edits kept</b></p>" + _list(list(change.kept)))
         before = pins.get(report.task_id, ())
         stale = set(report.stale_pins)
         kept = [p for p in before if p not in stale]
@@ -275,12 +290,13 @@ class BuildReportDialog(QDialog):
         reports: Sequence[TaskBuildReport],
         pins: dict[str, tuple[Pin, ...]],
         parent: QWidget | None = None,
+        changes: dict[str, RebuildChanges] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("buildReportDialog")
         self.setWindowTitle("Build report")
         self.text = QTextBrowser()
-        self.text.setHtml(report_html(reports, pins))
+        self.text.setHtml(report_html(reports, pins, changes))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)

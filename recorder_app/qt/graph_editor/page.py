@@ -11,6 +11,7 @@ F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -42,7 +43,7 @@ from graph_builder.edits import (
     SetNodeKind,
 )
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import Edge, NodeKind, Pin
+from graph_builder.model import Edge, NodeKind, Pin, TaskGraph
 from graph_builder.packing import restore
 from graph_builder.settings import SimilaritySettings
 from graph_builder.validate import Severity, has_errors
@@ -53,6 +54,7 @@ from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.inspector import InspectorStack
 from recorder_app.qt.graph_editor.pictures import PictureCache
 from recorder_app.qt.graph_editor.problems import ProblemList
+from recorder_app.qt.graph_editor.rebuild import RebuildChanges, rebuild_changes
 from recorder_app.qt.graph_editor.scene import THUMB_WIDTH, GraphScene
 from recorder_app.qt.graph_editor.sources import graph_settings
 from recorder_app.qt.graph_editor.task_list import TaskEntry, TaskList
@@ -102,6 +104,7 @@ class GraphEditorPage(QWidget):
         self._entry: TaskEntry | None = None
         self.report_dialog: BuildReportDialog | None = None
         self._pins_before: dict[str, tuple[Pin, ...]] = {}
+        self._graph_before: dict[str, TaskGraph] = {}  # each task's graph before a rebuild
         self.edge_dialog: NewEdgeDialog | None = None
 
         self.tasks = TaskList()
@@ -606,6 +609,11 @@ class GraphEditorPage(QWidget):
             )
 
         self._pins_before = {entry.task_id: previous}
+        self._graph_before = {}
+        if (entry.task_dir / io.GRAPH_FILE).is_file():
+            # A broken graph has no hand edits to compare; the build replaces it.
+            with contextlib.suppress(GraphBuilderError):
+                self._graph_before[entry.task_id] = io.load_graph(entry.task_dir)
         self.progress.show()
         self.progress.setRange(0, 0)  # busy until the first report
         self.progress.setFormat(f"building {entry.task_id}…")
@@ -661,7 +669,15 @@ class GraphEditorPage(QWidget):
                 self.document.close()
                 self.open_task(report.output)
         self._update_actions()
-        dialog = BuildReportDialog(reports, self._pins_before, self)
+        changes: dict[str, RebuildChanges] = {}
+        for report in written:
+            before = self._graph_before.get(report.task_id)
+            if before is not None:
+                try:
+                    changes[report.task_id] = rebuild_changes(before, io.load_graph(report.output))
+                except GraphBuilderError as exc:
+                    log.warning("cannot compare the rebuilt graph of %s: %s", report.task_id, exc)
+        dialog = BuildReportDialog(reports, self._pins_before, self, changes)
         dialog.finished.connect(lambda _: setattr(self, "report_dialog", None))
         self.report_dialog = dialog
         dialog.open()
