@@ -180,6 +180,10 @@ def summarize(
                 d: {g: m.sr for g, m in groups.items()}
                 for d, groups in breakdowns(other.results, other.store.overrides()).items()
             },
+            "side_by_side": [
+                _overall_column(run.results, overrides, prices),
+                _overall_column(other.results, other.store.overrides(), prices),
+            ],
         }
     return RunSummary(
         run=str(Path(run_dir)),
@@ -230,6 +234,21 @@ def summarize(
         devices=tuple(farm_summary(run_dir)),
         comparison=comparison,
     )
+
+
+def _overall_column(
+    results: Sequence[TaskResult], overrides: Any, prices: PriceTable
+) -> dict[str, Any]:
+    """One run's headline numbers, for the side-by-side table of a comparison."""
+    m = group_metrics(results, overrides, prices)
+    return {
+        "sr": m.sr,
+        "sr_ci": [m.sr_low, m.sr_high] if m.sr is not None else None,
+        "successes": m.successes,
+        "n": m.n,
+        "cr": m.cr,
+        "da": m.da,
+    }
 
 
 def _sensitivity(run: _Loaded, used: str) -> dict[str, Any] | None:
@@ -293,6 +312,33 @@ class Chart:
 
 
 Block = tuple[str, str] | Table | Chart  # ("h2"/"p", text)
+
+
+def _side_by_side(summary: RunSummary, comparison: dict[str, Any]) -> Table:
+    """The two runs' SR (with its CI), CR and DA in adjacent columns, each over its own
+    evaluated tasks. Columns are named by instruction variant when the variants differ
+    (original vs normalized), else by agent, else as this run and the other."""
+    names = [summary.variant, comparison.get("other_variant")]
+    if not all(names) or names[0] == names[1]:
+        names = [summary.agent, comparison.get("other_agent")]
+    if not all(names) or names[0] == names[1]:
+        names = ["this run", "other run"]
+    columns = comparison["side_by_side"]
+
+    def sr(m: dict[str, Any]) -> str:
+        if m["sr"] is None:
+            return "n/a"
+        low, high = m["sr_ci"]
+        return f"{_pct(m['sr'])} ({_pct(low)}-{_pct(high)}), {m['successes']} of {m['n']}"
+
+    return Table(
+        ("", *(str(n).capitalize() for n in names)),
+        [
+            ["SR (95% CI)", *(sr(m) for m in columns)],
+            ["CR", *(_pct(m["cr"]) for m in columns)],
+            ["DA", *(_pct(m["da"]) for m in columns)],
+        ],
+    )
 
 
 def _metrics_row(label: str, m: dict[str, Any], currency: str) -> list[str]:
@@ -412,7 +458,10 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 f"sr_by_{dimension}",
                 title,
                 bar_chart(
-                    title, bars, alt=[other.get(g) for g in groups] if other is not None else None
+                    title,
+                    bars,
+                    alt=[other.get(g) for g in groups] if other is not None else None,
+                    alt_notes=[_pct(other.get(g)) for g in groups] if other is not None else None,
                 ),
             )
         )
@@ -598,6 +647,7 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 f"{comparison['pairs']} tasks evaluated by both.",
             )
         )
+        blocks.append(_side_by_side(summary, comparison))
         blocks.append(
             Table(
                 (

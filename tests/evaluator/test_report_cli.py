@@ -32,6 +32,14 @@ def test_report_files_with_charts_tables_and_comparison(two_runs):
     text = md.read_text()
     assert "# Evaluation report: heuristic (no model) on suite" in text
     assert "## Paired comparison" in text and "McNemar exact p" in text
+    # The two runs side by side, as the README shows them.
+    summary = summarize(original, compare=normalized)
+    assert summary.comparison is not None
+    this, other = summary.comparison["side_by_side"]
+    assert this["n"] == summary.counts.tasks - summary.counts.error
+    assert "|  | Original | Normalized |" in text
+    assert f"| SR (95% CI) | {100 * this['sr']:.1f}% (" in text
+    assert f"{other['successes']} of {other['n']} |" in text
     assert "| task002 | success (human) |" in text
     assert "Intent understanding / capability boundary" in text
     for name in (
