@@ -199,8 +199,9 @@ class RecorderWorker(QObject):
         assert session is not None
         self.state_changed.emit(SessionState.CAPTURING.value)
         try:
-            # On resume the kept screen is compared first, so the capture must not replace it.
-            screen = session.capture(keep=not check_resume)
+            # The screen is kept for a later resume check only once the user may act (the
+            # write costs ~15 ms), and on resume only after the kept one was compared.
+            screen = session.capture(keep=False)
         except Exception as exc:
             self._interrupt(
                 "The screen could not be captured",
@@ -214,8 +215,8 @@ class RecorderWorker(QObject):
             if result.same is False:
                 self.state_changed.emit(CONFIRMING)  # the user decides; no input meanwhile
                 return
-            session.keep_pending()
         self.state_changed.emit(SessionState.READY.value)
+        session.keep_pending()
         session.hash_pending()
 
     def _interrupt(self, title: str, message: str) -> None:
