@@ -109,14 +109,69 @@ class _ShellOutput:
         self.flush()
 
 
-def _watch_for_close(sock: socket.socket, closed: threading.Event) -> None:
-    """Drain what the client sends (stdin we do not use) until it goes away."""
-    try:
-        while sock.recv(65536):
+MAX_STDIN = 16 * 1024 * 1024  # a shell command's stdin past this is read and dropped
+_CLOSE_STDIN = 4  # shell protocol v2, client to device (5 is a window size change)
+
+
+class _ClientInput:
+    """What the client sends a shell command: its stdin, then its going away.
+
+    Shell protocol v2 frames stdin in packets and ends it with a close-stdin packet; v1
+    sends raw bytes and ends them by closing. A reader thread takes them as they come,
+    so a command that never reads stdin never waits for it, and `gone` is set the moment
+    the client disconnects (a running `sleep` or `logcat` then stops).
+    """
+
+    def __init__(self, sock: socket.socket, v2: bool) -> None:
+        self._sock = sock
+        self._v2 = v2
+        self._changed = threading.Condition()
+        self._data = bytearray()
+        self._ended = False
+        self._taken = False
+        self.gone = threading.Event()
+
+    def run(self) -> None:
+        pending = bytearray()
+        try:
+            while chunk := self._sock.recv(65536):
+                if not self._v2:
+                    self._add(chunk)
+                    continue
+                pending += chunk
+                while len(pending) >= _SHELL_PACKET.size:
+                    packet_id, size = _SHELL_PACKET.unpack_from(pending)
+                    if len(pending) < _SHELL_PACKET.size + size:
+                        break
+                    payload = bytes(pending[_SHELL_PACKET.size : _SHELL_PACKET.size + size])
+                    del pending[: _SHELL_PACKET.size + size]
+                    if packet_id == _STDIN:
+                        self._add(payload)
+                    elif packet_id == _CLOSE_STDIN:
+                        self._end()
+        except OSError:
             pass
-    except OSError:
-        pass
-    closed.set()
+        self._end()
+        self.gone.set()
+
+    def _add(self, data: bytes) -> None:
+        with self._changed:
+            if len(self._data) + len(data) <= MAX_STDIN:
+                self._data += data
+
+    def _end(self) -> None:
+        with self._changed:
+            self._ended = True
+            self._changed.notify_all()
+
+    def read_all(self) -> bytes:
+        """All of stdin, once it ended (or the client left); empty for a second reader."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._ended)
+            if self._taken:
+                return b""
+            self._taken = True
+            return bytes(self._data)
 
 
 class VirtualDevice:
@@ -188,15 +243,12 @@ class VirtualDevice:
             if sep:
                 env[name] = value
         channel.okay()
-        client_gone = threading.Event()
-        threading.Thread(
-            target=_watch_for_close, args=(channel.sock, client_gone), daemon=True,
-            name=f"shell-watch-{self.serial}",
-        ).start()  # fmt: skip
+        client = _ClientInput(channel.sock, v2)
+        threading.Thread(target=client.run, daemon=True, name=f"shell-input-{self.serial}").start()
         output = _ShellOutput(channel, v2)
         if command.strip():
             status = Shell(self, self.commands, env=env).run(
-                command, output.streams, cancelled=client_gone
+                command, output.streams, cancelled=client.gone, stdin=client.read_all
             )
         else:
             output.streams.err(INTERACTIVE_UNSUPPORTED)

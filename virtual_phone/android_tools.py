@@ -12,7 +12,11 @@ import struct
 import zlib
 from collections.abc import Callable
 
+from virtual_phone.apk import ApkError, read_manifest
 from virtual_phone.errors import PhoneCommandError
+from virtual_phone.filesystem import FileSystemError
+from virtual_phone.logs import LogEntry
+from virtual_phone.phone import SYSTEM_SERVER, InstalledPackage, app_uid, process_id
 from virtual_phone.shell import Command, CommandFailed, Invocation
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
@@ -137,7 +141,7 @@ def _dump_activity(inv: Invocation) -> str:
         f"    topResumedActivity={record}\n"
         f"  mResumedActivity: {record}\n"
         f"TASK 10123:{package} id={_task_id(package)} userId=0\n"
-        f"  ACTIVITY {component} {_token(component)} pid={1000 + _task_id(package)}\n"
+        f"  ACTIVITY {component} {_token(component)} pid={process_id(package)}\n"
     )
 
 
@@ -186,7 +190,42 @@ def _dump_surface_flinger(inv: Invocation) -> str:
     return 'Display 4619827259835644672 (HWC display 0): port=0 pnpId=GGL displayName="Virtual"\n'
 
 
+def _dump_package(inv: Invocation) -> str:
+    phone = inv.device.phone
+    wanted = [a for a in inv.args[2:] if not a.startswith("-")]
+    packages = [p for p in phone.packages() if not wanted or p in wanted]
+    if wanted and not packages:
+        return f"Unable to find package: {wanted[0]}\n"
+    stamp = phone.now().strftime("%Y-%m-%d %H:%M:%S")
+    out = ["Packages:\n"]
+    for package in packages:
+        installed = phone.installed(package)
+        version_name = installed.version_name if installed else phone.android_version
+        version_code = installed.version_code if installed else phone.sdk
+        first = installed.installed.strftime("%Y-%m-%d %H:%M:%S") if installed else stamp
+        flags = "HAS_CODE ALLOW_CLEAR_USER_DATA" + ("" if installed else " SYSTEM")
+        token = _token(package)
+        out.append(
+            f"  Package [{package}] ({token}):\n"
+            f"    userId={app_uid(package)}\n"
+            f"    pkg=Package{{{token} {package}}}\n"
+            f"    codePath=/data/app/{package}\n"
+            f"    versionCode={version_code} minSdk=24 targetSdk={phone.sdk}\n"
+            f"    versionName={version_name}\n"
+            f"    pkgFlags=[ {flags} ]\n"
+            f"    timeStamp={first}\n"
+            f"    firstInstallTime={first}\n"
+            f"    lastUpdateTime={first}\n"
+            f"    signatures=PackageSignatures{{{token} version:3, "
+            f"signatures:[{_token('sig:' + package)}], past signatures:[]}}\n"
+            "    User 0: ceDataInode=0 installed=true hidden=false suspended=false "
+            "stopped=false notLaunched=false enabled=0\n"
+        )
+    return "".join(out)
+
+
 _DUMPSYS: dict[str, Callable[[Invocation], str]] = {
+    "package": _dump_package,
     "window": _dump_window,
     "activity": _dump_activity,
     "display": _dump_display,
@@ -486,7 +525,177 @@ def pm(inv: Invocation) -> int:
         phone.clear_data(args[-1])
         inv.write("Success\n")
         return 0
-    raise CommandFailed(f"Unknown command: {sub}" if sub else "usage: pm list|path|clear")
+    if sub == "install":
+        return _pm_install(inv, args)
+    if sub == "uninstall":
+        return _pm_uninstall(inv, args)
+    usage = "usage: pm list|path|clear|install|uninstall"
+    raise CommandFailed(f"Unknown command: {sub}" if sub else usage)
+
+
+def _pm_install(inv: Invocation, args: list[str]) -> int:
+    paths = [a for a in args if not a.startswith("-")]
+    if not paths:
+        raise CommandFailed("Error: no package specified")
+    path = paths[-1]
+    try:
+        data = inv.device.fs.read_bytes(inv.path(path))
+    except FileSystemError:
+        raise CommandFailed(
+            f"Error: Unable to open file: {path}\nConsider using a file under /data/local/tmp/"
+        ) from None
+    try:
+        manifest = read_manifest(data)
+    except ApkError as exc:
+        inv.write(f"Failure [INSTALL_PARSE_FAILED_NOT_APK: {exc}]\n")
+        return 1
+    phone = inv.device.phone
+    if manifest.package in phone.packages() and "-r" not in args:
+        inv.write(
+            "Failure [INSTALL_FAILED_ALREADY_EXISTS: Attempt to re-install "
+            f"{manifest.package} without first uninstalling.]\n"
+        )
+        return 1
+    phone.install(
+        InstalledPackage(
+            manifest.package, manifest.version_name, manifest.version_code, phone.now()
+        )
+    )
+    inv.write("Success\n")
+    return 0
+
+
+def _pm_uninstall(inv: Invocation, args: list[str]) -> int:
+    operands = [a for a in args if not a.startswith("-") and not a.isdigit()]
+    if not operands:
+        raise CommandFailed("Error: package name not specified")
+    if not inv.device.phone.uninstall(operands[-1]):
+        inv.write("Failure [DELETE_FAILED_INTERNAL_ERROR]\n")
+        return 1
+    inv.write("Success\n")
+    return 0
+
+
+# ---------------------------------------------------------------- processes and the log
+
+
+_SYSTEM_PROCESSES = (
+    ("root", "init", 0),
+    ("root", "zygote64", 1),
+    ("system", SYSTEM_SERVER, 2),
+)
+
+
+def _process_rows(inv: Invocation, every: bool) -> list[tuple[str, int, int, str]]:
+    """(user, pid, ppid, name) of the processes `ps` shows."""
+    zygote = process_id("zygote64")
+    parents = {0: 0, 1: 1, 2: zygote}
+    rows = [(user, process_id(name), parents[p], name) for user, name, p in _SYSTEM_PROCESSES]
+    for package in inv.device.phone.running():
+        rows.append((f"u0_a{app_uid(package) - 10000}", process_id(package), zygote, package))
+    shell = process_id("sh")
+    mine = [("shell", shell, 1, "sh"), ("shell", shell + 1, shell, "ps")]
+    return rows + mine if every else mine
+
+
+def ps(inv: Invocation) -> int:
+    """toybox `ps`: only the shell's own processes; `-A` (or `-e`) every process."""
+    flags = {a for a in inv.args[1:] if a.startswith("-")}
+    names = [a for a in inv.args[1:] if not a.startswith("-")]
+    every = bool(flags & {"-A", "-e", "-ef", "-Af"}) or bool(names)
+    rows = _process_rows(inv, every)
+    if names:
+        rows = [row for row in rows if row[3] in names or str(row[1]) in names]
+    inv.write("USER           PID  PPID        VSZ    RSS WCHAN            ADDR S NAME\n")
+    for user, pid, ppid, name in rows:
+        sizes = f"{10485760:>10} {98304:>6}"
+        inv.write(f"{user:<10} {pid:>7} {ppid:>5} {sizes} do_epoll_wait       0 S {name}\n")
+    return 0 if rows else 1
+
+
+def pidof(inv: Invocation) -> int:
+    names = [a for a in inv.args[1:] if not a.startswith("-")]
+    running = {name: pid for _user, pid, _ppid, name in _process_rows(inv, every=True)}
+    found = [str(running[name]) for name in names if name in running]
+    if found:
+        inv.write(" ".join(found) + "\n")
+    return 0 if found else 1
+
+
+_LOG_PRIORITIES = "VDIWEFS"
+
+
+def _log_line(entry: LogEntry, style: str) -> str:
+    stamp = entry.time.strftime("%m-%d %H:%M:%S.") + f"{entry.time.microsecond // 1000:03d}"
+    p, tag, msg = entry.priority, entry.tag, entry.message
+    formats = {
+        "brief": f"{p}/{tag}({entry.pid:5d}): {msg}",
+        "tag": f"{p}/{tag}: {msg}",
+        "process": f"{p}({entry.pid:5d}) {msg}  ({tag})",
+        "raw": msg,
+        "time": f"{stamp} {p}/{tag}({entry.pid:5d}): {msg}",
+        "threadtime": f"{stamp} {entry.pid:5d} {entry.tid:5d} {p} {tag:<8}: {msg}",
+    }
+    return formats[style] + "\n"
+
+
+def _log_filter(specs: list[str], silent: bool) -> Callable[[LogEntry], bool]:
+    """`TAG:PRIORITY` specs, `*` for the rest; `-s` makes the rest silent."""
+    levels: dict[str, int] = {"*": 7 if silent else 0}
+    for spec in specs:
+        tag, _, level = spec.partition(":")
+        levels[tag] = _LOG_PRIORITIES.find((level or "V").upper()[:1])
+    return lambda entry: _LOG_PRIORITIES.find(entry.priority) >= levels.get(entry.tag, levels["*"])
+
+
+def logcat(inv: Invocation) -> int:
+    """`logcat [-d] [-c] [-v FORMAT] [-t N] [-s] [-b BUFFER] [TAG:PRIORITY ...]`.
+
+    Without -d (or -t) it keeps printing new lines until the client disconnects."""
+    args = inv.args[1:]
+    log = inv.device.phone.log
+    style, tail, dump, silent, specs = "threadtime", None, False, False, []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        value = args[index + 1] if index + 1 < len(args) else ""
+        if arg in ("-c", "--clear"):
+            log.clear()
+            return 0
+        if arg == "-d":
+            dump = True
+        elif arg == "-s":
+            silent = True
+        elif arg in ("-v", "-b", "-t", "-T", "--format", "--buffer") and value:
+            if arg in ("-v", "--format"):
+                if value not in ("brief", "tag", "process", "raw", "time", "threadtime"):
+                    raise CommandFailed(f"logcat: Unknown format '{value}'")
+                style = value
+            elif arg in ("-t", "-T"):
+                if not value.isdigit():
+                    raise CommandFailed(f"logcat: bad line count '{value}'")
+                tail, dump = int(value), dump or arg == "-t"
+            index += 1
+        elif arg.startswith("-"):
+            raise CommandFailed(f"logcat: unsupported option '{arg}'", 2)
+        else:
+            specs.append(arg)
+        index += 1
+    keep = _log_filter(specs, silent)
+    entries = [entry for entry in log.entries() if keep(entry)]
+    shown = entries[-tail:] if tail is not None and tail else ([] if tail == 0 else entries)
+    inv.write("".join(_log_line(entry, style) for entry in shown))
+    if dump:
+        return 0
+    last = log.entries()[-1].index if log.entries() else -1
+    while not inv.cancelled.is_set():
+        inv.streams.flush()
+        log.wait(last, timeout=0.5)
+        fresh = log.entries(after=last)
+        if fresh:
+            last = fresh[-1].index
+            inv.write("".join(_log_line(entry, style) for entry in fresh if keep(entry)))
+    return 0
 
 
 def monkey(inv: Invocation) -> int:
@@ -548,4 +757,7 @@ COMMANDS: dict[str, Command] = {
     "pm": pm,
     "monkey": monkey,
     "ime": ime,
+    "ps": ps,
+    "pidof": pidof,
+    "logcat": logcat,
 }

@@ -45,6 +45,7 @@ import math
 import random
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -73,6 +74,7 @@ from virtual_phone.apps.system import (
 )
 from virtual_phone.errors import PhoneCommandError, PhoneInputError
 from virtual_phone.filesystem import DEFAULT_CAPACITY
+from virtual_phone.logs import LogBuffer
 from virtual_phone.widgets import (
     Rect,
     TextBuffer,
@@ -174,6 +176,30 @@ _SYSTEM_PACKAGES = (
     "com.android.inputmethod.latin",
     SYSTEMUI,
 )
+
+
+SYSTEM_SERVER = "system_server"
+_ALWAYS_RUNNING = ("com.android.phone", SYSTEMUI, LAUNCHER)
+
+
+def app_uid(package: str) -> int:
+    """The Linux user id Android gives an app (u0_aNN is uid 10000 + NN)."""
+    return 10000 + zlib.crc32(package.encode()) % 9000
+
+
+def process_id(name: str) -> int:
+    """A stable process id for a package or system process; init is 1."""
+    return 1 if name == "init" else 2000 + zlib.crc32(b"pid:" + name.encode()) % 28000
+
+
+@dataclass(frozen=True, slots=True)
+class InstalledPackage:
+    """An app installed with `pm install`: known to the package manager, not launchable."""
+
+    package: str
+    version_name: str
+    version_code: int
+    installed: datetime
 
 
 def default_props(phone: VirtualPhone, seed: int) -> dict[str, str]:
@@ -291,6 +317,7 @@ _STATE_FIELDS = (
     "_screen_on",
     "_shade",
     "_dismissed",
+    "_installed",
 )
 
 
@@ -479,6 +506,12 @@ class VirtualPhone:
         self._png: tuple[tuple[Any, ...], bytes] | None = None
         self._visual_key: tuple[Any, ...] | None = None
         self._frame_counter = 0
+        self._installed: dict[str, InstalledPackage] = {}
+        self.log = LogBuffer(self.now)
+        self.log.write(
+            "I", "Zygote", "System server process has started", pid=process_id("zygote64")
+        )
+        self.log.write("I", "ActivityManager", "System now ready", pid=process_id(SYSTEM_SERVER))
 
     # ------------------------------------------------------------------ public: output
 
@@ -611,7 +644,37 @@ class VirtualPhone:
 
     def packages(self) -> list[str]:
         extra = ("com.android.adbkeyboard",) if self._adb_keyboard else ()
-        return sorted({*self._apps, *_SYSTEM_PACKAGES, *extra})
+        return sorted({*self._apps, *_SYSTEM_PACKAGES, *extra, *self._installed})
+
+    def installed(self, package: str) -> InstalledPackage | None:
+        """What `pm install` put on the phone under this name, if anything."""
+        with self._lock:
+            return self._installed.get(package)
+
+    def install(self, package: InstalledPackage) -> None:
+        with self._lock:
+            self._installed[package.package] = package
+        self.log.write(
+            "I",
+            "PackageManager",
+            f"installPackageLI: {package.package}",
+            pid=process_id(SYSTEM_SERVER),
+        )
+
+    def uninstall(self, package: str) -> bool:
+        """Remove a `pm install`ed package; False for one that came with the phone."""
+        with self._lock:
+            if self._installed.pop(package, None) is None:
+                return False
+            self._data.pop(package, None)
+        return True
+
+    def running(self) -> list[str]:
+        """Packages with a process: the system's, the input method's and every started app."""
+        with self._lock:
+            started = [p for p, stack in self._stacks.items() if stack]
+            ime = self.ime.partition("/")[0]
+            return sorted({*_ALWAYS_RUNNING, ime, *started})
 
     def start(self, package: str, activity: str | None = None) -> None:
         """``am start`` / ``monkey -p``: resume the app, or open its first screen."""
@@ -822,6 +885,7 @@ class VirtualPhone:
             self._leave_front()
         app = self._apps[package]
         stack = self._stacks.get(package)
+        fresh = not stack
         if not stack:
             stack = self._stacks[package] = screens or [app.root()]
             new: Screen | None = stack[-1]
@@ -836,11 +900,35 @@ class VirtualPhone:
         self._clear_focus()
         if new is not None:
             self._opened(new)
+        self._log_start(package, stack[-1].activity, started=fresh)
         self._changed()
+
+    def _log_start(self, package: str, activity: str, *, started: bool) -> None:
+        component = f"{package}/{activity}"
+        server = process_id(SYSTEM_SERVER)
+        self.log.write(
+            "I", "ActivityTaskManager", f"START u0 {{cmp={component}}} from uid 2000", pid=server
+        )
+        if started:
+            user = f"u0a{app_uid(package) - 10000}"
+            self.log.write(
+                "I",
+                "ActivityManager",
+                f"Start proc {process_id(package)}:{package}/{user} "
+                f"for top-activity {{{component}}}",
+                pid=server,
+            )
 
     def _stop_app(self, package: str) -> None:
         if package == LAUNCHER:
             return
+        if self._stacks.get(package):
+            self.log.write(
+                "I",
+                "ActivityManager",
+                f"Force stopping {package} appid={app_uid(package)} user=0: from pid 4242",
+                pid=process_id(SYSTEM_SERVER),
+            )
         self._stacks.pop(package, None)
         if self._front == package:
             self._front = LAUNCHER

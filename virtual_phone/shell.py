@@ -394,16 +394,27 @@ class Streams:
         self._flush()
 
 
+# A command's standard input: bytes, or a function that waits for them (the client's).
+Input = bytes | Callable[[], bytes]
+
+
 @dataclass(slots=True)
 class Invocation:
     """One run of a command: its arguments, environment, input and output."""
 
     args: list[str]
     env: dict[str, str]
-    stdin: bytes
+    input: Input
     streams: Streams
     shell: Shell
     cancelled: threading.Event = field(default_factory=threading.Event)
+
+    @property
+    def stdin(self) -> bytes:
+        """All of standard input; only commands that read it wait for the client's."""
+        if callable(self.input):
+            self.input = self.input()
+        return self.input
 
     @property
     def device(self) -> ShellDevice:
@@ -440,6 +451,7 @@ class Shell:
         self.status = 0
         self._substitution_status = 0
         self._depth = depth
+        self._stdin: Input = b""
 
     def run(
         self,
@@ -447,9 +459,11 @@ class Shell:
         streams: Streams,
         *,
         cancelled: threading.Event | None = None,
+        stdin: Input = b"",
     ) -> int:
         """Run a command line and return its exit status (syntax errors give 1)."""
         cancelled = cancelled or threading.Event()
+        self._stdin = stdin
         try:
             script = parse(source)
         except ShellSyntaxError as exc:
@@ -474,7 +488,7 @@ class Shell:
     def _run_pipeline(
         self, pipeline: Pipeline, streams: Streams, cancelled: threading.Event
     ) -> None:
-        stdin = b""
+        stdin = self._stdin
         for index, command in enumerate(pipeline):
             if index == len(pipeline) - 1:
                 self.status = self._run_command(command, streams, stdin, cancelled)
@@ -485,7 +499,7 @@ class Shell:
                 stdin = bytes(captured)
 
     def _run_command(
-        self, command: SimpleCommand, streams: Streams, stdin: bytes, cancelled: threading.Event
+        self, command: SimpleCommand, streams: Streams, stdin: Input, cancelled: threading.Event
     ) -> int:
         self._substitution_status = 0  # an assignment-only command returns this
         args = [arg for word in command.words for arg in self._expand(word, streams, cancelled)]
@@ -534,9 +548,9 @@ class Shell:
         self,
         redirects: tuple[Redirect, ...],
         streams: Streams,
-        stdin: bytes,
+        stdin: Input,
         cancelled: threading.Event,
-    ) -> tuple[Streams, bytes, Callable[[], None]]:
+    ) -> tuple[Streams, Input, Callable[[], None]]:
         if not redirects:
             return streams, stdin, lambda: None
         targets: dict[int, Callable[[bytes], object]] = {1: streams.out, 2: streams.err}
@@ -737,7 +751,7 @@ def _builtin_sh(inv: Invocation) -> int:
         raise CommandFailed(f"{SHELL_NAME}: shells nested too deeply", 2)
     child = Shell(inv.shell.device, inv.shell.commands, env=inv.env, depth=inv.shell._depth + 1)
     child.cwd = inv.shell.cwd
-    return child.run(inv.args[2], inv.streams, cancelled=inv.cancelled)
+    return child.run(inv.args[2], inv.streams, cancelled=inv.cancelled, stdin=lambda: inv.stdin)
 
 
 _BUILTINS: dict[str, Command] = {

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import time
@@ -236,7 +237,89 @@ def whoami(inv: Invocation) -> int:
     return 0
 
 
+def _ranges(spec: str, name: str) -> list[tuple[int, int | None]]:
+    """`1,3-5,7-` as 1-based (start, end) pairs; an open end is None."""
+    ranges: list[tuple[int, int | None]] = []
+    for item in spec.split(","):
+        match = re.fullmatch(r"(\d*)-?(\d*)", item)
+        if not item or match is None or (not match[1] and not match[2]):
+            raise CommandFailed(f"{name}: bad list '{spec}'")
+        start = int(match[1]) if match[1] else 1
+        end = None if "-" in item and not match[2] else int(match[2] or match[1])
+        if start < 1:
+            raise CommandFailed(f"{name}: bad list '{spec}'")
+        ranges.append((start, end))
+    return ranges
+
+
+def _pick(items: list[str], ranges: list[tuple[int, int | None]]) -> list[str]:
+    return [
+        item
+        for index, item in enumerate(items, 1)
+        if any(start <= index and (end is None or index <= end) for start, end in ranges)
+    ]
+
+
+def cut(inv: Invocation) -> int:
+    """`cut -d DELIM -f LIST`, `cut -c LIST` or `-b LIST`, with `-s` (toybox)."""
+    args = inv.args[1:]
+    delimiter, fields, chars, only_delimited, paths = "\t", None, None, False, []
+    index = 0
+    while index < len(args):
+        arg = args[index]
+        option, value = arg[:2], arg[2:]
+        if option in ("-d", "-f", "-c", "-b") and not value:
+            if index + 1 >= len(args):
+                raise CommandFailed(f"cut: Missing argument to '{option}'")
+            index += 1
+            value = args[index]
+        if option == "-d":
+            delimiter = value[:1] or "\t"
+        elif option == "-f":
+            fields = _ranges(value, "cut")
+        elif option in ("-c", "-b"):
+            chars = _ranges(value, "cut")
+        elif arg == "-s":
+            only_delimited = True
+        else:
+            paths.append(arg)
+        index += 1
+    if (fields is None) == (chars is None):
+        raise CommandFailed("cut: Needs -f, -c or -b")
+    out = []
+    for line in _input_text(inv, paths).splitlines():
+        if chars is not None:
+            out.append("".join(_pick(list(line), chars)))
+        elif delimiter in line:
+            out.append(delimiter.join(_pick(line.split(delimiter), fields or [])))
+        elif not only_delimited:
+            out.append(line)
+    inv.write("".join(line + "\n" for line in out))
+    return 0
+
+
+def _digest(algorithm: str) -> Command:
+    def command(inv: Invocation) -> int:
+        paths = [a for a in inv.args[1:] if a != "-b"]
+        status = 0
+        for path in paths or ["-"]:
+            try:
+                data = inv.stdin if path == "-" else inv.device.fs.read_bytes(inv.path(path))
+            except FileSystemError:
+                inv.error(f"{algorithm}sum: {path}: No such file or directory\n")
+                status = 1
+                continue
+            inv.write(f"{hashlib.new(algorithm, data).hexdigest()}  {path}\n")
+        return status
+
+    return command
+
+
 COMMANDS: dict[str, Command] = {
+    "cut": cut,
+    "md5sum": _digest("md5"),
+    "sha1sum": _digest("sha1"),
+    "sha256sum": _digest("sha256"),
     "echo": echo,
     "cat": cat,
     "ls": ls,

@@ -140,3 +140,20 @@ def test_push_refusals_name_the_reason(tmp_path: Path) -> None:
         assert too_big.returncode == 1
         assert b"No space left on device" in too_big.stderr
         assert adb(server.port, "shell", "echo", "still here").stdout == b"still here\n"
+
+
+def test_shell_commands_read_what_is_piped_into_adb_shell(virtual_server: AdbServer) -> None:
+    def piped(data: bytes, *command: str) -> subprocess.CompletedProcess[bytes]:
+        env = {**os.environ, "ADB_MDNS": "0", "ADB_LIBUSB": "0"}
+        return subprocess.run(
+            [str(ADB), "-P", str(virtual_server.port), "shell", *command],
+            input=data, capture_output=True, env=env, timeout=30, check=False,
+        )  # fmt: skip
+
+    assert piped(b"hi\n", "cat").stdout == b"hi\n"
+    assert piped(b"a\nb\nc\n", "wc -l").stdout == b"3\n"
+    assert piped(b"one\ntwo\n", "echo first; grep t; cat").stdout == b"first\ntwo\n"
+    assert piped(b"x" * 200_000, "cat > /sdcard/in.bin; wc -c < /sdcard/in.bin").stdout == (
+        b"200000\n"
+    )
+    assert piped(b"ignored", "echo", "no reader").stdout == b"no reader\n"

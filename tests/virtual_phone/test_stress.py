@@ -7,11 +7,14 @@ studio do, and checks that the server still answers afterwards.
 from __future__ import annotations
 
 import base64
+import hashlib
 import re
 import socket
+import struct
 import threading
 import time
 import xml.etree.ElementTree as ET
+import zipfile
 from collections.abc import Iterator
 
 import adbutils
@@ -202,3 +205,117 @@ def test_system_partitions_are_read_only(served) -> None:
     assert device.shell2("ls /system/bin", timeout=10).returncode == 0
     device.sync.push(b"payload", "/data/local/tmp/ok")
     assert device.sync.read_bytes("/data/local/tmp/ok") == b"payload"
+
+
+# ---------------------------------------------------------------- what real tools rely on
+
+
+def test_ps_and_pidof_list_the_started_apps(served) -> None:
+    _phone, device, _server = served
+    device.shell(f"monkey -p {MESSAGES} 1", timeout=10)
+    listing = device.shell("ps -A", timeout=10)
+    header, *rows = listing.splitlines()
+    assert header.split() == ["USER", "PID", "PPID", "VSZ", "RSS", "WCHAN", "ADDR", "S", "NAME"]
+    by_name = {row.split()[-1]: row.split()[1] for row in rows}
+    assert {"init", "system_server", "com.android.systemui", MESSAGES} <= set(by_name)
+    assert device.shell(f"pidof {MESSAGES}", timeout=10) == by_name[MESSAGES]
+    assert [row.split()[-1] for row in device.shell("ps", timeout=10).splitlines()[1:]] == [
+        "sh",
+        "ps",
+    ]
+    device.shell(f"am force-stop {MESSAGES}", timeout=10)
+    assert device.shell2(f"pidof {MESSAGES}", timeout=10).returncode == 1
+    assert MESSAGES not in device.shell("ps -A", timeout=10)
+
+
+def test_logcat_dumps_filters_clears_and_follows(served, thread_errors) -> None:
+    _phone, device, _server = served
+    device.shell(f"monkey -p {MESSAGES} 1", timeout=10)
+    dump = device.shell("logcat -d", timeout=10)
+    assert re.search(rf"I ActivityManager: Start proc \d+:{MESSAGES}/u0a\d+ for ", dump)
+    brief = device.shell("logcat -d -v brief -s ActivityTaskManager", timeout=10).splitlines()
+    assert brief and all(line.startswith("I/ActivityTaskManager(") for line in brief)
+    device.shell("logcat -c", timeout=10)
+    assert device.shell("logcat -d", timeout=10) == ""
+
+    stream = device.shell("logcat -v tag", stream=True, timeout=10)
+    stream.conn.settimeout(10)
+    device.shell(f"am start -n {MESSAGES}/.ui.conversationlist.ConversationListActivity")
+    line = stream.conn.makefile("rb").readline().decode()
+    assert line.startswith("I/ActivityTaskManager: START u0 {cmp=com.android.messaging/")
+    stream.close()
+    before = time.monotonic()
+    while _connection_threads() > 0 and time.monotonic() - before < 10:
+        time.sleep(0.05)
+    assert _connection_threads() == 0  # the follower stopped with its client
+    assert not thread_errors
+
+
+def test_cut_and_checksums(served) -> None:
+    _phone, device, _server = served
+    device.sync.push(b"alpha:beta:gamma\nno delimiter\n", "/sdcard/t.txt")
+    assert device.shell("cut -d: -f2- /sdcard/t.txt", timeout=10) == "beta:gamma\nno delimiter"
+    assert device.shell("cut -s -d : -f1,3 /sdcard/t.txt", timeout=10) == "alpha:gamma"
+    assert device.shell("echo hello | cut -c2-4", timeout=10) == "ell"
+    digest = hashlib.md5(b"alpha:beta:gamma\nno delimiter\n").hexdigest()
+    assert device.shell("md5sum /sdcard/t.txt", timeout=10) == f"{digest}  /sdcard/t.txt"
+    assert device.shell("cat /sdcard/t.txt | md5sum", timeout=10) == f"{digest}  -"
+    sha = hashlib.sha256(b"x\n").hexdigest()
+    assert device.shell("echo x | sha256sum", timeout=10) == f"{sha}  -"
+    assert device.shell2("md5sum /sdcard/missing", timeout=10).returncode == 1
+
+
+def _apk(path, package: str, version_name: str, version_code: int) -> None:  # type: ignore[no-untyped-def]
+    """A zip with a binary AndroidManifest.xml (layout of AOSP's ResourceTypes.h)."""
+    no_index = 0xFFFFFFFF
+    strings = ["manifest", "package", "versionName", "versionCode", package, version_name]
+    pool_data, offsets = b"", []
+    for text in strings:
+        offsets.append(len(pool_data))
+        encoded = text.encode()
+        pool_data += bytes([len(text), len(encoded)]) + encoded + b"\0"
+    pool_data += b"\0" * (-len(pool_data) % 4)
+    start = 28 + 4 * len(strings)
+    pool = struct.pack(
+        "<HHIIIIII", 0x0001, 28, start + len(pool_data), len(strings), 0, 0x100, start, 0
+    )
+    pool += struct.pack(f"<{len(strings)}I", *offsets) + pool_data
+    attributes = [(1, 4, 0x03, 4), (2, 5, 0x03, 5), (3, no_index, 0x10, version_code)]
+    attrs = b"".join(
+        struct.pack("<IIIHBBI", no_index, name, raw, 8, 0, kind, value)
+        for name, raw, kind, value in attributes
+    )
+    ext = struct.pack("<IIHHHHHH", no_index, 0, 20, 20, len(attributes), 0, 0, 0)
+    element = struct.pack("<HHIII", 0x0102, 16, 16 + len(ext) + len(attrs), 1, no_index)
+    body = pool + element + ext + attrs
+    with zipfile.ZipFile(path, "w") as archive:
+        archive.writestr(
+            "AndroidManifest.xml", struct.pack("<HHI", 0x0003, 8, 8 + len(body)) + body
+        )
+        archive.writestr("classes.dex", b"dex\n035\0")
+
+
+def test_pm_install_and_uninstall_through_adbutils(served, tmp_path) -> None:
+    _phone, device, _server = served
+    apk = tmp_path / "notes.apk"
+    _apk(apk, "org.example.notes", "2.5.1", 251)
+    device.install(str(apk), nolaunch=True, silent=True)
+    assert "org.example.notes" in device.list_packages()
+    info = device.app_info("org.example.notes")
+    assert info is not None and (info.version_name, info.version_code) == ("2.5.1", 251)
+    again = device.shell("pm install /data/local/tmp/missing.apk", timeout=10)
+    assert "Unable to open file" in again
+    device.sync.push(apk.read_bytes(), "/data/local/tmp/notes.apk")
+    assert "INSTALL_FAILED_ALREADY_EXISTS" in device.shell(
+        "pm install /data/local/tmp/notes.apk", timeout=10
+    )
+    device.sync.push(b"not a zip", "/data/local/tmp/bad.apk")
+    assert "INSTALL_PARSE_FAILED_NOT_APK" in device.shell(
+        "pm install -r /data/local/tmp/bad.apk", timeout=10
+    )
+    assert device.shell("pm uninstall org.example.notes", timeout=10) == "Success"
+    assert "org.example.notes" not in device.list_packages()
+    assert device.app_info("org.example.notes") is None
+    builtin = device.shell(f"pm uninstall {MESSAGES}", timeout=10)
+    assert builtin == "Failure [DELETE_FAILED_INTERNAL_ERROR]"
+    assert MESSAGES in device.list_packages()
