@@ -2,9 +2,11 @@
 
 It understands what ADB clients send to `/system/bin/sh -c`: single and double quotes,
 backslashes, `;`, `&&`, `||`, `|`, `VAR=value` prefixes, `$VAR`, `${VAR}`, `$?`,
-`$(...)` and backticks (never inside single quotes), unquoted `*`/`?` globs, and the
-redirections `>`, `>>`, `<`, `2>&1`. Commands are plain functions in a registry dict;
-`toolbox` and `android_tools` provide them.
+`$(...)` and backticks (never inside single quotes), `$((...))` arithmetic, unquoted
+`*`/`?` globs, the redirections `>`, `>>`, `<`, `2>&1`, and the compound commands
+`if/elif/else/fi`, `while`/`until ... do ... done`, `for NAME in ...; do ... done`,
+`{ ...; }` and `( ... )`, with the builtins `test`/`[`, `read`, `break` and `continue`.
+Commands are plain functions in a registry dict; `toolbox` and `android_tools` provide them.
 
 >>> def echo(inv):
 ...     inv.write(" ".join(inv.args[1:]) + "\\n")
@@ -27,6 +29,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal, Protocol
 
+from virtual_phone.arith import ArithmeticFailure, evaluate
 from virtual_phone.errors import PhoneCommandError, PhoneInputError, VirtualPhoneError
 from virtual_phone.filesystem import FileSystemError, MemoryFileSystem, normalize
 
@@ -77,6 +80,40 @@ class _ExitShell(Exception):
         self.status = status
 
 
+class _LoopControl(Exception):
+    def __init__(self, kind: str, levels: int) -> None:
+        self.kind = kind  # "break" or "continue"
+        self.levels = levels
+
+
+class _Reader:
+    """Standard input shared by the commands of a loop: `read` takes a line, `cat` the rest."""
+
+    def __init__(self, source: bytes | Callable[[], bytes]) -> None:
+        self._source = source
+        self._data: bytes | None = None
+        self._pos = 0
+
+    def _load(self) -> bytes:
+        if self._data is None:
+            self._data = self._source() if callable(self._source) else self._source
+        return self._data
+
+    def __call__(self) -> bytes:
+        data = self._load()
+        rest, self._pos = data[self._pos :], len(data)
+        return rest
+
+    def line(self) -> bytes | None:
+        data = self._load()
+        if self._pos >= len(data):
+            return None
+        end = data.find(b"\n", self._pos)
+        end = len(data) if end < 0 else end + 1
+        line, self._pos = data[self._pos : end], end
+        return line
+
+
 # ---------------------------------------------------------------- syntax tree
 
 
@@ -84,7 +121,7 @@ class _ExitShell(Exception):
 class Part:
     """A piece of a word: literal text, a parameter, or a command substitution."""
 
-    kind: Literal["text", "param", "command"]
+    kind: Literal["text", "param", "command", "arith"]
     value: str
     quoted: bool
 
@@ -106,9 +143,6 @@ class SimpleCommand:
     redirects: tuple[Redirect, ...]
 
 
-Pipeline = tuple[SimpleCommand, ...]
-
-
 @dataclass(frozen=True, slots=True)
 class AndOrList:
     first: Pipeline
@@ -116,6 +150,43 @@ class AndOrList:
 
 
 Script = tuple[AndOrList, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class IfCommand:
+    branches: tuple[tuple[Script, Script], ...]  # (condition, body): if, then each elif
+    otherwise: Script
+
+
+@dataclass(frozen=True, slots=True)
+class LoopCommand:
+    until: bool  # `until` runs while the condition fails
+    condition: Script
+    body: Script
+
+
+@dataclass(frozen=True, slots=True)
+class ForCommand:
+    name: str
+    words: tuple[Word, ...]
+    body: Script
+
+
+@dataclass(frozen=True, slots=True)
+class GroupCommand:
+    body: Script
+    subshell: bool  # `( ... )` keeps its variables and directory to itself; `{ ...; }` not
+
+
+@dataclass(frozen=True, slots=True)
+class CompoundCommand:
+    command: IfCommand | LoopCommand | ForCommand | GroupCommand
+    redirects: tuple[Redirect, ...]
+
+
+Pipeline = tuple["SimpleCommand | CompoundCommand", ...]
+_RESERVED = frozenset(["if", "then", "elif", "else", "fi", "while", "until", "for", "do", "done",
+                       "in", "{", "}"])  # fmt: skip
 
 
 # ---------------------------------------------------------------- lexer
@@ -157,7 +228,8 @@ class _Lexer:
                 tokens.append(_Token("op", op=";" if c == "&" else "|"))
                 self.pos += 1
             elif c in "()":
-                raise ShellSyntaxError(f"syntax error: '{c}' unexpected")
+                tokens.append(_Token("op", op=c))
+                self.pos += 1
             elif match := _REDIRECT_RE.match(src, self.pos):
                 op = match.group(2)
                 default_fd = 0 if op == "<" else 1
@@ -229,7 +301,10 @@ class _Lexer:
         nxt = src[self.pos + 1] if self.pos + 1 < len(src) else ""
         if nxt == "(":
             end = _matching_paren(src, self.pos + 1)
-            parts.append(Part("command", src[self.pos + 2 : end], quoted))
+            if src.startswith("$((", self.pos) and src[end - 1] == ")" and end - 1 > self.pos + 2:
+                parts.append(Part("arith", src[self.pos + 3 : end - 1], quoted))
+            else:
+                parts.append(Part("command", src[self.pos + 2 : end], quoted))
             self.pos = end + 1
         elif nxt == "{":
             end = src.find("}", self.pos)
@@ -249,6 +324,21 @@ class _Lexer:
         else:
             _add_text(parts, "$", quoted)
             self.pos += 1
+
+    def expandable(self) -> Word:
+        """The whole source as the inside of double quotes (for `$((...))`)."""
+        parts: list[Part] = []
+        src = self.src
+        while self.pos < len(src):
+            c = src[self.pos]
+            if c == "$":
+                self._dollar(parts, quoted=True)
+            elif c == "`":
+                parts.append(Part("command", self._backquoted(), quoted=True))
+            else:
+                _add_text(parts, c, quoted=True)
+                self.pos += 1
+        return tuple(parts)
 
     def _backquoted(self) -> str:
         end = self.src.find("`", self.pos + 1)
@@ -300,61 +390,198 @@ def _matching_paren(src: str, open_pos: int) -> int:
 
 
 def parse(source: str) -> Script:
-    """Parse a command line into and-or lists of pipelines of simple commands."""
-    tokens = _Lexer(source).tokens()
-    script: list[AndOrList] = []
-    pos = 0
-    while pos < len(tokens):
-        if tokens[pos].kind == "op" and tokens[pos].op == ";":
-            pos += 1
-            continue
-        first, pos = _parse_pipeline(tokens, pos)
+    """Parse a command line into and-or lists of pipelines of commands."""
+    return _Parser(_Lexer(source).tokens()).script()
+
+
+def _reserved(token: _Token) -> str:
+    """The reserved word a token is (unquoted, alone), or ""."""
+    word = token.word
+    if token.kind == "word" and len(word) == 1 and word[0].kind == "text" and not word[0].quoted:
+        return word[0].value if word[0].value in _RESERVED else ""
+    return ""
+
+
+class _Parser:
+    def __init__(self, tokens: list[_Token]) -> None:
+        self.tokens = tokens
+        self.pos = 0
+        self.depth = 0
+
+    def _peek(self) -> _Token | None:
+        return self.tokens[self.pos] if self.pos < len(self.tokens) else None
+
+    def _unexpected(self) -> ShellSyntaxError:
+        token = self._peek()
+        if token is None:
+            return ShellSyntaxError("syntax error: unexpected end of file")
+        shown = token.op or _reserved(token) or "word"
+        return ShellSyntaxError(f"syntax error: '{shown}' unexpected")
+
+    def _skip_separators(self) -> None:
+        while (token := self._peek()) is not None and token.kind == "op" and token.op == ";":
+            self.pos += 1
+
+    def _expect(self, word: str) -> None:
+        token = self._peek()
+        if token is None or _reserved(token) != word:
+            raise self._unexpected()
+        self.pos += 1
+
+    def script(self) -> Script:
+        body = self._list(())
+        if self.pos < len(self.tokens):
+            raise self._unexpected()
+        return body
+
+    def _list(self, stops: tuple[str, ...]) -> Script:
+        items: list[AndOrList] = []
+        while True:
+            self._skip_separators()
+            token = self._peek()
+            if token is None or (token.kind == "op" and token.op == ")"):
+                break
+            if _reserved(token) in stops:
+                break
+            items.append(self._and_or())
+            token = self._peek()
+            if token is not None and not (token.kind == "op" and token.op in (";", ")")):
+                raise self._unexpected()
+        return tuple(items)
+
+    def _and_or(self) -> AndOrList:
+        first = self._pipeline()
         rest: list[tuple[str, Pipeline]] = []
-        while pos < len(tokens) and tokens[pos].op in ("&&", "||"):
-            op = tokens[pos].op
-            pipeline, pos = _parse_pipeline(tokens, pos + 1)
-            rest.append((op, pipeline))
-        script.append(AndOrList(first, tuple(rest)))
-        if pos < len(tokens):
-            if tokens[pos].op != ";":
-                raise ShellSyntaxError(f"syntax error: '{tokens[pos].op}' unexpected")
-            pos += 1
-    return tuple(script)
+        while (token := self._peek()) is not None and token.op in ("&&", "||"):
+            self.pos += 1
+            self._skip_separators()  # a newline may follow && and ||
+            rest.append((token.op, self._pipeline()))
+        return AndOrList(first, tuple(rest))
 
+    def _pipeline(self) -> Pipeline:
+        commands = [self._command()]
+        while (token := self._peek()) is not None and token.op == "|":
+            self.pos += 1
+            commands.append(self._command())
+        return tuple(commands)
 
-def _parse_pipeline(tokens: list[_Token], pos: int) -> tuple[Pipeline, int]:
-    commands: list[SimpleCommand] = []
-    while True:
-        command, pos = _parse_command(tokens, pos)
-        commands.append(command)
-        if pos < len(tokens) and tokens[pos].op == "|":
-            pos += 1
-            continue
-        return tuple(commands), pos
+    def _command(self) -> SimpleCommand | CompoundCommand:
+        token = self._peek()
+        if token is None:
+            raise self._unexpected()
+        word = _reserved(token)
+        is_group = token.kind == "op" and token.op == "("
+        if not word and not is_group:
+            return self._simple()
+        self.depth += 1
+        if self.depth > MAX_NESTING:
+            raise ShellSyntaxError("syntax error: commands nested too deeply")
+        try:
+            parsers: dict[str, Callable[[], IfCommand | LoopCommand | ForCommand | GroupCommand]]
+            parsers = {"if": self._if, "while": self._loop, "until": self._loop,
+                       "for": self._for, "{": self._brace}  # fmt: skip
+            if is_group:
+                command: IfCommand | LoopCommand | ForCommand | GroupCommand = self._subshell()
+            elif word in parsers:
+                command = parsers[word]()
+            else:
+                raise self._unexpected()
+            return CompoundCommand(command, self._redirects())
+        finally:
+            self.depth -= 1
 
+    def _if(self) -> IfCommand:
+        branches: list[tuple[Script, Script]] = []
+        otherwise: Script = ()
+        keyword = "if"
+        while keyword in ("if", "elif"):
+            self.pos += 1
+            condition = self._list(("then",))
+            self._expect("then")
+            branches.append((condition, self._list(("elif", "else", "fi"))))
+            token = self._peek()
+            keyword = _reserved(token) if token is not None else ""
+        if keyword == "else":
+            self.pos += 1
+            otherwise = self._list(("fi",))
+        self._expect("fi")
+        return IfCommand(tuple(branches), otherwise)
 
-def _parse_command(tokens: list[_Token], pos: int) -> tuple[SimpleCommand, int]:
-    assignments: list[tuple[str, Word]] = []
-    words: list[Word] = []
-    redirects: list[Redirect] = []
-    while pos < len(tokens) and tokens[pos].kind != "op":
-        token = tokens[pos]
-        if token.kind == "redirect":
-            if pos + 1 >= len(tokens) or tokens[pos + 1].kind != "word":
+    def _loop(self) -> LoopCommand:
+        until = _reserved(self.tokens[self.pos]) == "until"
+        self.pos += 1
+        condition = self._list(("do",))
+        self._expect("do")
+        body = self._list(("done",))
+        self._expect("done")
+        return LoopCommand(until, condition, body)
+
+    def _for(self) -> ForCommand:
+        self.pos += 1
+        token = self._peek()
+        if token is None or token.kind != "word" or _reserved(token):
+            raise self._unexpected()
+        name = "".join(part.value for part in token.word)
+        if not _NAME_RE.fullmatch(name):
+            raise ShellSyntaxError(f"{name}: bad identifier")
+        self.pos += 1
+        words: list[Word] = []
+        token = self._peek()
+        if token is not None and _reserved(token) == "in":
+            self.pos += 1
+            while (token := self._peek()) is not None and token.kind == "word":
+                words.append(token.word)
+                self.pos += 1
+        self._skip_separators()
+        self._expect("do")
+        body = self._list(("done",))
+        self._expect("done")
+        return ForCommand(name, tuple(words), body)
+
+    def _brace(self) -> GroupCommand:
+        self.pos += 1
+        body = self._list(("}",))
+        self._expect("}")
+        return GroupCommand(body, subshell=False)
+
+    def _subshell(self) -> GroupCommand:
+        self.pos += 1
+        body = self._list(())
+        token = self._peek()
+        if token is None or token.op != ")":
+            raise self._unexpected()
+        self.pos += 1
+        return GroupCommand(body, subshell=True)
+
+    def _redirects(self) -> tuple[Redirect, ...]:
+        redirects: list[Redirect] = []
+        while (token := self._peek()) is not None and token.kind == "redirect":
+            following = self.tokens[self.pos + 1] if self.pos + 1 < len(self.tokens) else None
+            if following is None or following.kind != "word":
                 raise ShellSyntaxError(f"syntax error: '{token.op}' unexpected")
-            redirects.append(Redirect(token.fd, token.op, tokens[pos + 1].word))
-            pos += 2
-            continue
-        assignment = _as_assignment(token.word) if not words else None
-        if assignment is not None:
-            assignments.append(assignment)
-        else:
-            words.append(token.word)
-        pos += 1
-    if not (assignments or words or redirects):
-        unexpected = tokens[pos].op if pos < len(tokens) else "newline"
-        raise ShellSyntaxError(f"syntax error: '{unexpected}' unexpected")
-    return SimpleCommand(tuple(assignments), tuple(words), tuple(redirects)), pos
+            redirects.append(Redirect(token.fd, token.op, following.word))
+            self.pos += 2
+        return tuple(redirects)
+
+    def _simple(self) -> SimpleCommand:
+        assignments: list[tuple[str, Word]] = []
+        words: list[Word] = []
+        redirects: list[Redirect] = []
+        tokens = self.tokens
+        while self.pos < len(tokens) and tokens[self.pos].kind != "op":
+            token = tokens[self.pos]
+            if token.kind == "redirect":
+                redirects.extend(self._redirects())
+                continue
+            assignment = _as_assignment(token.word) if not words else None
+            if assignment is not None:
+                assignments.append(assignment)
+            else:
+                words.append(token.word)
+            self.pos += 1
+        if not (assignments or words or redirects):
+            raise self._unexpected()
+        return SimpleCommand(tuple(assignments), tuple(words), tuple(redirects))
 
 
 def _as_assignment(word: Word) -> tuple[str, Word] | None:
@@ -451,7 +678,7 @@ class Shell:
         self.status = 0
         self._substitution_status = 0
         self._depth = depth
-        self._stdin: Input = b""
+        self._stdin: Input = _Reader(b"")
 
     def run(
         self,
@@ -463,7 +690,7 @@ class Shell:
     ) -> int:
         """Run a command line and return its exit status (syntax errors give 1)."""
         cancelled = cancelled or threading.Event()
-        self._stdin = stdin
+        self._stdin = _Reader(stdin)
         try:
             script = parse(source)
         except ShellSyntaxError as exc:
@@ -474,6 +701,8 @@ class Shell:
             self._run_script(script, streams, cancelled)
         except _ExitShell as done:
             self.status = done.status
+        except _LoopControl:
+            pass  # `break` outside a loop
         return self.status
 
     def _run_script(self, script: Script, streams: Streams, cancelled: threading.Event) -> None:
@@ -496,9 +725,102 @@ class Shell:
                 captured = bytearray()
                 piped = Streams(captured.extend, streams.err)
                 self._run_command(command, piped, stdin, cancelled)
-                stdin = bytes(captured)
+                stdin = _Reader(bytes(captured))
 
     def _run_command(
+        self,
+        command: SimpleCommand | CompoundCommand,
+        streams: Streams,
+        stdin: Input,
+        cancelled: threading.Event,
+    ) -> int:
+        if isinstance(command, CompoundCommand):
+            return self._run_compound(command, streams, stdin, cancelled)
+        return self._run_simple(command, streams, stdin, cancelled)
+
+    def _run_compound(
+        self, command: CompoundCommand, streams: Streams, stdin: Input, cancelled: threading.Event
+    ) -> int:
+        try:
+            streams, stdin, finish = self._apply_redirects(
+                command.redirects, streams, stdin, cancelled
+            )
+        except CommandFailed as exc:
+            streams.err(f"{SHELL_NAME}: {exc.message}\n")
+            return exc.status
+        outer = self._stdin
+        self._stdin = stdin if isinstance(stdin, _Reader) else _Reader(stdin)
+        try:
+            body = command.command
+            if isinstance(body, IfCommand):
+                return self._run_if(body, streams, cancelled)
+            if isinstance(body, LoopCommand):
+                return self._run_loop(body, streams, cancelled)
+            if isinstance(body, ForCommand):
+                return self._run_for(body, streams, cancelled)
+            if body.subshell:
+                child = Shell(self.device, self.commands, env=self.env, depth=self._depth + 1)
+                child.cwd = self.cwd
+                child.status = self.status
+                child._stdin = self._stdin
+                try:
+                    child._run_script(body.body, streams, cancelled)
+                except _ExitShell as done:
+                    child.status = done.status
+                return child.status
+            self._run_script(body.body, streams, cancelled)
+            return self.status
+        finally:
+            self._stdin = outer
+            finish()
+
+    def _run_if(self, command: IfCommand, streams: Streams, cancelled: threading.Event) -> int:
+        for condition, body in command.branches:
+            self._run_script(condition, streams, cancelled)
+            if self.status == 0:
+                self._run_script(body, streams, cancelled)
+                return self.status
+        self.status = 0
+        self._run_script(command.otherwise, streams, cancelled)
+        return self.status
+
+    def _loop_body(self, body: Script, streams: Streams, cancelled: threading.Event) -> bool:
+        """Run one pass; False when a `break` ends the loop."""
+        try:
+            self._run_script(body, streams, cancelled)
+        except _LoopControl as control:
+            if control.levels > 1:
+                control.levels -= 1
+                raise
+            return control.kind == "continue"
+        return True
+
+    def _run_loop(self, command: LoopCommand, streams: Streams, cancelled: threading.Event) -> int:
+        status = 0
+        while not cancelled.is_set():
+            self._run_script(command.condition, streams, cancelled)
+            if (self.status == 0) == command.until:
+                break
+            self.status = 0
+            keep_going = self._loop_body(command.body, streams, cancelled)
+            status = self.status
+            if not keep_going:
+                break
+        self.status = status
+        return status
+
+    def _run_for(self, command: ForCommand, streams: Streams, cancelled: threading.Event) -> int:
+        values = [v for word in command.words for v in self._expand(word, streams, cancelled)]
+        self.status = 0
+        for value in values:
+            if cancelled.is_set():
+                break
+            self.env[command.name] = value
+            if not self._loop_body(command.body, streams, cancelled):
+                break
+        return self.status
+
+    def _run_simple(
         self, command: SimpleCommand, streams: Streams, stdin: Input, cancelled: threading.Event
     ) -> int:
         self._substitution_status = 0  # an assignment-only command returns this
@@ -596,6 +918,8 @@ class Shell:
     def _substitute(self, part: Part, streams: Streams, cancelled: threading.Event) -> str:
         if part.kind == "param":
             return self._parameter(part.value)
+        if part.kind == "arith":
+            return self._arithmetic(part.value, streams, cancelled)
         captured = bytearray()
         if self._depth >= MAX_NESTING:
             streams.err(f"{SHELL_NAME}: command substitutions nested too deeply\n")
@@ -613,6 +937,17 @@ class Shell:
             self._depth -= 1
         self._substitution_status = self.status
         return captured.decode("utf-8", errors="replace").rstrip("\n")
+
+    def _arithmetic(self, text: str, streams: Streams, cancelled: threading.Event) -> str:
+        """`$((...))`: parameters and substitutions inside first, then the arithmetic."""
+        try:
+            word = _Lexer(text).expandable()
+            expression = self._expand_plain(word, streams, cancelled)
+            return str(evaluate(expression, self.env))
+        except (ArithmeticFailure, ShellSyntaxError) as exc:
+            streams.err(f"{SHELL_NAME}: {text.strip()}: {exc}\n")
+            self.status = self._substitution_status = 1
+            return ""
 
     def _parameter(self, name: str) -> str:
         if name == "?":
@@ -754,7 +1089,89 @@ def _builtin_sh(inv: Invocation) -> int:
     return child.run(inv.args[2], inv.streams, cancelled=inv.cancelled, stdin=lambda: inv.stdin)
 
 
+def _builtin_loop_control(inv: Invocation) -> int:
+    levels = inv.args[1] if len(inv.args) > 1 else "1"
+    if not levels.isdigit() or int(levels) < 1:
+        raise CommandFailed(f"{SHELL_NAME}: {inv.args[0]}: {levels}: bad number", 1)
+    raise _LoopControl(inv.args[0], int(levels))
+
+
+def _builtin_read(inv: Invocation) -> int:
+    """`read [-r] NAME...`: one line of stdin split into the names (the last takes the rest)."""
+    names = [a for a in inv.args[1:] if a != "-r"] or ["REPLY"]
+    source = inv.input
+    line = source.line() if isinstance(source, _Reader) else None
+    if not isinstance(source, _Reader):
+        data = inv.stdin
+        line = data.split(b"\n", 1)[0] + b"\n" if data else None
+    text = (line or b"").decode("utf-8", "replace").rstrip("\n")
+    fields = text.split(None, len(names) - 1) if len(names) > 1 else [text.strip()]
+    for index, name in enumerate(names):
+        inv.shell.env[name] = fields[index] if index < len(fields) else ""
+    return 0 if line is not None else 1
+
+
+def _test(args: list[str]) -> bool:
+    """`test` expressions: ! -a -o, string and integer comparisons, file tests (toybox)."""
+    if "-o" in args:
+        at = args.index("-o")
+        return _test(args[:at]) or _test(args[at + 1 :])
+    if "-a" in args:
+        at = args.index("-a")
+        return _test(args[:at]) and _test(args[at + 1 :])
+    if args[:1] == ["!"]:
+        return not _test(args[1:])
+    if len(args) == 0:
+        return False
+    if len(args) == 1:
+        return args[0] != ""
+    if len(args) == 2:
+        op, value = args
+        if op == "-z":
+            return value == ""
+        if op == "-n":
+            return value != ""
+        raise CommandFailed(f"test: {op}: unknown operand", 2)
+    if len(args) == 3:
+        left, op, right = args
+        strings = {"=": left == right, "==": left == right, "!=": left != right}
+        if op in strings:
+            return strings[op]
+        numbers = {"-eq": "==", "-ne": "!=", "-lt": "<", "-le": "<=", "-gt": ">", "-ge": ">="}
+        if op in numbers:
+            try:
+                a, b = int(left), int(right)
+            except ValueError:
+                raise CommandFailed(f"test: integer expected: {left} {op} {right}", 2) from None
+            return bool(evaluate(f"{a} {numbers[op]} {b}", {}))
+    raise CommandFailed(f"test: {' '.join(args)}: bad expression", 2)
+
+
+def _builtin_test(inv: Invocation) -> int:
+    args = inv.args[1:]
+    if inv.args[0] == "[":
+        if args[-1:] != ["]"]:
+            raise CommandFailed("[: missing ]", 2)
+        args = args[:-1]
+    fs = inv.device.fs
+    if len(args) == 2 and args[0] in ("-e", "-f", "-d", "-s", "-r", "-w", "-x"):
+        found = fs.stat(inv.path(args[1]))
+        checks = {
+            "-e": found is not None,
+            "-f": found is not None and not found.is_dir,
+            "-d": found is not None and found.is_dir,
+            "-s": found is not None and found.size > 0,
+        }
+        return 0 if checks.get(args[0], found is not None) else 1
+    return 0 if _test(args) else 1
+
+
 _BUILTINS: dict[str, Command] = {
+    "break": _builtin_loop_control,
+    "continue": _builtin_loop_control,
+    "read": _builtin_read,
+    "test": _builtin_test,
+    "[": _builtin_test,
     "true": _builtin_true,
     ":": _builtin_true,
     "false": _builtin_false,

@@ -319,3 +319,64 @@ def test_pm_install_and_uninstall_through_adbutils(served, tmp_path) -> None:
     builtin = device.shell(f"pm uninstall {MESSAGES}", timeout=10)
     assert builtin == "Failure [DELETE_FAILED_INTERNAL_ERROR]"
     assert MESSAGES in device.list_packages()
+
+
+@pytest.mark.parametrize(
+    ("script", "output"),
+    [
+        ("for i in 1 2 3; do echo $i; done", "1\n2\n3\n"),
+        ("for f in /sdcard/D*; do echo $f; done", "/sdcard/DCIM\n/sdcard/Download\n"),
+        ("i=0; while [ $i -lt 3 ]; do echo w$i; i=$((i + 1)); done", "w0\nw1\nw2\n"),
+        ("n=3; until [ $n -eq 0 ]; do n=$((n-1)); done; echo $n", "0\n"),
+        ("if [ -d /sdcard ]; then echo dir; else echo none; fi", "dir\n"),
+        ("if false; then echo a; elif test 3 -gt 2; then echo b; else echo c; fi", "b\n"),
+        ("for i in 1 2 3 4; do if [ $i = 3 ]; then break; fi; echo $i; done", "1\n2\n"),
+        ("for i in a b; do for j in c d; do echo $i$j; continue 2; done; done", "ac\nbc\n"),
+        (
+            "echo $((2 * (3 + 4))) $((7 % 3)) $((1 << 4)) $((-7 / 2)) $((5 > 3 ? 10 : 20))",
+            "14 1 16 -3 10\n",
+        ),
+        ("x=5; echo $(( x += 2 )) $x $((${x}*2))", "7 7 14\n"),
+        ("(X=5; cd /sdcard; echo $X); echo [$X] $(pwd)", "5\n[] /\n"),
+        ("{ echo a; echo b; } | wc -l", "2\n"),
+        ("echo 'x y z' | while read a b; do echo [$b] [$a]; done", "[y z] [x]\n"),
+        ("for i in 1 2; do echo $i; done > /sdcard/o; cat /sdcard/o", "1\n2\n"),
+        ("echo $((2 ** 64)) $((9223372036854775807 + 1))", "0 -9223372036854775808\n"),
+    ],
+)
+def test_shell_control_flow_and_arithmetic(served, script: str, output: str) -> None:
+    _phone, device, _server = served
+    result = device.shell2(script, timeout=10, v2=True)
+    assert (result.returncode, result.output) == (0, output)
+
+
+@pytest.mark.parametrize(
+    ("script", "message"),
+    [
+        ("if true; then echo", "unexpected end of file"),
+        ("for 1x in a; do :; done", "1x: bad identifier"),
+        ("echo $((1 / 0))", "divide by zero"),
+        ("echo $((2 ** -1))", "exponent less than 0"),
+        ("fi", "'fi' unexpected"),
+        ("if " * 100 + "true" + "; then :; fi" * 100, "nested too deeply"),
+    ],
+)
+def test_shell_syntax_and_arithmetic_errors_are_reported(served, thread_errors, script, message):
+    _phone, device, _server = served
+    result = device.shell2(script, timeout=10, v2=True)
+    assert message in result.output
+    _still_serving(device)
+    assert not thread_errors
+
+
+def test_an_endless_loop_ends_when_the_client_goes(served, thread_errors) -> None:
+    _phone, device, _server = served
+    before = _connection_threads()
+    with pytest.raises(adbutils.AdbTimeout):
+        device.shell("while true; do :; done", timeout=0.5)
+    deadline = time.monotonic() + 10
+    while _connection_threads() > before and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert _connection_threads() <= before
+    _still_serving(device)
+    assert not thread_errors
