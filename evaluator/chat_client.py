@@ -138,8 +138,9 @@ class ChatReply:
     text: str
     input_tokens: int
     output_tokens: int
-    seconds: float
+    seconds: float  # the answered request only: model inference as the client saw it
     attempts: int
+    retry_seconds: float = 0.0  # failed attempts and the backoff between them
 
 
 class ChatClient:
@@ -183,6 +184,7 @@ class ChatClient:
         for attempt in range(1, cfg.retries + 2):
             if attempt > 1:
                 self._sleep(min(cfg.backoff * 2 ** (attempt - 2), cfg.max_backoff))
+            sent = self._clock()
             try:
                 reply = self._post(data, headers)
             except _Retryable as exc:
@@ -193,7 +195,9 @@ class ChatClient:
                     f"{cfg.url} refused the request: {_redact(str(exc), key)}"
                 ) from None
             text, tokens_in, tokens_out = reply
-            return ChatReply(text, tokens_in, tokens_out, self._clock() - started, attempt)
+            answered = self._clock()
+            retried = sent - started if attempt > 1 else 0.0
+            return ChatReply(text, tokens_in, tokens_out, answered - sent, attempt, retried)
         raise EndpointError(
             f"{cfg.url} failed {cfg.retries + 1} time(s); last problem: {problem}. "
             "Check that the server is up and the model name is right."

@@ -141,6 +141,25 @@ def register(subparsers: Any) -> None:
     ev.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     ev.set_defaults(func=run_eval)
 
+    jd = subparsers.add_parser(
+        "judge",
+        help="re-run only the judges of a finished online run (no agent calls)",
+        description="Judge every terminated online task of a run again from its traces; "
+        "the new verdicts replace the old ones (their tokens stay counted) and the report "
+        "is rewritten.",
+    )
+    jd.add_argument("run", type=Path, help="run folder")
+    jd.add_argument(
+        "--judge",
+        action="append",
+        dest="judges",
+        metavar="NAME",
+        help="rule and/or vlm (default: the run's own judges); repeat for several",
+    )
+    jd.add_argument("--judge-config", type=Path, metavar="FILE", help="judge settings")
+    jd.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
+    jd.set_defaults(func=run_judge)
+
     rp = subparsers.add_parser(
         "report",
         help="write report.md/html for a run folder",
@@ -349,6 +368,31 @@ def _run_eval(args: argparse.Namespace, config: Any, printer: ProgressPrinter, p
             file=sys.stderr,
         )
         return 3
+    return 0
+
+
+def run_judge(args: argparse.Namespace) -> int:
+    from evaluator.metrics import group_metrics
+    from evaluator.prices import load_prices
+    from evaluator.rejudge import Rejudged, rejudge
+    from evaluator.report import write_report
+    from evaluator.run_store import RunStore
+
+    def show(item: Rejudged) -> None:
+        before, after = item.before.status.value, item.after.status.value
+        change = before if before == after else f"{before} -> {after}"
+        if item.problem:
+            change, reason = "not judged again", f": {item.problem}"
+        else:
+            reason = f": {item.after.reason}" if item.after.reason else ""
+        print(f"{item.task_id}: {change}{reason}", file=sys.stderr)
+
+    done = rejudge(args.run, args.judges, read_config(args.judge_config) or None, progress=show)
+    prices = load_prices(args.prices) if args.prices else None
+    store = RunStore.open(args.run)
+    overall = group_metrics(store.results(), store.overrides(), prices or load_prices())
+    md, _ = write_report(args.run, prices=prices)
+    print(f"{len(done)} task(s) judged again; {overall.sr_line}; report: {md}")
     return 0
 
 

@@ -24,7 +24,14 @@ class EndpointError(AgentError):
 
 
 class JudgeError(EvaluatorError):
-    """A judge could not reach a verdict (its endpoint failed, its evidence is missing)."""
+    """A judge could not reach a verdict (its endpoint failed, its evidence is missing).
+
+    ``input_tokens``/``output_tokens`` are what a reply without a verdict still cost."""
+
+    def __init__(self, message: str, *, input_tokens: int = 0, output_tokens: int = 0) -> None:
+        super().__init__(message)
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
 
 
 class TaskSetupError(EvaluatorError):

@@ -6,8 +6,11 @@
   screenshot, a few sampled intermediate frames and the final activity, and answers
   ``{"verdict": "success" | "failure", "reason": "..."}``.
 
-A judge answers ``passed=None`` when it does not apply (no criteria, no rubric). A human
-verdict (``RunStore.set_override``) overrides every judge; ``metrics`` reports agreement.
+A judge answers ``passed=None`` when it does not apply (no criteria, no rubric), and raises
+JudgeError when it cannot answer; ``run_judges`` records that as an ``error`` verdict and
+``task_verdict`` turns it into a task error of kind ``judge`` (never a silent failure). A human
+verdict (``RunStore.set_override``) overrides every judge, not termination; ``metrics``
+reports agreement.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from typing import Any, Protocol
 from evaluator.chat_client import ChatClient, EndpointConfig, image_part
 from evaluator.errors import ConfigError, EndpointError, JudgeError
 from evaluator.prompts import load_prompt, render
-from evaluator.records import Verdict
+from evaluator.records import ErrorKind, TaskStatus, TokenUse, Verdict
 from graph_builder.errors import FormatError
 from graph_builder.hierarchy import parse_hierarchy
 from graph_builder.model import Task
@@ -43,6 +46,7 @@ class JudgeEvidence:
 
 class Judge(Protocol):
     name: str
+    model: str | None  # for costs (None: no model)
 
     def judge(self, evidence: JudgeEvidence) -> Verdict:
         """A verdict on the episode; raises JudgeError when it cannot reach one."""
@@ -76,6 +80,7 @@ def activity_matches(expected: str, actual: str | None) -> bool:
 
 class RuleJudge:
     name = "rule"
+    model: str | None = None
 
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         self.case_sensitive = bool((config or {}).get("case_sensitive", False))
@@ -141,6 +146,7 @@ class VlmJudge:
     def __init__(self, config: Mapping[str, Any] | None = None) -> None:
         config = dict(config or {})
         self.endpoint = EndpointConfig.from_config(config)
+        self.model: str | None = self.endpoint.model
         self.client = ChatClient(self.endpoint)
         self.template = load_prompt(config.get("prompt", "judge_vlm.md"))
         self.max_image_side = int(config.get("max_image_side", 768))
@@ -173,8 +179,20 @@ class VlmJudge:
             raise JudgeError(f"the VLM judge could not answer: {exc}") from exc
         parsed = parse_judge_reply(reply.text)
         if parsed is None:
-            raise JudgeError(f"the VLM judge's answer has no verdict: {reply.text[:200]!r}")
-        return Verdict(self.name, parsed[0], parsed[1], raw=reply.text)
+            raise JudgeError(
+                f"the VLM judge's answer has no verdict: {reply.text[:200]!r}",
+                input_tokens=reply.input_tokens,
+                output_tokens=reply.output_tokens,
+            )
+        return Verdict(
+            self.name,
+            parsed[0],
+            parsed[1],
+            raw=reply.text,
+            model=self.model,
+            input_tokens=reply.input_tokens,
+            output_tokens=reply.output_tokens,
+        )
 
 
 JUDGES: dict[str, type[RuleJudge] | type[VlmJudge]] = {"rule": RuleJudge, "vlm": VlmJudge}
@@ -191,6 +209,75 @@ def create_judge(name: str, config: Mapping[str, Any] | None = None) -> Judge:
 
 
 def combine(verdicts: Sequence[Verdict]) -> bool | None:
-    """Passed when every applicable judge passed; None when none applied."""
+    """False when an applicable judge failed; True when every applicable judge passed and
+    none errored; None when none applied or one errored (see ``task_verdict``)."""
     applicable = [v.passed for v in verdicts if v.passed is not None]
-    return all(applicable) if applicable else None
+    if not all(applicable):
+        return False
+    if any(v.error for v in verdicts):
+        return None
+    return True if applicable else None
+
+
+def run_judges(judges: Sequence[Judge], evidence: JudgeEvidence) -> tuple[Verdict, ...]:
+    """Every judge's verdict; one that cannot answer gives an ``error`` verdict."""
+    verdicts = []
+    for judge in judges:
+        try:
+            verdicts.append(judge.judge(evidence))
+        except JudgeError as exc:
+            verdicts.append(
+                Verdict(
+                    judge.name,
+                    None,
+                    f"error: {exc}",
+                    error=True,
+                    model=judge.model,
+                    input_tokens=exc.input_tokens,
+                    output_tokens=exc.output_tokens,
+                )
+            )
+    return tuple(verdicts)
+
+
+def usage(verdicts: Sequence[Verdict]) -> tuple[TokenUse, ...]:
+    """The tokens the judges spent, one entry per judge that used a model."""
+    return tuple(
+        TokenUse(v.model, v.input_tokens, v.output_tokens)
+        for v in verdicts
+        if v.model is not None or v.input_tokens or v.output_tokens
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    status: TaskStatus
+    reason: str | None
+    error_kind: ErrorKind | None = None
+
+
+def task_verdict(terminated: bool, verdicts: Sequence[Verdict], max_steps: int) -> Outcome:
+    """Success is terminated AND verified. A failed judge makes the task an error of kind
+    ``judge`` unless another judge already failed it."""
+    if not terminated:
+        return Outcome(TaskStatus.FAILURE, f"did not say done within max_steps ({max_steps})")
+    verified = combine(verdicts)
+    if verified is True:
+        return Outcome(TaskStatus.SUCCESS, None)
+    if verified is False:
+        return Outcome(
+            TaskStatus.FAILURE,
+            "verification failed: "
+            + "; ".join(f"{v.judge}: {v.reason}" for v in verdicts if v.passed is False),
+        )
+    errors = [v for v in verdicts if v.error]
+    if errors:
+        return Outcome(
+            TaskStatus.ERROR,
+            "judge error: " + "; ".join(f"{v.judge}: {v.reason}" for v in errors),
+            ErrorKind.JUDGE,
+        )
+    return Outcome(
+        TaskStatus.FAILURE,
+        "unverified: no judge applies; add success criteria or a rubric, or a human verdict",
+    )

@@ -21,10 +21,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from evaluator.prices import PriceTable
-from evaluator.records import TaskResult, TaskStatus
+from evaluator.records import ErrorKind, TaskResult, TaskStatus
 from evaluator.run_store import HumanVerdict
 from evaluator.stats import (
     BootstrapCI,
+    cohen_kappa,
     mcnemar_exact,
     paired_bootstrap_ci,
     wilson_interval,
@@ -32,9 +33,11 @@ from evaluator.stats import (
 
 
 def effective_status(result: TaskResult, overrides: Mapping[str, HumanVerdict]) -> TaskStatus:
-    """The status after a human verdict, which overrides judges (and decides errors)."""
+    """The status after a human verdict. It overrides verification, not termination: an
+    episode that did not terminate keeps its status (a failure, or a harness error);
+    a terminated one, a judge error included, becomes what the human says."""
     verdict = overrides.get(result.task_id)
-    if verdict is None:
+    if verdict is None or not result.terminated:
         return result.status
     return TaskStatus.SUCCESS if verdict.success else TaskStatus.FAILURE
 
@@ -53,19 +56,58 @@ class GroupMetrics:
     ail: float | None
     steps: int
     mean_steps: float | None
-    input_tokens: int
+    input_tokens: int  # the agent's, errored tasks included
     output_tokens: int
-    cost: float | None  # None when some tokens have no price
+    cost: float | None  # agent and judges; None when some tokens have no price
     unpriced_models: tuple[str, ...] = ()
+    judge_errors: int = 0  # errors of kind judge (within ``errors``)
+    dirty_starts: int = 0  # errors of kind dirty_start (within ``errors``)
+    judge_input_tokens: int = 0
+    judge_output_tokens: int = 0
+    agent_cost: float | None = None
+    judge_cost: float | None = None
+    retry_seconds: float = 0.0  # waiting on failed calls and backoff, beside AIL
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["unpriced_models"] = list(self.unpriced_models)
         return out
 
+    @property
+    def sr_line(self) -> str:
+        """``SR 55.6% of 18; 1 judge error excluded`` (errors named by kind)."""
+        head = f"SR {100 * self.sr:.1f}% of {self.n}" if self.sr is not None else "SR n/a of 0"
+        other = self.errors - self.judge_errors - self.dirty_starts
+        parts = [
+            f"{count} {what}{'s' if count != 1 else ''} excluded"
+            for count, what in (
+                (self.judge_errors, "judge error"),
+                (self.dirty_starts, "dirty start"),
+                (other, "other error"),
+            )
+            if count
+        ]
+        return "; ".join([head, *parts])
+
 
 def _ratio(num: float, den: float) -> float | None:
     return num / den if den else None
+
+
+def _priced(
+    prices: PriceTable | None, uses: Iterable[tuple[str | None, int, int]], unpriced: set[str]
+) -> float | None:
+    if prices is None:
+        return None
+    total: float | None = 0.0
+    for model, tokens_in, tokens_out in uses:
+        c = prices.cost(model, tokens_in, tokens_out)
+        if c is None:
+            unpriced.add(model or "(unknown model)")
+            total = None
+        elif total is not None:
+            total += c
+    return total
 
 
 def group_metrics(
@@ -76,24 +118,22 @@ def group_metrics(
     overrides = overrides or {}
     statuses = [effective_status(r, overrides) for r in results]
     evaluated = [r for r, s in zip(results, statuses, strict=True) if s is not TaskStatus.ERROR]
+    errored = [r for r, s in zip(results, statuses, strict=True) if s is TaskStatus.ERROR]
     successes = sum(1 for s in statuses if s is TaskStatus.SUCCESS)
     n = len(evaluated)
     crs = [cr for r in evaluated if (cr := r.completion_rate) is not None]
     steps = sum(r.steps for r in evaluated)
     low, high = wilson_interval(successes, n) if n else (None, None)
-    cost: float | None = 0.0
     unpriced: set[str] = set()
-    if prices is not None:
-        for r in results:
-            c = prices.cost(r.model, r.input_tokens, r.output_tokens)
-            if c is None:
-                unpriced.add(r.model or "(unknown model)")
-            elif cost is not None:
-                cost += c
-        if unpriced:
-            cost = None
-    else:
-        cost = None
+    agent_cost = _priced(
+        prices, ((r.model, r.input_tokens, r.output_tokens) for r in results), unpriced
+    )
+    judge_cost = _priced(
+        prices,
+        ((u.model, u.input_tokens, u.output_tokens) for r in results for u in r.judge_usage),
+        unpriced,
+    )
+    cost = None if agent_cost is None or judge_cost is None else agent_cost + judge_cost
     return GroupMetrics(
         n=n,
         successes=successes,
@@ -113,6 +153,13 @@ def group_metrics(
         output_tokens=sum(r.output_tokens for r in results),
         cost=cost,
         unpriced_models=tuple(sorted(unpriced)),
+        judge_errors=sum(1 for r in errored if r.error_kind == ErrorKind.JUDGE),
+        dirty_starts=sum(1 for r in errored if r.error_kind == ErrorKind.DIRTY_START),
+        judge_input_tokens=sum(r.judge_input_tokens for r in results),
+        judge_output_tokens=sum(r.judge_output_tokens for r in results),
+        agent_cost=agent_cost,
+        judge_cost=judge_cost,
+        retry_seconds=sum(r.retry_seconds for r in results),
     )
 
 
@@ -146,33 +193,107 @@ def breakdowns(
 
 @dataclass(frozen=True, slots=True)
 class Agreement:
-    n: int
-    agree: int
+    """One judge against the human verdicts: the confusion matrix (judge x human) and
+    Cohen's kappa. ``kappa`` is None when it is undefined (chance agreement is 1: judge
+    and humans each gave one answer only)."""
+
+    both_pass: int = 0
+    judge_pass_human_fail: int = 0
+    judge_fail_human_pass: int = 0
+    both_fail: int = 0
+
+    @property
+    def n(self) -> int:
+        return (
+            self.both_pass
+            + self.judge_pass_human_fail
+            + self.judge_fail_human_pass
+            + self.both_fail
+        )
+
+    @property
+    def agree(self) -> int:
+        return self.both_pass + self.both_fail
 
     @property
     def rate(self) -> float | None:
         return _ratio(self.agree, self.n)
 
+    @property
+    def kappa(self) -> float | None:
+        counts = (self.both_pass, self.judge_pass_human_fail, self.judge_fail_human_pass)
+        judge = [True] * (counts[0] + counts[1]) + [False] * (counts[2] + self.both_fail)
+        human = [True] * counts[0] + [False] * counts[1] + [True] * counts[2]
+        human += [False] * self.both_fail
+        return cohen_kappa(judge, human).kappa
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "n": self.n,
+            "agree": self.agree,
+            "rate": self.rate,
+            "kappa": self.kappa,
+            "confusion": {
+                "both_pass": self.both_pass,
+                "judge_pass_human_fail": self.judge_pass_human_fail,
+                "judge_fail_human_pass": self.judge_fail_human_pass,
+                "both_fail": self.both_fail,
+            },
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Disagreement:
+    """A task where a judge and the human verdict differ: an item of the review queue."""
+
+    task_id: str
+    judge: str
+    judge_passed: bool
+    human_success: bool
+    reason: str
+
+
+def _opinions(result: TaskResult) -> list[tuple[str, bool, str]]:
+    from evaluator.judges import combine
+
+    out = [(v.judge, v.passed, v.reason) for v in result.verification if v.passed is not None]
+    combined = combine(result.verification)
+    if combined is not None:
+        out.append(("combined", combined, ""))
+    return out
+
 
 def judge_agreement(
     results: Sequence[TaskResult], overrides: Mapping[str, HumanVerdict]
 ) -> dict[str, Agreement]:
-    """Per judge (and ``combined``), how often it agrees with the human verdicts."""
-    from evaluator.judges import combine
-
-    counts: dict[str, list[int]] = defaultdict(lambda: [0, 0])
+    """Per judge (and ``combined``), its agreement with the human verdicts. Judges that
+    did not apply or could not answer are left out."""
+    cells: dict[str, list[int]] = defaultdict(lambda: [0, 0, 0, 0])
     for r in results:
         human = overrides.get(r.task_id)
-        if human is None or not r.verification:
+        if human is None:
             continue
-        opinions = [(v.judge, v.passed) for v in r.verification]
-        opinions.append(("combined", combine(r.verification)))
-        for judge, passed in opinions:
-            if passed is None:
-                continue
-            counts[judge][0] += 1
-            counts[judge][1] += int(passed == human.success)
-    return {j: Agreement(n, a) for j, (n, a) in sorted(counts.items())}
+        for judge, passed, _ in _opinions(r):
+            cells[judge][(0 if passed else 2) + (0 if human.success else 1)] += 1
+    return {j: Agreement(*c) for j, c in sorted(cells.items())}
+
+
+def judge_disagreements(
+    results: Sequence[TaskResult], overrides: Mapping[str, HumanVerdict]
+) -> list[Disagreement]:
+    """Every (task, judge) where the judge's verdict differs from the human's, in task
+    order: what a reviewer should look at again."""
+    out = []
+    for r in results:
+        human = overrides.get(r.task_id)
+        if human is None:
+            continue
+        out += [
+            Disagreement(r.task_id, judge, passed, human.success, reason)
+            for judge, passed, reason in _opinions(r)
+            if judge != "combined" and passed != human.success
+        ]
+    return out
 
 
 @dataclass(frozen=True, slots=True)

@@ -22,7 +22,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict
+from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
 from evaluator.control import Control
 from evaluator.errors import TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
@@ -201,7 +201,7 @@ def run_offline(
             task.id, instruction, index, screen, node_id=node, graph=graph, user_reply=user_reply
         )
         user_reply = None
-        step = agent.step(observation)
+        step = timed_step(agent, observation)
         previous = records[-1] if records else None
         common: dict[str, Any] = dict(
             index=index,
@@ -217,6 +217,7 @@ def run_offline(
             output_tokens=step.output_tokens,
             inference_seconds=step.inference_seconds,
             parsing_seconds=step.parsing_seconds,
+            retry_seconds=step.retry_seconds,
             extra=step.extra,
         )
         action = step.action

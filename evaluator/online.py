@@ -24,14 +24,14 @@ from typing import Any
 
 from devices.device import Device
 from devices.errors import DeviceDisconnectedError, DeviceError
-from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict
+from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
 from evaluator.control import Control
 from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
-from evaluator.judges import Judge, JudgeEvidence, combine
+from evaluator.judges import Judge, JudgeEvidence, run_judges, task_verdict, usage
 from evaluator.matching import ELDERBENCH, EdgeMatch, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
 from evaluator.progress import Progress
-from evaluator.records import StepRecord, TaskResult, Verdict, episode_result
+from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict, episode_result
 from evaluator.run_store import TraceWriter
 from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
@@ -321,31 +321,9 @@ def _verify(
         frames=tuple(frames),
         actions=tuple(r.action_text for r in records if r.action_text),
     )
-    verdicts = tuple(judge.judge(evidence) for judge in judges)
+    verdicts = run_judges(judges, evidence)
     trace.write_json("verdicts.json", [v.to_json() for v in verdicts])
     return verdicts
-
-
-def _failure_reason(
-    terminated: bool,
-    verdicts: Sequence[Verdict],
-    max_steps: int,
-    stopped: str | None,
-    answer_problem: str | None,
-) -> str | None:
-    """Why the episode failed (None: it succeeded)."""
-    verified = combine(verdicts)
-    if terminated and verified is True:
-        return answer_problem
-    if stopped is not None:
-        return stopped
-    if not terminated:
-        return f"did not say done within max_steps ({max_steps})"
-    if verified is None:
-        return "unverified: no judge applies; add success criteria or a rubric, or a human verdict"
-    return "verification failed: " + "; ".join(
-        f"{v.judge}: {v.reason}" for v in verdicts if v.passed is False
-    )
 
 
 def run_online(
@@ -397,7 +375,7 @@ def run_online(
             user_reply=user_reply,
         )
         user_reply = None
-        step = agent.step(observation)
+        step = timed_step(agent, observation)
         action = step.action
         after = seen
         step_outcome = step.outcome.value if step.outcome else None
@@ -442,8 +420,13 @@ def run_online(
     verdicts: tuple[Verdict, ...] = ()
     if terminated and judges:
         verdicts = _verify(task, instruction, seen, frames, records, judges, trace)
+    decided = task_verdict(terminated, verdicts, max_steps)
     answer_problem = episode.answer_problem() if terminated else None
-    reason = _failure_reason(terminated, verdicts, max_steps, stopped, answer_problem)
+    reason = decided.reason
+    if decided.status is TaskStatus.SUCCESS:
+        reason = answer_problem
+    elif stopped is not None:
+        reason = stopped
     return episode_result(
         task,
         records,
@@ -452,6 +435,7 @@ def run_online(
         success=reason is None,
         terminated=terminated,
         reason=reason,
+        error_kind=decided.error_kind,
         outcome=outcome,
         answer=episode.answer,
         answer_correct=episode.answer_correct,
@@ -461,6 +445,7 @@ def run_online(
         mapped_steps=sum(1 for r in records if r.node is not None) if graph is not None else None,
         model=getattr(agent, "model", None),
         verification=verdicts,
+        judge_usage=usage(verdicts),
         device=device.serial,
         started=started,
         finished=time.time(),
@@ -511,6 +496,7 @@ def _record(
         output_tokens=step.output_tokens,
         inference_seconds=step.inference_seconds,
         parsing_seconds=step.parsing_seconds,
+        retry_seconds=step.retry_seconds,
         extra=extra,
     )
 

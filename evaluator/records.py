@@ -17,17 +17,54 @@ class TaskStatus(StrEnum):
     ERROR = "error"  # the task could not be evaluated (no graph, endpoint down, device lost)
 
 
+class ErrorKind(StrEnum):
+    """Why an errored task could not be evaluated, where the report names it apart."""
+
+    JUDGE = "judge"  # the episode ran; a judge could not reach a verdict
+    DIRTY_START = "dirty_start"  # the phone did not show the task's start screen
+
+
+@dataclass(frozen=True, slots=True)
+class TokenUse:
+    """Tokens one model spent (for costs: ``model`` is the price table's name)."""
+
+    model: str | None
+    input_tokens: int = 0
+    output_tokens: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"model": self.model, "input": self.input_tokens, "output": self.output_tokens}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> TokenUse:
+        return cls(data.get("model"), int(data.get("input") or 0), int(data.get("output") or 0))
+
+
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """One judge's opinion of an online episode; ``passed`` is None when it did not apply."""
+    """One judge's opinion of an online episode; ``passed`` is None when it did not apply
+    or, with ``error`` set, when the judge could not answer. Tokens are the judge's own."""
 
     judge: str
     passed: bool | None
     reason: str
     raw: str | None = None
+    error: bool = False
+    model: str | None = None
+    input_tokens: int = 0
+    output_tokens: int = 0
 
     def to_json(self) -> dict[str, Any]:
-        return {"judge": self.judge, "passed": self.passed, "reason": self.reason, "raw": self.raw}
+        return {
+            "judge": self.judge,
+            "passed": self.passed,
+            "reason": self.reason,
+            "raw": self.raw,
+            "error": self.error,
+            "model": self.model,
+            "input_tokens": self.input_tokens,
+            "output_tokens": self.output_tokens,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> Verdict:
@@ -36,6 +73,10 @@ class Verdict:
             data.get("passed"),
             str(data.get("reason", "")),
             data.get("raw"),
+            bool(data.get("error", False)),
+            data.get("model"),
+            int(data.get("input_tokens") or 0),
+            int(data.get("output_tokens") or 0),
         )
 
 
@@ -73,6 +114,7 @@ class StepRecord:
     output_tokens: int = 0
     inference_seconds: float = 0.0
     parsing_seconds: float = 0.0
+    retry_seconds: float = 0.0
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> dict[str, Any]:
@@ -113,10 +155,14 @@ class TaskResult:
     correct_reflections: int = 0
     parse_failures: int = 0
     inference_seconds: float = 0.0
+    retry_seconds: float = 0.0  # failed calls and backoff, apart from inference_seconds
     input_tokens: int = 0
     output_tokens: int = 0
     model: str | None = None
     verification: tuple[Verdict, ...] = ()
+    error_kind: str | None = None  # an ErrorKind the report names apart, or None
+    # every judge call of the task, re-judging and failed calls included
+    judge_usage: tuple[TokenUse, ...] = ()
     device: str | None = None
     started: float = 0.0
     finished: float = 0.0
@@ -124,6 +170,7 @@ class TaskResult:
     def __post_init__(self) -> None:
         object.__setattr__(self, "status", TaskStatus(self.status))
         object.__setattr__(self, "verification", tuple(self.verification))
+        object.__setattr__(self, "judge_usage", tuple(self.judge_usage))
 
     @property
     def success(self) -> bool:
@@ -141,6 +188,14 @@ class TaskResult:
         return min(1.0, self.matched_steps / self.gt_steps)
 
     @property
+    def judge_input_tokens(self) -> int:
+        return sum(u.input_tokens for u in self.judge_usage)
+
+    @property
+    def judge_output_tokens(self) -> int:
+        return sum(u.output_tokens for u in self.judge_usage)
+
+    @property
     def instruction_words(self) -> int:
         return len(self.instruction.split())
 
@@ -150,7 +205,7 @@ class TaskResult:
             value = getattr(self, f.name)
             if f.name == "labels":
                 value = value.to_json()
-            elif f.name == "verification":
+            elif f.name in ("verification", "judge_usage"):
                 value = [v.to_json() for v in value]
             elif f.name == "status":
                 value = value.value
@@ -168,6 +223,7 @@ class TaskResult:
             semantics=tuple(raw_labels.get("semantics") or ()),
         )
         values["verification"] = tuple(Verdict.from_json(v) for v in data.get("verification") or ())
+        values["judge_usage"] = tuple(TokenUse.from_json(u) for u in data.get("judge_usage") or ())
         return cls(**values)
 
 
@@ -192,6 +248,8 @@ def episode_result(
     answer_correct: bool | None = None,
     verification: Sequence[Verdict] = (),
     device: str | None = None,
+    error_kind: str | None = None,
+    judge_usage: Sequence[TokenUse] = (),
 ) -> TaskResult:
     """The TaskResult of one episode (offline or online), its counts taken from its steps.
 
@@ -201,7 +259,13 @@ def episode_result(
     scored = [r for r in records if r.decision_correct is not None]
     return TaskResult(
         task_id=task.id,
-        status=TaskStatus.SUCCESS if success else TaskStatus.FAILURE,
+        status=(
+            TaskStatus.ERROR
+            if error_kind is not None
+            else TaskStatus.SUCCESS
+            if success
+            else TaskStatus.FAILURE
+        ),
         protocol=protocol,
         instruction=task.instruction_for(variant),
         variant=InstructionVariant(variant).value,
@@ -222,11 +286,14 @@ def episode_result(
         reflections=sum(1 for r in records if r.reflection_correct is not None),
         correct_reflections=sum(1 for r in records if r.reflection_correct),
         parse_failures=sum(1 for r in records if r.parse_error is not None),
+        retry_seconds=sum(r.retry_seconds for r in records),
         inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
         input_tokens=sum(r.input_tokens for r in records),
         output_tokens=sum(r.output_tokens for r in records),
         model=model,
         verification=tuple(verification),
+        error_kind=error_kind,
+        judge_usage=tuple(judge_usage),
         device=device,
         started=started,
         finished=finished,

@@ -25,6 +25,7 @@ from evaluator.metrics import (
     effective_status,
     group_metrics,
     judge_agreement,
+    judge_disagreements,
 )
 from evaluator.prices import PriceTable, load_prices
 from evaluator.records import TaskResult, TaskStatus
@@ -54,12 +55,15 @@ class Counts:
     failure: int
     error: int
     overridden: int  # tasks with a human verdict
+    judge_errors: int  # errors of kind judge (within error)
+    dirty_starts: int  # errors of kind dirty_start (within error)
     unreadable_lines: int  # result lines that could not be read
 
 
 @dataclass(frozen=True, slots=True)
 class TaskError:
     task_id: str
+    kind: str | None  # an ErrorKind, or None
     reason: str | None
 
 
@@ -88,22 +92,29 @@ class RunSummary:
     started: float | None
     counts: Counts
     sr: float | None
+    sr_line: str  # "SR 55.6% of 18; 1 judge error excluded"
     sr_ci: tuple[float | None, float | None] | None
     cr: float | None
     da: float | None
     ra: float | None
     ail: float | None
-    cost: float | None
+    cost: float | None  # agent and judges
+    agent_cost: float | None
+    judge_cost: float | None
+    retry_seconds: float  # failed calls and backoff, beside AIL
     currency: str
     unpriced_models: tuple[str, ...]
     input_tokens: int
     output_tokens: int
+    judge_input_tokens: int
+    judge_output_tokens: int
     steps: int
     mapped_steps: MappedSteps
     errors: tuple[TaskError, ...]
     breakdowns: Mapping[str, Mapping[str, dict[str, Any]]]
     correlations: tuple[dict[str, Any], ...]
     judge_agreement: Mapping[str, dict[str, Any]]
+    judge_disagreements: tuple[dict[str, Any], ...]  # the review queue
     failure_analysis: dict[str, Any]
     profile_sensitivity: Mapping[str, dict[str, Any]] | None
     devices: tuple[dict[str, Any], ...]  # one entry per device (evaluator.farm)
@@ -121,21 +132,31 @@ class RunSummary:
             "started": self.started,
             "counts": asdict(self.counts),
             "sr": self.sr,
+            "sr_line": self.sr_line,
             "sr_ci": list(self.sr_ci) if self.sr_ci is not None else None,
             "cr": self.cr,
             "da": self.da,
             "ra": self.ra,
             "ail": self.ail,
             "cost": self.cost,
+            "agent_cost": self.agent_cost,
+            "judge_cost": self.judge_cost,
+            "retry_seconds": self.retry_seconds,
             "currency": self.currency,
             "unpriced_models": list(self.unpriced_models),
-            "tokens": {"input": self.input_tokens, "output": self.output_tokens},
+            "tokens": {
+                "input": self.input_tokens,
+                "output": self.output_tokens,
+                "judge_input": self.judge_input_tokens,
+                "judge_output": self.judge_output_tokens,
+            },
             "steps": self.steps,
             "mapped_steps": asdict(self.mapped_steps),
             "errors": [asdict(e) for e in self.errors],
             "breakdowns": {d: dict(groups) for d, groups in self.breakdowns.items()},
             "correlations": list(self.correlations),
             "judge_agreement": dict(self.judge_agreement),
+            "judge_disagreements": list(self.judge_disagreements),
             "failure_analysis": self.failure_analysis,
             "profile_sensitivity": (
                 dict(self.profile_sensitivity) if self.profile_sensitivity is not None else None
@@ -200,23 +221,31 @@ def summarize(
             failure=statuses.count(TaskStatus.FAILURE),
             error=statuses.count(TaskStatus.ERROR),
             overridden=sum(1 for r in run.results if r.task_id in overrides),
+            judge_errors=overall.judge_errors,
+            dirty_starts=overall.dirty_starts,
             unreadable_lines=run.store.skipped_lines,
         ),
         sr=overall.sr,
+        sr_line=overall.sr_line,
         sr_ci=(overall.sr_low, overall.sr_high) if overall.sr is not None else None,
         cr=overall.cr,
         da=overall.da,
         ra=overall.ra,
         ail=overall.ail,
         cost=overall.cost,
+        agent_cost=overall.agent_cost,
+        judge_cost=overall.judge_cost,
+        retry_seconds=overall.retry_seconds,
         currency=prices.currency,
         unpriced_models=tuple(overall.unpriced_models),
         input_tokens=overall.input_tokens,
         output_tokens=overall.output_tokens,
+        judge_input_tokens=overall.judge_input_tokens,
+        judge_output_tokens=overall.judge_output_tokens,
         steps=overall.steps,
         mapped_steps=_mapped_steps(run.results, statuses),
         errors=tuple(
-            TaskError(r.task_id, r.reason)
+            TaskError(r.task_id, r.error_kind, r.reason)
             for r, s in zip(run.results, statuses, strict=True)
             if s is TaskStatus.ERROR
         ),
@@ -226,9 +255,9 @@ def summarize(
         },
         correlations=tuple(_correlations(run_dir, run.results, overrides)),
         judge_agreement={
-            j: {"n": a.n, "agree": a.agree, "rate": a.rate}
-            for j, a in judge_agreement(run.results, overrides).items()
+            j: a.to_json() for j, a in judge_agreement(run.results, overrides).items()
         },
+        judge_disagreements=tuple(asdict(d) for d in judge_disagreements(run.results, overrides)),
         failure_analysis=failure_analysis(run.store).to_json(),
         profile_sensitivity=_sensitivity(run, config.get("matching", "elderbench")),
         devices=tuple(farm_summary(run_dir)),
@@ -424,13 +453,15 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 ]
             ],
         ),
+        ("p", summary.sr_line + "."),
         (
             "p",
             "SR counts successes among evaluated tasks (errors are listed apart). CR: the "
             "share of the shortest ground-truth path (plus done) that the agent's best state "
             "covered; 100% only when it said done on a DONE node. DA: decisions that reached "
             "a new node from which DONE is still reachable (loops, detours and no-ops are "
-            "wrong). RA: correct reflections. AIL: inference and parsing seconds per step.",
+            "wrong). RA: correct reflections. AIL: inference and parsing seconds per step "
+            f"(retries and backoff apart: {_num(summary.retry_seconds)} s in all).",
         ),
     ]
     mapped = summary.mapped_steps
@@ -496,19 +527,42 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
     blocks.append(("h2", "Cost"))
     blocks.append(
         Table(
-            ("Group", "Tokens in", "Tokens out", "Cost"),
+            (
+                "Group",
+                "Agent tokens in/out",
+                "Agent cost",
+                "Judge tokens in/out",
+                "Judge cost",
+                "Cost",
+            ),
             [
-                [g, str(m["input_tokens"]), str(m["output_tokens"]), _cost(m["cost"], currency)]
+                [
+                    g,
+                    f"{m['input_tokens']}/{m['output_tokens']}",
+                    _cost(m["agent_cost"], currency),
+                    f"{m['judge_input_tokens']}/{m['judge_output_tokens']}",
+                    _cost(m["judge_cost"], currency),
+                    _cost(m["cost"], currency),
+                ]
                 for g, m in apps.items()
             ]
             + [
                 [
                     "all",
-                    str(summary.input_tokens),
-                    str(summary.output_tokens),
+                    f"{summary.input_tokens}/{summary.output_tokens}",
+                    _cost(summary.agent_cost, currency),
+                    f"{summary.judge_input_tokens}/{summary.judge_output_tokens}",
+                    _cost(summary.judge_cost, currency),
                     _cost(summary.cost, currency),
                 ]
             ],
+        )
+    )
+    blocks.append(
+        (
+            "p",
+            "Agent tokens include errored tasks and replies that failed to parse; judge "
+            "tokens include re-judging and judge calls that gave no verdict.",
         )
     )
     if summary.unpriced_models:
@@ -548,13 +602,47 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
         blocks.append(("h2", "Judges against human verdicts"))
         blocks.append(
             Table(
-                ("Judge", "Tasks", "Agree", "Agreement"),
+                (
+                    "Judge",
+                    "Tasks",
+                    "Agreement",
+                    "Cohen's kappa",
+                    "Both pass",
+                    "Judge pass, human fail",
+                    "Judge fail, human pass",
+                    "Both fail",
+                ),
                 [
-                    [j, str(a["n"]), str(a["agree"]), _pct(a["rate"])]
+                    [
+                        j,
+                        str(a["n"]),
+                        f"{_pct(a['rate'])} ({a['agree']}/{a['n']})",
+                        "undefined (one answer only)"
+                        if a["kappa"] is None
+                        else f"{a['kappa']:.3f}",
+                        *(str(v) for v in a["confusion"].values()),
+                    ]
                     for j, a in summary.judge_agreement.items()
                 ],
             )
         )
+        if summary.judge_disagreements:
+            blocks.append(("h3", "Review queue: judge and human disagree"))
+            blocks.append(
+                Table(
+                    ("Task", "Judge", "Judge said", "Human said", "Judge's reason"),
+                    [
+                        [
+                            d["task_id"],
+                            d["judge"],
+                            "pass" if d["judge_passed"] else "fail",
+                            "success" if d["human_success"] else "failure",
+                            d["reason"],
+                        ]
+                        for d in summary.judge_disagreements
+                    ],
+                )
+            )
     sensitivity = summary.profile_sensitivity
     if sensitivity:
         scored = next(iter(sensitivity.values()))["scored_steps"]
@@ -675,7 +763,10 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
     if summary.errors:
         blocks.append(("h2", "Errors (not evaluated)"))
         blocks.append(
-            Table(("Task", "Reason"), [[e.task_id, e.reason or ""] for e in summary.errors])
+            Table(
+                ("Task", "Kind", "Reason"),
+                [[e.task_id, e.kind or "", e.reason or ""] for e in summary.errors],
+            )
         )
     overrides = store.overrides()
     tags = store.tags()

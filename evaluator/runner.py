@@ -556,21 +556,27 @@ class _Session:
             )
         )
         trace: TraceWriter | None = None
+        steps: list[StepRecord] = []  # what the agent spent before an error, if one comes
+
+        def error(reason: str) -> TaskResult:
+            return _error_result(
+                job, reason, started, device, self.config.variant, agent.model, steps
+            )
+
         try:
             if task is None:
                 raise TaskSetupError(job.problem or "the task could not be loaded")
             trace = self.store.start_trace(job.task_id)
-            return self._execute(name, job, task, agent, device, judges, trace), False
+            return self._execute(name, job, task, agent, device, judges, trace, steps), False
         except RunStopped:
             raise
         except DeviceLostError as exc:
-            return _error_result(job, str(exc), started, device), True
+            return error(str(exc)), True
         except (EvaluatorError, GraphBuilderError, OSError) as exc:
-            return _error_result(job, str(exc), started, device), False
+            return error(str(exc)), False
         except Exception as exc:  # noqa: BLE001 - a bug in one agent must not end a paid run
             log.exception("unexpected error in task %s", job.task_id)
-            reason = f"unexpected {type(exc).__name__}: {exc}"
-            return _error_result(job, reason, started, device), False
+            return error(f"unexpected {type(exc).__name__}: {exc}"), False
         finally:
             if trace is not None:
                 trace.close()
@@ -584,12 +590,14 @@ class _Session:
         device: Device | None,
         judges: list[Judge],
         trace: TraceWriter,
+        steps: list[StepRecord],
     ) -> TaskResult:
         if job.protocol is EvalProtocol.OFFLINE:
             context = GraphContext.load(job.task_dir)
             suite = self.config.suite
 
             def offline_step(record: StepRecord) -> None:
+                steps.append(record)
                 trace.add(record)
                 shot = suite / record.screenshot if record.screenshot else None
                 self.events.put(StepDone(job.task_id, name, record, shot))
@@ -616,6 +624,7 @@ class _Session:
         run_dir = self.store.run_dir
 
         def online_step(record: StepRecord) -> None:
+            steps.append(record)
             trace.add(record)
             shot = run_dir / record.screenshot if record.screenshot else None
             self.events.put(StepDone(job.task_id, name, record, shot))
@@ -641,16 +650,34 @@ class _Session:
         )
 
 
-def _error_result(job: _Job, reason: str, started: float, device: Device | None) -> TaskResult:
+def _error_result(
+    job: _Job,
+    reason: str,
+    started: float,
+    device: Device | None,
+    variant: InstructionVariant,
+    model: str | None,
+    steps: list[StepRecord],
+) -> TaskResult:
+    """A task that could not be evaluated, with the run's variant and model and what the
+    agent spent on the steps it took before the error."""
     task = job.task
     return TaskResult(
         task_id=job.task_id,
         status=TaskStatus.ERROR,
         protocol=job.protocol.value,
-        instruction=task.instruction if task else "",
+        instruction=task.instruction_for(variant) if task else "",
+        variant=InstructionVariant(variant).value,
         app=task.app if task else "",
         labels=task.labels if task else Labels(),
+        steps=len(steps),
         reason=reason,
+        parse_failures=sum(1 for r in steps if r.parse_error is not None),
+        inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in steps),
+        retry_seconds=sum(r.retry_seconds for r in steps),
+        input_tokens=sum(r.input_tokens for r in steps),
+        output_tokens=sum(r.output_tokens for r in steps),
+        model=model,
         device=device.serial if device is not None else None,
         started=started,
         finished=time.time(),

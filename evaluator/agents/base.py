@@ -9,7 +9,8 @@ when it cannot answer at all (endpoint down, program died); the task is then an 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import time
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -73,6 +74,7 @@ class AgentStep:
     output_tokens: int = 0
     inference_seconds: float = 0.0
     parsing_seconds: float = 0.0
+    retry_seconds: float = 0.0  # failed calls and backoff, reported beside inference
     parse_error: str | None = None
     outcome: StepOutcome | None = None
     extra: dict[str, Any] = field(default_factory=dict)
@@ -84,6 +86,16 @@ class AgentStep:
             raise ValueError("an AgentStep without an action needs a parse_error saying why")
         if self.action is None:
             object.__setattr__(self, "outcome", StepOutcome(self.outcome or "parse_error"))
+
+
+def timed_step(agent: Agent, observation: AgentObservation) -> AgentStep:
+    """``agent.step(observation)``; when the agent reports no time of its own (agents
+    without a model: heuristic, random, replay), its whole step is its inference time."""
+    started = time.perf_counter()
+    step = agent.step(observation)
+    if step.inference_seconds == 0 and step.parsing_seconds == 0 and step.retry_seconds == 0:
+        step = replace(step, inference_seconds=time.perf_counter() - started)
+    return step
 
 
 @runtime_checkable

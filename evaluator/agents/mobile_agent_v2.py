@@ -104,7 +104,7 @@ class MobileAgentV2(OpenAICompatibleAgent):
         image, sent = self.image_content(observation)
         instruction = observation.instruction or self._instruction
         tokens_in = tokens_out = 0
-        seconds = 0.0
+        seconds = retry = 0.0
         extra: dict[str, Any] = {}
         verdict: ReflectionVerdict | None = None
 
@@ -126,6 +126,7 @@ class MobileAgentV2(OpenAICompatibleAgent):
                 ]
             )
             tokens_in, tokens_out, seconds = reply.input_tokens, reply.output_tokens, reply.seconds
+            retry = reply.retry_seconds
             verdict = parse_reflection(reply.text)
             extra["reflection_output"] = reply.text
             failed = verdict in (ReflectionVerdict.WRONG, ReflectionVerdict.NO_CHANGE)
@@ -142,6 +143,7 @@ class MobileAgentV2(OpenAICompatibleAgent):
                 tokens_in += reply.input_tokens
                 tokens_out += reply.output_tokens
                 seconds += reply.seconds
+                retry += reply.retry_seconds
                 self._progress = reply.text.strip() or self._progress
                 extra["planning_output"] = reply.text
             self._last_action = None
@@ -158,6 +160,7 @@ class MobileAgentV2(OpenAICompatibleAgent):
                     input_tokens=tokens_in,
                     output_tokens=tokens_out,
                     inference_seconds=seconds,
+                    retry_seconds=retry,
                     extra={**extra, "progress": self._progress},
                 )
 
@@ -194,4 +197,5 @@ class MobileAgentV2(OpenAICompatibleAgent):
             input_tokens=tokens_in + reply.input_tokens,
             output_tokens=tokens_out + reply.output_tokens,
             inference_seconds=seconds + reply.seconds,
+            retry_seconds=retry + reply.retry_seconds,
         )

@@ -23,7 +23,7 @@ from evaluator.agents.families import (
     Parsed,
     get_family,
 )
-from evaluator.chat_client import ChatClient, EndpointConfig, image_part
+from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig, image_part
 from evaluator.errors import AgentError, ConfigError
 from evaluator.prompts import load_prompt, render
 from graph_builder.errors import FormatError
@@ -135,7 +135,7 @@ class OpenAICompatibleAgent(BaseAgent):
         messages = [{"role": "user", "content": [{"type": "text", "text": text}, image]}]
         reply = self.client.complete(messages)
         step = parse_step(reply.text, self.family, sent)
-        step = _with_usage(step, reply.input_tokens, reply.output_tokens, reply.seconds)
+        step = _with_usage(step, reply)
         self.remember(observation, step)
         return step
 
@@ -182,10 +182,11 @@ def parse_step(text: str, family: Family, sent: Size) -> AgentStep:
     )
 
 
-def _with_usage(step: AgentStep, tokens_in: int, tokens_out: int, seconds: float) -> AgentStep:
+def _with_usage(step: AgentStep, reply: ChatReply) -> AgentStep:
     return replace(
         step,
-        input_tokens=step.input_tokens + tokens_in,
-        output_tokens=step.output_tokens + tokens_out,
-        inference_seconds=step.inference_seconds + seconds,
+        input_tokens=step.input_tokens + reply.input_tokens,
+        output_tokens=step.output_tokens + reply.output_tokens,
+        inference_seconds=step.inference_seconds + reply.seconds,
+        retry_seconds=step.retry_seconds + reply.retry_seconds,
     )

@@ -11,6 +11,7 @@ from evaluator.metrics import (
     compare_runs,
     group_metrics,
     judge_agreement,
+    judge_disagreements,
 )
 from evaluator.prices import Price, PriceTable, load_prices
 from evaluator.records import TaskResult, Verdict
@@ -82,6 +83,7 @@ def hand_results() -> list[TaskResult]:
             "d",
             "success",
             "online",
+            terminated=True,
             instruction="alarm at seven",
             app="clock",
             labels=Labels("tool_assistance", ("compound",)),
@@ -115,9 +117,71 @@ def test_without_overrides_the_judges_decide():
     assert m.sr == pytest.approx(2 / 3) and m.cost is None
 
 
-def test_a_human_verdict_decides_an_errored_task():
+def test_a_human_verdict_overrides_verification_not_termination():
+    # c lost its device before it said done: no human verdict makes it evaluated
     m = group_metrics(hand_results(), {"c": HumanVerdict(True)})
-    assert (m.n, m.successes, m.errors) == (4, 3, 0)
+    assert (m.n, m.successes, m.errors) == (3, 2, 1)
+    never_done = TaskResult("e", "failure", "online", reason="did not say done")
+    assert group_metrics([never_done], {"e": HumanVerdict(True)}).successes == 0
+    # a terminated episode whose judge failed is an error until a human decides it
+    judged = TaskResult(
+        "f",
+        "error",
+        "online",
+        terminated=True,
+        error_kind="judge",
+        verification=(Verdict("vlm", None, "error: no verdict", error=True),),
+    )
+    m = group_metrics([*hand_results(), judged])
+    assert (m.errors, m.judge_errors) == (2, 1)
+    assert m.sr_line == "SR 66.7% of 3; 1 judge error excluded; 1 other error excluded"
+    decided = group_metrics([*hand_results(), judged], {"f": HumanVerdict(True)})
+    assert (decided.n, decided.successes, decided.judge_errors) == (4, 3, 0)
+
+
+def test_judge_calibration_kappa_confusion_and_review_queue():
+    # 10 tasks with a human verdict: vlm passes 6 (5 right), fails 4 (3 right)
+    # confusion [[5, 1], [1, 3]]; p_o = 0.8, p_e = 0.6*0.6 + 0.4*0.4 = 0.52,
+    # kappa = (0.8 - 0.52) / 0.48 = 0.5833
+    pairs = [(True, True)] * 5 + [(True, False), (False, True)] + [(False, False)] * 3
+    results = [
+        TaskResult(
+            f"t{i}",
+            "success" if j else "failure",
+            "online",
+            terminated=True,
+            verification=(Verdict("vlm", j, f"saw {i}"),),
+        )
+        for i, (j, _) in enumerate(pairs)
+    ]
+    overrides = {f"t{i}": HumanVerdict(h) for i, (_, h) in enumerate(pairs)}
+    vlm = judge_agreement(results, overrides)["vlm"]
+    assert vlm.to_json()["confusion"] == {
+        "both_pass": 5,
+        "judge_pass_human_fail": 1,
+        "judge_fail_human_pass": 1,
+        "both_fail": 3,
+    }
+    assert (vlm.n, vlm.agree, vlm.rate) == (10, 8, 0.8)
+    assert vlm.kappa == pytest.approx(0.28 / 0.48)
+    queue = judge_disagreements(results, overrides)
+    assert [(d.task_id, d.judge_passed, d.human_success, d.reason) for d in queue] == [
+        ("t5", True, False, "saw 5"),
+        ("t6", False, True, "saw 6"),
+    ]
+    # a judge that always passes, against humans who always agree: kappa is undefined
+    same = judge_agreement(results[:5], overrides)["vlm"]
+    assert same.rate == 1.0 and same.kappa is None
+    # a judge that could not answer is left out of its calibration
+    errored = TaskResult(
+        "x",
+        "error",
+        "online",
+        terminated=True,
+        error_kind="judge",
+        verification=(Verdict("vlm", None, "error: down", error=True),),
+    )
+    assert judge_agreement([errored], {"x": HumanVerdict(True)}) == {}
 
 
 def test_unpriced_models_make_cost_unknown():

@@ -9,11 +9,14 @@ from pathlib import Path
 import pytest
 
 from devices.android import AndroidDevice, adb_client
+from elderbench.cli import main as elderbench_main
 from evaluator.agents.base import AgentObservation, AgentStep, BaseAgent
 from evaluator.farm.log import read_farm_log
 from evaluator.judges import RuleJudge
 from evaluator.offline import GraphContext
 from evaluator.online import run_online
+from evaluator.prices import Price, PriceTable
+from evaluator.records import TokenUse
 from evaluator.report import MappedSteps, summarize
 from evaluator.run_store import HumanVerdict, RunStore
 from evaluator.runner import (
@@ -195,8 +198,56 @@ def test_vlm_judge_and_human_verdicts_online(recorded, tmp_path, phone_port):
     store.set_override("font", HumanVerdict(True, "font is Large"))
     summary = summarize(tmp_path / "run")
     assert summary.sr == 1.0
-    assert summary.judge_agreement["rule"] == {"n": 1, "agree": 1, "rate": 1.0}
+    assert summary.judge_agreement["rule"]["rate"] == 1.0
+    assert summary.judge_agreement["rule"]["kappa"] is None  # one answer each: undefined
+    assert [d["judge"] for d in summary.judge_disagreements] == ["vlm"]
     assert summary.judge_agreement["vlm"]["rate"] == 0.0
+
+
+def test_a_judge_without_a_verdict_is_a_judge_error_and_judge_reruns_only_judges(
+    recorded, tmp_path, phone_port, capsys
+):
+    suite, demos = recorded
+    with FakeLLMServer([reply("I cannot tell from these pictures", 700, 20)]) as server:
+        run_suite(
+            online(
+                suite,
+                tmp_path / "run",
+                demos=demos,
+                judges=("rule", "vlm"),
+                judge_config={"vlm": {"base_url": server.base_url, "model": "judge"}},
+            )
+        )
+    store = RunStore.open(tmp_path / "run")
+    result = store.results()[0]
+    assert (result.status.value, result.error_kind, result.terminated) == ("error", "judge", True)
+    assert result.reason.startswith(
+        "judge error: vlm: error: the VLM judge's answer has no verdict"
+    )
+    assert result.steps == 4 and result.decisions == 4  # the episode is all there
+    assert result.judge_usage == (TokenUse("judge", 700, 20),)  # a reply without verdict costs
+    summary = summarize(tmp_path / "run").to_json()
+    assert summary["sr_line"] == "SR n/a of 0; 1 judge error excluded"
+    assert summary["tokens"]["judge_input"] == 700
+    agent_calls = len(server.received)
+
+    with FakeLLMServer([reply('{"verdict": "success", "reason": "Large"}', 650, 15)]) as server:
+        config = tmp_path / "judge.json"
+        config.write_text(json.dumps({"vlm": {"base_url": server.base_url, "model": "judge"}}))
+        assert elderbench_main(["judge", str(tmp_path / "run"), "--judge-config", str(config)]) == 0
+    assert len(server.received) == 1 and agent_calls == 1  # only the judge was called
+    assert server.received[0].images() == 4
+    again = RunStore.open(tmp_path / "run").results()[0]
+    assert again.success and again.error_kind is None
+    assert [(v.judge, v.passed) for v in again.verification] == [("rule", True), ("vlm", True)]
+    assert again.judge_usage == (TokenUse("judge", 700, 20), TokenUse("judge", 650, 15))
+    assert again.steps == result.steps and again.input_tokens == result.input_tokens
+    out = capsys.readouterr()
+    assert "font: error -> success" in out.err and "SR 100.0% of 1" in out.out
+    prices = PriceTable("USD", {"judge": Price(1.0, 2.0)})
+    assert summarize(tmp_path / "run", prices=prices).to_json()["judge_cost"] == pytest.approx(
+        (1350 * 1.0 + 35 * 2.0) / 1e6
+    )
 
 
 def test_a_task_without_criteria_is_unverified(recorded, tmp_path, phone_port):

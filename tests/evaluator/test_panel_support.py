@@ -77,7 +77,7 @@ def test_resume_config_refuses_a_folder_without_a_run(tmp_path):
 
 
 def _r(task_id: str, status: str) -> TaskResult:
-    return TaskResult(task_id, status, "offline")
+    return TaskResult(task_id, status, "offline", terminated=True)
 
 
 def test_flipped_tasks_are_the_discordant_pairs_with_overrides_applied():

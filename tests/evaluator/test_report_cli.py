@@ -61,8 +61,16 @@ def test_summary_numbers(two_runs):
     normalized, original = two_runs
     summary = summarize(original, compare=normalized)
     assert summary.counts == Counts(
-        tasks=10, success=0, failure=10, error=0, overridden=0, unreadable_lines=0
+        tasks=10,
+        success=0,
+        failure=10,
+        error=0,
+        overridden=0,
+        judge_errors=0,
+        dirty_starts=0,
+        unreadable_lines=0,
     )
+    assert summary.sr_line == "SR 0.0% of 10"
     comparison = summary.comparison
     assert comparison["pairs"] == 10 and comparison["only_b"] == 10
     assert comparison["mcnemar_p"] == pytest.approx(2 / 2**10)
