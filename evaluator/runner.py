@@ -39,7 +39,7 @@ import platform
 import queue
 import threading
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
@@ -655,9 +655,9 @@ def _error_result(
     reason: str,
     started: float,
     device: Device | None,
-    variant: InstructionVariant,
-    model: str | None,
-    steps: list[StepRecord],
+    variant: InstructionVariant = InstructionVariant.ORIGINAL,
+    model: str | None = None,
+    steps: Sequence[StepRecord] = (),
 ) -> TaskResult:
     """A task that could not be evaluated, with the run's variant and model and what the
     agent spent on the steps it took before the error."""

@@ -121,7 +121,9 @@ def run_on_ray(session: _Session, devices: tuple[str, ...]) -> Iterator[RunEvent
                     session.farm_log.record("actor_lost", device, task=job.task_id, error=str(exc))
                     yield WorkerStopped(device, f"its worker died: {type(exc).__name__}")
                     if not _retry(session, job, device, "the worker process died", pending):
-                        result = _error_result(job, "its device worker died", 0.0, None)
+                        result = _error_result(
+                            job, "its device worker died", 0.0, None, session.config.variant
+                        )
                         yield from _finish(session, job, device, result, [], TaskFinished, None)
                     continue
                 for event in outcome["farm"]:
