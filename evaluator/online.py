@@ -25,13 +25,21 @@ from typing import Any
 from devices.device import Device
 from devices.errors import DeviceDisconnectedError, DeviceError
 from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
+from evaluator.clean_start import restore_clean_state
 from evaluator.control import Control
 from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, run_judges, task_verdict, usage
 from evaluator.matching import ELDERBENCH, EdgeMatch, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
 from evaluator.progress import Progress
-from evaluator.records import StepRecord, TaskResult, TaskStatus, Verdict, episode_result
+from evaluator.records import (
+    ErrorKind,
+    StepRecord,
+    TaskResult,
+    TaskStatus,
+    Verdict,
+    episode_result,
+)
 from evaluator.run_store import TraceWriter
 from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
@@ -46,6 +54,7 @@ class OnlineSettings:
     settle_timeout: float = 3.0
     judge_frames: int = 3
     matching: MatchingProfile = ELDERBENCH
+    clean_snapshot: str | None = None  # a whole-phone snapshot loaded before every task
     max_wait: float = 10.0  # seconds: a longer wait action is cut to this
 
     def __post_init__(self) -> None:
@@ -353,9 +362,36 @@ def run_online(
     started = time.time()
 
     agent.reset(task, variant)
+    snapshot = settings.clean_snapshot
+    if snapshot is not None:
+        _device_call(
+            device,
+            "restore its clean-start snapshot",
+            lambda: restore_clean_state(device, snapshot),
+        )
     session.reset(recipe)
     records: list[StepRecord] = []
     seen = session.observe(0)
+    start = graph.graph.start if graph is not None else None
+    if start is not None and seen.node != start.id:
+        where = f"maps to node {seen.node}" if seen.node else "matches no node of the graph"
+        return TaskResult(
+            task_id=task.id,
+            status=TaskStatus.ERROR,
+            protocol="online",
+            instruction=instruction,
+            variant=InstructionVariant(variant).value,
+            app=task.app,
+            labels=task.labels,
+            reason=f"dirty start: the first screen {where}, not START ({start.id}); the "
+            "phone was not reset to the task's start (check the reset recipe)",
+            error_kind=ErrorKind.DIRTY_START,
+            final_node=seen.node,
+            model=getattr(agent, "model", None),
+            device=device.serial,
+            started=started,
+            finished=time.time(),
+        )
     progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False

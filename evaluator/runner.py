@@ -49,6 +49,7 @@ from devices.device import Device
 from devices.errors import DeviceError
 from elderbench import __version__
 from evaluator.agents import Agent, create_agent
+from evaluator.clean_start import save_clean_state
 from evaluator.control import Control
 from evaluator.errors import (
     ConfigError,
@@ -386,8 +387,8 @@ def load_jobs(config: RunConfig) -> list[_Job]:
         unknown = [t for t in config.tasks if t not in known]
         if unknown:
             raise ConfigError(f"no such task(s) in {config.suite}: {', '.join(unknown)}")
-        wanted = set(config.tasks)
-        return [j for j in jobs if j.task_id in wanted]
+        by_id = {j.task_id: j for j in jobs}
+        return [by_id[t] for t in dict.fromkeys(config.tasks)]  # in the order given
     if config.protocol is not None:
         jobs = [j for j in jobs if j.task is None or j.task.protocol is config.protocol]
     if not jobs:
@@ -440,6 +441,8 @@ class _Session:
         self.lock = threading.Lock()
         self.farm_log = FarmLog(store.run_dir)
         self.attempts: dict[str, int] = {}  # task id -> runs lost with their device
+        # device serial -> the whole-phone snapshot saved when it was first used (None: none)
+        self.clean_starts: dict[str, str | None] = {}
         self.in_flight = 0  # jobs being run: one may come back to the queue
         self.offline_settings = OfflineSettings(
             config.mode, config.max_steps, PROFILES[config.matching]
@@ -629,11 +632,16 @@ class _Session:
             shot = run_dir / record.screenshot if record.screenshot else None
             self.events.put(StepDone(job.task_id, name, record, shot))
 
+        if device.serial not in self.clean_starts:  # one worker per device: no race
+            # the phone as the run found it: every task of the run starts from it
+            self.clean_starts[device.serial] = save_clean_state(device)
+        snapshot = self.clean_starts[device.serial]
         settings = OnlineSettings(
             self.config.max_steps,
             self.config.settle_timeout,
             self.config.judge_frames,
             PROFILES[self.config.matching],
+            clean_snapshot=snapshot,
             max_wait=self.config.max_wait,
         )
         return run_online(

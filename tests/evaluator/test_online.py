@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -391,3 +392,95 @@ def test_off_graph_steps_are_decisions_and_the_mapped_share_is_reported(
     assert result.completion_rate == 1.0
     RunStore.open(tmp_path / "run").append_result(result)
     assert summarize(tmp_path / "run").mapped_steps == MappedSteps(mapped=5, steps=6)
+
+
+def test_a_start_screen_that_is_not_start_is_a_dirty_start_error(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    copy = tmp_path / "suite"
+    shutil.copytree(suite, copy)
+    task = load_task(copy / "font")
+    # the recipe opens the clock: the phone is not at the task's start
+    save_task(replace(task, reset=ResetRecipe("com.android.deskclock")), copy / "font")
+    run_suite(online(copy, tmp_path / "run", demos=demos))
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert (result.status.value, result.error_kind, result.steps) == ("error", "dirty_start", 0)
+    assert result.reason.startswith("dirty start: the first screen matches no node of the graph")
+    assert summarize(tmp_path / "run").sr_line == "SR n/a of 0; 1 dirty start excluded"
+
+
+def test_every_task_starts_from_the_snapshot_taken_when_the_run_began(
+    recorded, tmp_path, virtual_server, phone_port
+):
+    # The phone's font is changed after the snapshot: the font task's reset recipe does not
+    # restore it, the snapshot does, so the task starts as the run found the phone.
+    suite, demos = recorded
+    loaded = []
+
+    def open_device(serial: str) -> AndroidDevice:
+        device = AndroidDevice(serial, client=adb_client(port=virtual_server.port), timeout=5.0)
+        shell = device.shell
+
+        def watched(command: str, **options):
+            out = shell(command, **options)
+            if "snapshot save" in command:
+                shell("settings put system font_scale 1.3")  # a leak from "another task"
+            if "snapshot load" in command:
+                loaded.append(command)
+            return out
+
+        device.shell = watched  # type: ignore[method-assign]
+        return device
+
+    config = online(suite, tmp_path / "run", demos=demos, tasks=("display", "font"))
+    list(iter_run(config, device_factory=open_device))
+    results = {r.task_id: r for r in RunStore.open(tmp_path / "run").results()}
+    assert all(r.success for r in results.values()), [r.reason for r in results.values()]
+    assert loaded == ["virtualphone snapshot load elderbench-clean-start"] * 2
+
+
+def test_the_suite_online_in_two_task_orders_gives_identical_results(tmp_path, virtual_server):
+    # Random actions (seeded per task, blind to the screen) change whatever they hit; with
+    # every task started from the same phone state, the order cannot change any outcome.
+    from task_graphs import sample_suite
+
+    suite = sample_suite()
+    ids = sorted(
+        p.parent.name
+        for p in suite.glob("*/task.json")
+        if json.loads(p.read_text())["protocol"] == "online"
+    )
+
+    def run_in(order: list[str], name: str) -> dict[str, tuple]:
+        config = RunConfig(
+            suite=suite,
+            out=tmp_path / name,
+            agent="random",
+            agent_config={"seed": 7},
+            devices=("virtual-1",),
+            tasks=tuple(order),
+            max_steps=3,
+        )
+        opened = lambda serial: AndroidDevice(  # noqa: E731
+            serial, client=adb_client(port=virtual_server.port), timeout=10.0
+        )
+        list(iter_run(config, device_factory=opened))
+        store = RunStore.open(tmp_path / name)
+        return {
+            r.task_id: (
+                r.status.value,
+                r.error_kind,
+                r.steps,
+                r.final_node,
+                r.correct_decisions,
+                r.matched_steps,
+                [s.rule for s in store.read_steps(r.task_id)],
+                [(store.run_dir / s.screenshot).read_bytes() for s in store.read_steps(r.task_id)],
+            )
+            for r in store.results()
+        }
+
+    forward = run_in(ids, "forward")
+    backward = run_in(ids[::-1], "backward")
+    assert len(forward) == len(ids) >= 10
+    assert forward == backward
+    assert not any(v[1] == "dirty_start" for v in forward.values())
