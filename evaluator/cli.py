@@ -137,6 +137,13 @@ def register(subparsers: Any) -> None:
     )
     ev.add_argument("--out", type=Path, required=True, help="run folder to create (or resume)")
     ev.add_argument("--resume", action="store_true", help="continue the run in --out")
+    ev.add_argument(
+        "--trials",
+        type=int,
+        default=1,
+        metavar="K",
+        help="run every task K times (OUT/trial-01..); mean SR, pass@k, pass^k, flips",
+    )
     ev.add_argument("--no-report", action="store_true", help="do not write report.md/html")
     ev.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     ev.set_defaults(func=run_eval)
@@ -317,7 +324,11 @@ def run_eval(args: argparse.Namespace) -> int:
     for handler in logging.getLogger().handlers:
         handler.addFilter(log_filter)
     try:
-        return _run_eval(args, config, printer, prices)
+        if args.trials < 1:
+            raise ConfigError("--trials must be at least 1")
+        if args.trials == 1:
+            return _run_eval(args, config, printer, prices)
+        return _run_trials(args, config, printer, prices)
     except Exception as exc:
         said = secrets.scrub(str(exc))
         if said != str(exc):
@@ -328,6 +339,29 @@ def run_eval(args: argparse.Namespace) -> int:
             handler.removeFilter(log_filter)
 
 
+def _run_trials(
+    args: argparse.Namespace, config: Any, printer: ProgressPrinter, prices: Any
+) -> int:
+    """``--trials K``: K run folders OUT/trial-01.. and their summary in OUT/trials.*."""
+    from dataclasses import replace
+
+    from evaluator.trials import trial_dir, write_trials
+
+    for index in range(1, args.trials + 1):
+        print(f"trial {index} of {args.trials}", file=sys.stderr)
+        code = _run_eval(args, replace(config, out=trial_dir(args.out, index)), printer, prices)
+        if code != 0:
+            return code
+    summary = write_trials(args.out)
+    mean = summary["mean_sr"]
+    print(
+        f"mean SR {'n/a' if mean is None else f'{100 * mean:.1f}%'} over {args.trials} trials; "
+        f"{len(summary['flipping_tasks'])} task(s) flipped; {args.out}/trials.md",
+        file=sys.stderr,
+    )
+    return 0
+
+
 def _run_eval(args: argparse.Namespace, config: Any, printer: ProgressPrinter, prices: Any) -> int:
     from evaluator.control import Control
     from evaluator.report import write_report
@@ -335,6 +369,7 @@ def _run_eval(args: argparse.Namespace, config: Any, printer: ProgressPrinter, p
 
     control = Control()
     resume_hint = f"finished tasks are saved; continue with: --out {args.out} --resume"
+    out = config.out
 
     def stop_softly(signum: int, frame: object) -> None:
         print("\nstopping after the current step (Ctrl-C again to quit at once)", file=sys.stderr)
@@ -359,7 +394,7 @@ def _run_eval(args: argparse.Namespace, config: Any, printer: ProgressPrinter, p
         return 130
     assert finished is not None
     if not args.no_report:
-        md, page = write_report(args.out, prices=prices)
+        md, page = write_report(out, prices=prices)
         print(f"report: {md} and {page}", file=sys.stderr)
     if finished.not_run:
         print(
