@@ -314,6 +314,9 @@ class Comparison:
         }
         out["sr_difference"] = self.ci.difference if self.ci else None
         out["ci"] = asdict(self.ci) if self.ci else None
+        if out["ci"] is not None:
+            # every resample gave one difference (e.g. no discordant pair): not a real spread
+            out["ci"]["degenerate"] = self.ci is not None and self.ci.low == self.ci.high
         return out
 
 

@@ -752,7 +752,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                         _pct(comparison["sr_a"]),
                         _pct(comparison["sr_b"]),
                         _pct(comparison["sr_difference"]),
-                        f"{_pct(ci['low'])} to {_pct(ci['high'])}" if ci else "n/a",
+                        (
+                            f"{_pct(ci['low'])} to {_pct(ci['high'])}"
+                            + (" (degenerate: every task differs alike)" if ci["degenerate"] else "")
+                        )
+                        if ci
+                        else "n/a",
                         str(comparison["only_a"]),
                         str(comparison["only_b"]),
                         f"{comparison['mcnemar_p']:.4g}",

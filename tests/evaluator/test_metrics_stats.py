@@ -269,3 +269,12 @@ def test_p_values_agree_with_scipy():
 def test_default_price_table_loads():
     table = load_prices()
     assert table.price("GPT-4o").input > 0
+
+
+def test_a_bootstrap_interval_without_spread_is_marked_degenerate():
+    same = [TaskResult(f"t{i}", "success", "offline") for i in range(4)]
+    comparison = compare_runs(same, same, resamples=200).to_json()
+    assert comparison["ci"]["low"] == comparison["ci"]["high"] == 0.0
+    assert comparison["ci"]["degenerate"] is True
+    mixed = [TaskResult(f"t{i}", "failure" if i else "success", "offline") for i in range(4)]
+    assert compare_runs(mixed, same, resamples=200).to_json()["ci"]["degenerate"] is False
