@@ -754,7 +754,7 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                         _pct(comparison["sr_difference"]),
                         (
                             f"{_pct(ci['low'])} to {_pct(ci['high'])}"
-                            + (" (degenerate: every task differs alike)" if ci["degenerate"] else "")
+                            + (" (degenerate: every task alike)" if ci["degenerate"] else "")
                         )
                         if ci
                         else "n/a",
