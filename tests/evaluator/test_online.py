@@ -141,6 +141,13 @@ def test_heuristic_online_original_versus_normalized(
     run_suite(online(suite, tmp_path / "normalized", "heuristic", variant="normalized"))
     normalized = RunStore.open(tmp_path / "normalized").results()[0]
     assert normalized.success, normalized.reason
+    # the normalized run made the font Large and the font task's recipe does not restore
+    # it: a second run on this phone would begin dirty (its first screen is not START)
+    leaked = RunStore.open(tmp_path / "normalized")
+    assert leaked.results()[0].success
+    device = AndroidDevice("virtual-1", client=adb_client(port=virtual_server.port), timeout=5.0)
+    device.shell("settings put system font_scale 1.0")
+    device.close()
     run_suite(online(suite, tmp_path / "original", "heuristic"))
     original = RunStore.open(tmp_path / "original").results()[0]
     assert not original.success
