@@ -77,7 +77,12 @@ def test_summary_numbers(two_runs):
     assert comparison["sr_difference"] == -1.0
     assert set(summary.breakdowns) == {"protocol", "app", "scenario", "syntax", "semantics"}
     data = summary.to_json()  # what report --json prints
-    assert data["counts"]["failure"] == 10 and data["tokens"] == {"input": 0, "output": 0}
+    assert data["counts"]["failure"] == 10 and data["tokens"] == {
+        "input": 0,
+        "output": 0,
+        "judge_input": 0,
+        "judge_output": 0,
+    }
     assert json.loads(json.dumps(data)) == data
 
 
