@@ -159,8 +159,7 @@ def lost(slot: DeviceSlot) -> None:
 
 
 def _close(slot: DeviceSlot) -> None:
-    close = getattr(slot.device, "close", None)
-    slot.device = None
-    if close is not None:
+    device, slot.device = slot.device, None
+    if device is not None:
         with contextlib.suppress(Exception):  # closing a dead connection may fail any way
-            close()
+            device.close()
