@@ -35,7 +35,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from graph_builder.hierarchy import Hierarchy
-from graph_builder.model import Bounds
 from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
 from graph_builder.screen import Screen
 from graph_builder.settings import SimilaritySettings, load_settings
@@ -131,11 +130,14 @@ def _toast_elements(hierarchy: Hierarchy) -> set[int]:
     return out
 
 
-def _overlap(a: Bounds, b: Bounds) -> Bounds | None:
+_Box = tuple[float, float, float, float]
+
+
+def _overlap(a: _Box, b: _Box) -> _Box | None:
     """The intersection of two rectangles, or None when they do not overlap."""
-    left, top = max(a.left, b.left), max(a.top, b.top)
-    right, bottom = min(a.right, b.right), min(a.bottom, b.bottom)
-    return Bounds(left, top, right, bottom) if right > left and bottom > top else None
+    left, top = max(a[0], b[0]), max(a[1], b[1])
+    right, bottom = min(a[2], b[2]), min(a[3], b[3])
+    return (left, top, right, bottom) if right > left and bottom > top else None
 
 
 def _sentence(text: str, settings: SimilaritySettings) -> bool:
@@ -164,18 +166,20 @@ def hierarchy_signatures(
     counters = _compiled_patterns(settings.counter_text_patterns)
     skip = _toast_elements(hierarchy) if settings.ignore_toasts else set()
     paths: dict[int, str] = {}
-    clips: dict[int, Bounds | None] = {}  # the area each element's children can show in
+    clips: dict[int, _Box | None] = {}  # the area each element's children can show in
     structure: Counter[str] = Counter()
     content: dict[str, float] = {}
     names: Counter[str] = Counter()
     slots: Counter[str] = Counter()
     for e in hierarchy.elements:
         step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
+        b = e.bounds
+        box = (b.left, b.top, b.right, b.bottom)
         if e.parent is None:
-            path, shown = step, _overlap(e.bounds, e.bounds)
+            path, shown = step, _overlap(box, box)
         else:
             path, clip = f"{paths[e.parent]}/{step}", clips[e.parent]
-            shown = _overlap(e.bounds, clip) if clip is not None else None
+            shown = _overlap(box, clip) if clip is not None else None
         paths[e.index] = path
         clips[e.index] = shown if e.parent is None or e.scrollable else clips[e.parent]
         if shown is None or not e.visible or e.package == SYSTEM_UI_PACKAGE:
