@@ -15,7 +15,7 @@ from evaluator.agents import AGENTS
 from evaluator.agents.replay import ReplayAgent
 from evaluator.metrics import compare_runs, flipped_tasks
 from evaluator.records import TaskResult, Verdict
-from evaluator.run_store import FailureCategory, RunStore
+from evaluator.run_store import FailureCategory, HumanVerdict, RunStore
 from evaluator.synthetic import write_suite
 from recorder_app.qt.eval_panel import EvaluationPage
 from recorder_app.qt.eval_panel.results_table import COLUMN
@@ -372,3 +372,27 @@ def test_the_live_view_shows_each_step_under_the_task_it_belongs_to(qtbot, ws, t
     last = events[-1]
     assert live.shown is not None and live.shown.task_id == last.task_id
     assert live.shown.record.action_text == "done"
+
+
+def test_the_review_queue_lists_tasks_where_a_judge_and_the_human_disagree(qtbot, page, ws):
+    from evaluator.records import TaskResult, TaskStatus, Verdict
+
+    run = ws.runs_dir / "judged"
+    store = RunStore.create(run, {"agent": {"name": "test"}, "suite": {}})
+    for task_id, judged in (("t1", True), ("t2", True), ("t3", False)):
+        store.append_result(
+            TaskResult(
+                task_id,
+                TaskStatus.SUCCESS if judged else TaskStatus.FAILURE,
+                "online",
+                terminated=True,
+                verification=(Verdict("rule", judged, "final screen"),),
+            )
+        )
+    store.set_override("t2", HumanVerdict(False, "the alarm is not set", "a07"))  # disagrees
+    store.set_override("t3", HumanVerdict(False, "right", "a07"))  # agrees
+    assert page.open_run(run)
+    review = page.status_filter.findData("review")
+    assert page.status_filter.itemText(review) == "judge ≠ human (review 1)"
+    page.status_filter.setCurrentIndex(review)
+    assert column(page, "Task") == ["t2"]

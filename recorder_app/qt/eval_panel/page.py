@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from evaluator.errors import EvaluatorError
 from evaluator.language.failures import failure_analysis
-from evaluator.metrics import group_metrics, judge_agreement
+from evaluator.metrics import group_metrics, judge_agreement, judge_disagreements
 from evaluator.prices import PriceTable, load_prices
 from evaluator.report import write_report
 from evaluator.run_store import RunStore
@@ -51,6 +51,7 @@ from recorder_app.qt.dialogs import StoppedRunsDialog, show_problem
 from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.live_view import LiveView
 from recorder_app.qt.eval_panel.results_table import (
+    REVIEW,
     ResultsFilterProxy,
     ResultsModel,
     ResultsTableView,
@@ -209,6 +210,7 @@ class EvaluationPage(QWidget):
             ("success", "success"),
             ("failure", "failure"),
             ("error", "error"),
+            ("judge ≠ human (review)", REVIEW),
         ):
             self.status_filter.addItem(text, value)
         self.search_edit = QLineEdit()
@@ -472,6 +474,11 @@ class EvaluationPage(QWidget):
             self.report_problem("Cannot read the run", str(exc))
             return
         self.results_model.set_results(results, overrides, tags, self._prices)
+        review = frozenset(d.task_id for d in judge_disagreements(results, overrides))
+        self.results_proxy.set_review_tasks(review)
+        self.status_filter.setItemText(
+            self.status_filter.findData(REVIEW), f"judge ≠ human (review {len(review)})"
+        )
         self.results_table.fit_columns()
         self.run_label.setText(f"<b>{store.run_dir.name}</b> — {store.run_dir.parent}")
         overall = group_metrics(results, overrides, self._prices)

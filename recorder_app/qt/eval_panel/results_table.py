@@ -30,6 +30,7 @@ from evaluator.run_store import FailureTag, HumanVerdict
 TASK_ID_ROLE = Qt.ItemDataRole.UserRole
 SORT_ROLE = Qt.ItemDataRole.UserRole + 1
 STATUS_ROLE = Qt.ItemDataRole.UserRole + 2
+REVIEW = "review"  # the status filter's value for the judge-human review queue
 
 STATUS_COLORS = {
     TaskStatus.SUCCESS: QColor(220, 245, 226),
@@ -229,17 +230,27 @@ class ResultsFilterProxy(QSortFilterProxyModel):
         self.setFilterCaseSensitivity(Qt.CaseSensitivity.CaseInsensitive)
         self.setFilterKeyColumn(-1)
         self._status: str = ""
+        self._review: frozenset[str] = frozenset()
 
     def set_status_filter(self, status: str) -> None:
-        """``""`` for all, else a TaskStatus value."""
+        """``""`` for all, ``REVIEW`` for the review queue, else a TaskStatus value."""
         self.beginFilterChange()
         self._status = status
+        self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
+
+    def set_review_tasks(self, task_ids: frozenset[str]) -> None:
+        """The tasks where a judge and the human verdict disagree."""
+        self.beginFilterChange()
+        self._review = task_ids
         self.endFilterChange(QSortFilterProxyModel.Direction.Rows)
 
     def filterAcceptsRow(self, source_row: int, source_parent: Index) -> bool:
         if self._status:
             index = self.sourceModel().index(source_row, 0, source_parent)
-            if index.data(STATUS_ROLE) != self._status:
+            if self._status == REVIEW:
+                if index.data() not in self._review:
+                    return False
+            elif index.data(STATUS_ROLE) != self._status:
                 return False
         return super().filterAcceptsRow(source_row, source_parent)
 
