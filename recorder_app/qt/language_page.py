@@ -53,6 +53,7 @@ from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Labels, Suite, Task
 from recorder_app.qt.dialogs import show_problem
+from recorder_app.qt.eval_panel.settings import suite_choices
 from recorder_app.recording.workspace import Workspace
 
 ANNOTATOR_KEY = "task/annotator"  # the Record tab's setting: one annotator id per studio
@@ -428,8 +429,8 @@ class LanguagePage(QWidget):
         ]
         self.suite_combo.blockSignals(True)
         self.suite_combo.clear()
-        for name in workspace.suite_names():
-            self.suite_combo.addItem(name, str(workspace.suite_dir(name)))
+        for path in suite_choices(workspace.suites_dir):  # the Evaluate tab's list
+            self.suite_combo.addItem(path.name, str(path.resolve()))
         for folder in opened:
             if self.suite_combo.findData(folder) < 0 and Path(folder).is_dir():
                 self.suite_combo.addItem(Path(folder).name, folder)

@@ -85,7 +85,8 @@ class StudioMainWindow(QMainWindow):
         self.add_page("graphs", "Graphs", GraphEditorPage())
         self.eval_page = EvaluationPage(connection)
         self.add_page("evaluate", "Evaluate", self.eval_page)
-        self.add_page("language", "Language", LanguagePage(settings))
+        self.language_page = LanguagePage(settings)
+        self.add_page("language", "Language", self.language_page)
         self._connect()
         self.resize(1280, 860)
         self._restore_layout()
@@ -269,17 +270,24 @@ class StudioMainWindow(QMainWindow):
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
-        # One annotator id signs demonstrations and human verdicts alike.
+        # One annotator id signs demonstrations, human verdicts and label reviews alike.
         recorder_id = page.task_panel.annotator_edit
-        verdict_id = self.eval_page.trace_viewer.annotator_edit
-        verdict_id.setText(recorder_id.text())
-        for source, target in ((recorder_id, verdict_id), (verdict_id, recorder_id)):
-            source.textChanged.connect(
-                lambda text, t=target: t.setText(text) if t.text() != text else None
-            )
-        verdict_id.editingFinished.connect(
-            lambda: self.settings.setValue("task/annotator", verdict_id.text().strip())
+        fields = (
+            recorder_id,
+            self.eval_page.trace_viewer.annotator_edit,
+            self.language_page.annotator_edit,
         )
+        for field in fields[1:]:
+            field.setText(recorder_id.text())
+            field.editingFinished.connect(
+                lambda f=field: self.settings.setValue("task/annotator", f.text().strip())
+            )
+        for source in fields:
+            for target in fields:
+                if target is not source:
+                    source.textChanged.connect(
+                        lambda text, t=target: t.setText(text) if t.text() != text else None
+                    )
         self.demo_browser.problem_occurred.connect(
             lambda text: self.report_problem("Demonstration", text)
         )

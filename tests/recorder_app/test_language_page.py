@@ -149,3 +149,17 @@ def test_a_model_failure_proposal_is_confirmed_in_the_trace_viewer(qtbot, tmp_pa
     assert tag.category is FailureCategory.GROUNDING and "tapped beside it" in tag.note
     assert not viewer.confirm_proposal_button.isVisible()
     assert viewer.tag_list.count() == 1
+
+
+def test_the_suite_list_offers_the_workspace_suites_and_the_shipped_sample(page):
+    names = [page.suite_combo.itemText(i) for i in range(page.suite_combo.count())]
+    assert "default" in names and "sample" in names
+
+
+def test_one_annotator_id_for_the_whole_studio(qtbot, studio):
+    window = studio()
+    window.record_page.task_panel.annotator_edit.setText("ann-9")
+    assert window.language_page.annotator() == "ann-9"
+    window.language_page.annotator_edit.setText("ann-3")
+    assert window.eval_page.trace_viewer.annotator_edit.text() == "ann-3"
+    assert window.record_page.task_panel.annotator == "ann-3"
