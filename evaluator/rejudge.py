@@ -6,7 +6,15 @@ from ``traces/<task>/``, judges it again and appends the new result line (the la
 wins). Tasks that did not terminate, and offline tasks, have nothing to judge and keep
 their result. The tokens of the earlier judge calls stay counted.
 
->>> rejudge(run_dir, ["vlm"], {"vlm": {...}})  # doctest: +SKIP
+An offline task has nothing to judge again:
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     info = {"agent": {"name": "replay"}, "suite": {"path": tmp}}
+...     store = RunStore.create(Path(tmp) / "run", info)
+...     store.append_result(TaskResult("t1", TaskStatus.SUCCESS, "offline", terminated=True))
+...     rejudge(store.run_dir, ["rule"])
+[]
 """
 
 from __future__ import annotations

@@ -156,7 +156,12 @@ class Hierarchy:
         ``screen`` is this hierarchy's device size, for actions in another coordinate
         space (agents speak [0,1000]); the line keeps the action's own coordinates.
 
-        >>> hierarchy.describe(Action.tap(540, 596, screen=(1080, 2400)))  # doctest: +SKIP
+        >>> hierarchy = parse_hierarchy(
+        ...     '<hierarchy><node class="android.widget.LinearLayout" bounds="[0,500][1080,700]">'
+        ...     '<node text="Display" class="android.widget.TextView" bounds="[40,560][400,640]"/>'
+        ...     "</node></hierarchy>"
+        ... )
+        >>> hierarchy.describe(Action.tap(540, 596, screen=(1080, 2400)))
         "tap (540, 596) 'Display'"
         """
         if not action.type.is_pointed or action.x is None or action.y is None:

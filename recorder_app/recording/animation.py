@@ -6,8 +6,16 @@ Each frame is the screen before a step, scaled to ``width``, with the action on 
 ring for a tap (two for a long press), an arrow for a swipe, a banner for typing, keys,
 waits and done, and the step's line (``3/7 tap (615, 2059) 'Display'``) below.
 
->>> frames = demo_frames(Path("demos/font_bigger/20261201-103412"))  # doctest: +SKIP
->>> write_gif(frames, Path("font_bigger.gif"))  # doctest: +SKIP
+>>> import tempfile
+>>> sample = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
+>>> frames = demo_frames(sample / "demos" / "font_bigger" / "d1")
+>>> len(frames), frames[0].caption
+(4, "1/4 tap (617, 2060) 'Display'")
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     gif = write_gif(frames, Path(tmp) / "font_bigger.gif")
+...     gif.read_bytes()[:6]
+b'GIF89a'
+
 """
 
 from __future__ import annotations
