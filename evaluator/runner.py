@@ -538,13 +538,20 @@ class _Session:
 
     def _retry(self, job: _Job, slot: DeviceSlot, reason: str) -> bool:
         """Give a task whose device was lost back to the queue, up to ``task_retries``."""
+        if not self.may_retry(job, slot.name, reason):
+            return False
+        self._give_back(job)
+        return True
+
+    def may_retry(self, job: _Job, device: str, reason: str) -> bool:
+        """Count a lost run of ``job``; True (and logged) while retries are left. Both
+        executors ask here, then put the job back in their own queue."""
         with self.lock:
             attempt = self.attempts.get(job.task_id, 0) + 1
             self.attempts[job.task_id] = attempt
         if attempt > self.config.farm.task_retries:
             return False
-        self.farm_log.record("retry", slot.name, task=job.task_id, attempt=attempt, reason=reason)
-        self._give_back(job)
+        self.farm_log.record("retry", device, task=job.task_id, attempt=attempt, reason=reason)
         return True
 
     def _run_job(

@@ -154,11 +154,8 @@ def run_on_ray(session: _Session, devices: tuple[str, ...]) -> Iterator[RunEvent
 def _retry(
     session: _Session, job: _Job, device: str, reason: str, pending: collections.deque[_Job]
 ) -> bool:
-    attempt = session.attempts.get(job.task_id, 0) + 1
-    session.attempts[job.task_id] = attempt
-    if attempt > session.config.farm.task_retries:
+    if not session.may_retry(job, device, reason):
         return False
-    session.farm_log.record("retry", device, task=job.task_id, attempt=attempt, reason=reason)
     pending.append(job)
     return True
 

@@ -364,7 +364,7 @@ def review(
         if value is None:
             raise ConfigError(f"{task_id}: a correction needs the corrected {_what(kind)}")
         if kind is Kind.LABELS:
-            value = (value if isinstance(value, Labels) else _labels_from(value)).to_json()
+            value = (value if isinstance(value, Labels) else labels_from_json(value)).to_json()
         else:
             value = " ".join(str(value).split())
             if not value:
@@ -393,11 +393,12 @@ def _current(task: Task, kind: Kind) -> bool:
 
 def _apply(task: Task, kind: Kind, value: Any) -> Task:
     if kind is Kind.LABELS:
-        return replace(task, labels=_labels_from(value))
+        return replace(task, labels=labels_from_json(value))
     return replace(task, normalized_instruction=value)
 
 
-def _labels_from(value: Mapping[str, Any]) -> Labels:
+def labels_from_json(value: Mapping[str, Any]) -> Labels:
+    """Labels from a proposal's or a correction's JSON (missing fields are empty)."""
     return Labels(
         scenario=value.get("scenario") or None,
         syntax=tuple(value.get("syntax") or ()),
@@ -447,7 +448,7 @@ def label_agreement(suite_dir: Path) -> list[DimensionAgreement]:
         proposal = store.get(Kind.LABELS, folder.name)
         if proposal is None or proposal.proposed is None:
             continue
-        pairs.append((_labels_from(proposal.proposed), _load_task(folder).labels))
+        pairs.append((labels_from_json(proposal.proposed), _load_task(folder).labels))
     out = []
     for dim, vocabulary in suite.vocabularies.items():
         rows = [(_values(p, dim), _values(v, dim)) for p, v in pairs if _values(v, dim)]

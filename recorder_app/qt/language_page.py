@@ -46,6 +46,7 @@ from evaluator.language.proposals import (
     Proposal,
     ProposalStore,
     has_labels,
+    labels_from_json,
     review,
 )
 from evaluator.report import Chart, Table
@@ -68,10 +69,7 @@ def _labels_text(labels: Labels) -> str:
 def _proposal_labels(proposal: Proposal | None) -> Labels | None:
     if proposal is None or not isinstance(proposal.proposed, dict):
         return None
-    value = proposal.proposed
-    return Labels(
-        value.get("scenario"), tuple(value.get("syntax") or ()), tuple(value.get("semantics") or ())
-    )
+    return labels_from_json(proposal.proposed)
 
 
 class StatisticsView(QScrollArea):
