@@ -28,6 +28,7 @@ from PIL import Image
 from evaluator.agents.families.grammar import json_objects
 from evaluator.chat_client import ChatClient, image_part
 from evaluator.errors import ConfigError, EndpointError
+from evaluator.language.proposals import ProposalEvent, emit
 from evaluator.metrics import effective_status
 from evaluator.prompts import load_prompt, render
 from evaluator.records import TaskStatus
@@ -170,21 +171,12 @@ def failure_prompt(store: RunStore, task_id: str) -> tuple[str, bytes | None]:
     return text, final
 
 
-@dataclass(frozen=True, slots=True)
-class FailureEvent:
-    task_id: str
-    done: int
-    total: int
-    error: str | None = None
-    skipped: bool = False
-
-
 def propose_failures(
     store: RunStore,
     client: ChatClient,
     *,
     force: bool = False,
-    on_event: Callable[[FailureEvent], None] | None = None,
+    on_event: Callable[[ProposalEvent], None] | None = None,
 ) -> dict[str, dict[str, Any]]:
     """Propose a category for each failed, untagged task; saved after each one."""
     overrides = store.overrides()
@@ -198,7 +190,7 @@ def propose_failures(
     for done, task_id in enumerate(failed, 1):
         old = proposals.get(task_id)
         if old and old.get("category") and not force:
-            _emit(on_event, FailureEvent(task_id, done, len(failed), skipped=True))
+            emit(on_event, ProposalEvent(task_id, done, len(failed), skipped=True))
             continue
         text, final = failure_prompt(store, task_id)
         content: list[dict[str, Any]] = [{"type": "text", "text": text}]
@@ -224,7 +216,7 @@ def propose_failures(
             entry.update(category=None, reason="", error=str(exc))
         proposals[task_id] = entry
         _write_failure_proposals(store, proposals)
-        _emit(on_event, FailureEvent(task_id, done, len(failed), error=entry["error"]))
+        emit(on_event, ProposalEvent(task_id, done, len(failed), error=entry["error"]))
     return proposals
 
 
@@ -250,8 +242,3 @@ def confirm_failure(
         proposals[task_id] = {**proposal, "review": {"annotator": annotator, "agreed": agreed}}
         _write_failure_proposals(store, proposals)
     return tag
-
-
-def _emit(on_event: Callable[[FailureEvent], None] | None, event: FailureEvent) -> None:
-    if on_event is not None:
-        on_event(event)

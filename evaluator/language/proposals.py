@@ -233,7 +233,8 @@ def parse_rewrite_reply(text: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class ProposalEvent:
-    """Progress: ``done`` of ``total`` items; ``error`` is set when this item failed."""
+    """Progress of a model pass over tasks (proposals, failure categories): ``done`` of
+    ``total``; ``error`` is set when this item's reply was unusable."""
 
     task_id: str
     done: int
@@ -289,7 +290,7 @@ def propose(
         task = _load_task(folder)
         old = store.get(kind, task.id)
         if old is not None and old.error is None and not force:
-            _emit(on_event, ProposalEvent(task.id, done, len(dirs), skipped=True))
+            emit(on_event, ProposalEvent(task.id, done, len(dirs), skipped=True))
             continue
         prompt = label_prompt(task, suite) if kind is Kind.LABELS else rewrite_prompt(task)
         try:
@@ -311,11 +312,12 @@ def propose(
             task.id,
             Proposal(proposed, client.config.model, time.time(), reply.text, error, review),
         )
-        _emit(on_event, ProposalEvent(task.id, done, len(dirs), error=error))
+        emit(on_event, ProposalEvent(task.id, done, len(dirs), error=error))
     return store
 
 
-def _emit(on_event: Callable[[ProposalEvent], None] | None, event: ProposalEvent) -> None:
+def emit(on_event: Callable[[ProposalEvent], None] | None, event: ProposalEvent) -> None:
+    """Report progress to ``on_event`` if there is one (labels, rewrites, failures)."""
     if on_event is not None:
         on_event(event)
 
