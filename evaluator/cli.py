@@ -433,7 +433,8 @@ def run_judge(args: argparse.Namespace) -> int:
 
 def run_report(args: argparse.Namespace) -> int:
     from evaluator.prices import load_prices
-    from evaluator.report import summarize, write_report
+    from evaluator.report import write_report
+    from evaluator.run_summary import summarize
 
     prices = load_prices(args.prices) if args.prices else None
     summary = summarize(args.run, compare=args.compare, prices=prices, seed=args.seed)

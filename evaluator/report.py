@@ -1,322 +1,25 @@
-"""Reports of a run folder: a JSON summary, report.md and report.html with inline SVG charts.
+"""A run folder's report: report.md and report.html with inline SVG charts.
 
-``summarize(run_dir, compare=other)`` gives the numbers (what ``elderbench report --json``
-prints); ``write_report(run_dir, compare=other)`` writes report.md (charts as SVG files
-beside it) and report.html (charts inline). Human verdicts from overrides.json apply.
+``write_report(run_dir, compare=other)`` renders the numbers of
+``evaluator.run_summary.summarize`` as a document (``evaluator.document``) and writes
+report.md (charts as SVG files beside it) and report.html (charts inline).
 """
 
 from __future__ import annotations
 
-import html
 import time
-from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.farm.log import farm_summary
-from evaluator.language.attribution import correlations, feature_matrix, observations
-from evaluator.language.failures import failure_analysis
-from evaluator.matching import PROFILES
-from evaluator.metrics import (
-    DIMENSIONS,
-    breakdowns,
-    compare_runs,
-    effective_status,
-    group_metrics,
-    judge_agreement,
-    judge_disagreements,
-)
-from evaluator.prices import PriceTable, load_prices
-from evaluator.records import TaskResult, TaskStatus
+from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
+from evaluator.metrics import DIMENSIONS, effective_status
+from evaluator.prices import PriceTable
+from evaluator.records import TaskResult
 from evaluator.run_store import RunStore
-from evaluator.sensitivity import profile_sensitivity
+from evaluator.run_summary import RunSummary, summarize
 from evaluator.svg import bar_chart, scatter_chart
 
 CHART_DIMENSIONS = ("scenario", "syntax", "semantics", "app")
-
-
-@dataclass(frozen=True, slots=True)
-class _Loaded:
-    store: RunStore
-    info: dict[str, Any]
-    results: list[TaskResult]
-
-
-def _load(run_dir: Path) -> _Loaded:
-    store = RunStore.open(run_dir)
-    return _Loaded(store, store.info(), store.results())
-
-
-@dataclass(frozen=True, slots=True)
-class Counts:
-    tasks: int
-    success: int
-    failure: int
-    error: int
-    overridden: int  # tasks with a human verdict
-    judge_errors: int  # errors of kind judge (within error)
-    dirty_starts: int  # errors of kind dirty_start (within error)
-    unreadable_lines: int  # result lines that could not be read
-
-
-@dataclass(frozen=True, slots=True)
-class TaskError:
-    task_id: str
-    kind: str | None  # an ErrorKind, or None
-    reason: str | None
-
-
-@dataclass(frozen=True, slots=True)
-class MappedSteps:
-    """Online steps (of evaluated tasks with a graph) whose screen mapped to a node."""
-
-    mapped: int
-    steps: int
-
-
-@dataclass(frozen=True, slots=True)
-class RunSummary:
-    """Every number of a run's report; ``to_json()`` is what ``elderbench report --json``
-    prints. The overall metrics are those of ``metrics.group_metrics`` over every task; the
-    nested parts (breakdowns, correlations, judge agreement, failure analysis, matching
-    profiles, comparison) hold the JSON of the records that computed them."""
-
-    run: str
-    agent: str | None
-    model: str | None
-    suite: str | None
-    variant: str | None
-    mode: str | None
-    matching: str
-    started: float | None
-    counts: Counts
-    sr: float | None
-    sr_line: str  # "SR 55.6% of 18; 1 judge error excluded"
-    sr_ci: tuple[float | None, float | None] | None
-    cr: float | None
-    da: float | None
-    ra: float | None
-    ail: float | None
-    cost: float | None  # agent and judges
-    agent_cost: float | None
-    judge_cost: float | None
-    retry_seconds: float  # failed calls and backoff, beside AIL
-    currency: str
-    unpriced_models: tuple[str, ...]
-    input_tokens: int
-    output_tokens: int
-    judge_input_tokens: int
-    judge_output_tokens: int
-    steps: int
-    mapped_steps: MappedSteps
-    errors: tuple[TaskError, ...]
-    breakdowns: Mapping[str, Mapping[str, dict[str, Any]]]
-    correlations: tuple[dict[str, Any], ...]
-    judge_agreement: Mapping[str, dict[str, Any]]
-    judge_disagreements: tuple[dict[str, Any], ...]  # the review queue
-    failure_analysis: dict[str, Any]
-    profile_sensitivity: Mapping[str, dict[str, Any]] | None
-    devices: tuple[dict[str, Any], ...]  # one entry per device (evaluator.farm)
-    comparison: dict[str, Any] | None
-
-    def to_json(self) -> dict[str, Any]:
-        return {
-            "run": self.run,
-            "agent": self.agent,
-            "model": self.model,
-            "suite": self.suite,
-            "variant": self.variant,
-            "mode": self.mode,
-            "matching": self.matching,
-            "started": self.started,
-            "counts": asdict(self.counts),
-            "sr": self.sr,
-            "sr_line": self.sr_line,
-            "sr_ci": list(self.sr_ci) if self.sr_ci is not None else None,
-            "cr": self.cr,
-            "da": self.da,
-            "ra": self.ra,
-            "ail": self.ail,
-            "cost": self.cost,
-            "agent_cost": self.agent_cost,
-            "judge_cost": self.judge_cost,
-            "retry_seconds": self.retry_seconds,
-            "currency": self.currency,
-            "unpriced_models": list(self.unpriced_models),
-            "tokens": {
-                "input": self.input_tokens,
-                "output": self.output_tokens,
-                "judge_input": self.judge_input_tokens,
-                "judge_output": self.judge_output_tokens,
-            },
-            "steps": self.steps,
-            "mapped_steps": asdict(self.mapped_steps),
-            "errors": [asdict(e) for e in self.errors],
-            "breakdowns": {d: dict(groups) for d, groups in self.breakdowns.items()},
-            "correlations": list(self.correlations),
-            "judge_agreement": dict(self.judge_agreement),
-            "judge_disagreements": list(self.judge_disagreements),
-            "failure_analysis": self.failure_analysis,
-            "profile_sensitivity": (
-                dict(self.profile_sensitivity) if self.profile_sensitivity is not None else None
-            ),
-            "devices": list(self.devices),
-            "comparison": self.comparison,
-        }
-
-
-def summarize(
-    run_dir: Path,
-    *,
-    compare: Path | None = None,
-    prices: PriceTable | None = None,
-    seed: int = 0,
-    resamples: int = 10_000,
-) -> RunSummary:
-    """Every number of the report."""
-    prices = prices or load_prices()
-    run = _load(run_dir)
-    overrides = run.store.overrides()
-    overall = group_metrics(run.results, overrides, prices)
-    statuses = [effective_status(r, overrides) for r in run.results]
-    config = run.info.get("config", {})
-    comparison: dict[str, Any] | None = None
-    if compare is not None:
-        other = _load(compare)
-        paired = compare_runs(
-            run.results,
-            other.results,
-            overrides,
-            other.store.overrides(),
-            seed=seed,
-            resamples=resamples,
-        )
-        comparison = {
-            "other_run": str(Path(compare)),
-            "other_agent": other.info.get("agent", {}).get("name"),
-            "other_variant": other.info.get("config", {}).get("variant"),
-            **paired.to_json(),
-            "other_breakdowns": {
-                d: {g: m.sr for g, m in groups.items()}
-                for d, groups in breakdowns(other.results, other.store.overrides()).items()
-            },
-            "side_by_side": [
-                _overall_column(run.results, overrides, prices),
-                _overall_column(other.results, other.store.overrides(), prices),
-            ],
-        }
-    return RunSummary(
-        run=str(Path(run_dir)),
-        agent=run.info.get("agent", {}).get("name"),
-        model=run.info.get("model"),
-        suite=run.info.get("suite", {}).get("name"),
-        variant=config.get("variant"),
-        mode=config.get("mode"),
-        matching=config.get("matching", "elderbench"),
-        started=run.info.get("started"),
-        counts=Counts(
-            tasks=len(run.results),
-            success=statuses.count(TaskStatus.SUCCESS),
-            failure=statuses.count(TaskStatus.FAILURE),
-            error=statuses.count(TaskStatus.ERROR),
-            overridden=sum(1 for r in run.results if r.task_id in overrides),
-            judge_errors=overall.judge_errors,
-            dirty_starts=overall.dirty_starts,
-            unreadable_lines=run.store.skipped_lines,
-        ),
-        sr=overall.sr,
-        sr_line=overall.sr_line,
-        sr_ci=(overall.sr_low, overall.sr_high) if overall.sr is not None else None,
-        cr=overall.cr,
-        da=overall.da,
-        ra=overall.ra,
-        ail=overall.ail,
-        cost=overall.cost,
-        agent_cost=overall.agent_cost,
-        judge_cost=overall.judge_cost,
-        retry_seconds=overall.retry_seconds,
-        currency=prices.currency,
-        unpriced_models=tuple(overall.unpriced_models),
-        input_tokens=overall.input_tokens,
-        output_tokens=overall.output_tokens,
-        judge_input_tokens=overall.judge_input_tokens,
-        judge_output_tokens=overall.judge_output_tokens,
-        steps=overall.steps,
-        mapped_steps=_mapped_steps(run.results, statuses),
-        errors=tuple(
-            TaskError(r.task_id, r.error_kind, r.reason)
-            for r, s in zip(run.results, statuses, strict=True)
-            if s is TaskStatus.ERROR
-        ),
-        breakdowns={
-            d: {g: m.to_json() for g, m in groups.items()}
-            for d, groups in breakdowns(run.results, overrides, prices).items()
-        },
-        correlations=tuple(_correlations(run_dir, run.results, overrides)),
-        judge_agreement={
-            j: a.to_json() for j, a in judge_agreement(run.results, overrides).items()
-        },
-        judge_disagreements=tuple(asdict(d) for d in judge_disagreements(run.results, overrides)),
-        failure_analysis=failure_analysis(run.store).to_json(),
-        profile_sensitivity=_sensitivity(run, config.get("matching", "elderbench")),
-        devices=tuple(farm_summary(run_dir)),
-        comparison=comparison,
-    )
-
-
-def _overall_column(
-    results: Sequence[TaskResult], overrides: Any, prices: PriceTable
-) -> dict[str, Any]:
-    """One run's headline numbers, for the side-by-side table of a comparison."""
-    m = group_metrics(results, overrides, prices)
-    return {
-        "sr": m.sr,
-        "sr_ci": [m.sr_low, m.sr_high] if m.sr is not None else None,
-        "successes": m.successes,
-        "n": m.n,
-        "cr": m.cr,
-        "da": m.da,
-    }
-
-
-def _sensitivity(run: _Loaded, used: str) -> dict[str, Any] | None:
-    """What each other matching profile would have judged differently (None: no suite)."""
-    suite = run.info.get("suite", {}).get("path")
-    if not suite or not Path(suite).is_dir() or used not in PROFILES:
-        return None
-    found = profile_sensitivity(run.store, Path(suite), used, run.results)
-    return {
-        p: {"steps": d.steps, "scored_steps": d.scored_steps, "tasks": d.tasks, "first": d.first}
-        for p, d in found.items()
-    }
-
-
-def _mapped_steps(results: Sequence[TaskResult], statuses: Sequence[TaskStatus]) -> MappedSteps:
-    online = [
-        r
-        for r, s in zip(results, statuses, strict=True)
-        if r.mapped_steps is not None and s is not TaskStatus.ERROR
-    ]
-    return MappedSteps(
-        mapped=sum(r.mapped_steps or 0 for r in online), steps=sum(r.steps for r in online)
-    )
-
-
-# --------------------------------------------------------------------------- rendering
-
-
-def _correlations(
-    run_dir: Path, results: list[TaskResult], overrides: dict[str, Any]
-) -> list[dict[str, Any]]:
-    """Each feature against success, with minimum group sizes and corrections
-    (evaluator.language.attribution); empty when no task was evaluated."""
-    obs = observations([(Path(run_dir).name, results, overrides)])
-    return [c.to_json() for c in correlations(feature_matrix(obs))] if obs else []
-
-
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
 def _num(value: float | None, digits: int = 2) -> str:
@@ -325,22 +28,6 @@ def _num(value: float | None, digits: int = 2) -> str:
 
 def _cost(value: float | None, currency: str) -> str:
     return "n/a (unpriced model)" if value is None else f"{value:.4f} {currency}"
-
-
-@dataclass(frozen=True, slots=True)
-class Table:
-    headers: Sequence[str]
-    rows: Sequence[Sequence[str]]
-
-
-@dataclass(frozen=True, slots=True)
-class Chart:
-    name: str
-    title: str
-    svg: str
-
-
-Block = tuple[str, str] | Table | Chart  # ("h2"/"p", text)
 
 
 def _side_by_side(summary: RunSummary, comparison: dict[str, Any]) -> Table:
@@ -358,28 +45,28 @@ def _side_by_side(summary: RunSummary, comparison: dict[str, Any]) -> Table:
         if m["sr"] is None:
             return "n/a"
         low, high = m["sr_ci"]
-        return f"{_pct(m['sr'])} ({_pct(low)}-{_pct(high)}), {m['successes']} of {m['n']}"
+        return f"{percent(m['sr'])} ({percent(low)}-{percent(high)}), {m['successes']} of {m['n']}"
 
     return Table(
         ("", *(str(n).capitalize() for n in names)),
         [
             ["SR (95% CI)", *(sr(m) for m in columns)],
-            ["CR", *(_pct(m["cr"]) for m in columns)],
-            ["DA", *(_pct(m["da"]) for m in columns)],
+            ["CR", *(percent(m["cr"]) for m in columns)],
+            ["DA", *(percent(m["da"]) for m in columns)],
         ],
     )
 
 
 def _metrics_row(label: str, m: dict[str, Any], currency: str) -> list[str]:
-    ci = f" ({_pct(m['sr_low'])}-{_pct(m['sr_high'])})" if m["sr"] is not None else ""
+    ci = f" ({percent(m['sr_low'])}-{percent(m['sr_high'])})" if m["sr"] is not None else ""
     return [
         label,
         str(m["n"]),
         str(m["errors"]),
-        _pct(m["sr"]) + ci,
-        _pct(m["cr"]),
-        _pct(m["da"]),
-        _pct(m["ra"]),
+        percent(m["sr"]) + ci,
+        percent(m["cr"]),
+        percent(m["da"]),
+        percent(m["ra"]),
         _num(m["ail"]),
         f"{m['input_tokens']}/{m['output_tokens']}",
         _cost(m["cost"], currency),
@@ -401,6 +88,26 @@ _METRIC_HEADERS = (
 
 
 def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> list[Block]:
+    """The report's document, section by section."""
+    return [
+        *_overview(summary),
+        *_success_charts(summary),
+        *_breakdown_tables(summary),
+        *_latency(summary),
+        *_costs(summary),
+        *_feature_tests(summary),
+        *_judges(summary),
+        *_matching_profiles(summary),
+        *_devices(summary),
+        *_failure_analysis(summary),
+        *_paired_comparison(summary),
+        *_errors(summary),
+        *_tasks(results, store),
+    ]
+
+
+def _overview(summary: RunSummary) -> list[Block]:
+    """The title, the run's headline numbers and how to read them."""
     currency = summary.currency
     counts = summary.counts
     blocks: list[Block] = [
@@ -438,15 +145,15 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                     str(counts.failure),
                     str(counts.error),
                     str(counts.overridden),
-                    _pct(summary.sr)
+                    percent(summary.sr)
                     + (
-                        f" ({_pct(summary.sr_ci[0])}-{_pct(summary.sr_ci[1])})"
+                        f" ({percent(summary.sr_ci[0])}-{percent(summary.sr_ci[1])})"
                         if summary.sr_ci
                         else ""
                     ),
-                    _pct(summary.cr),
-                    _pct(summary.da),
-                    _pct(summary.ra),
+                    percent(summary.cr),
+                    percent(summary.da),
+                    percent(summary.ra),
                     _num(summary.ail),
                     f"{summary.input_tokens}/{summary.output_tokens}",
                     _cost(summary.cost, currency),
@@ -470,17 +177,23 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
             (
                 "p",
                 f"Online steps on screens mapped to a graph node: {mapped.mapped} of "
-                f"{mapped.steps} ({_pct(mapped.mapped / mapped.steps)}); the others "
+                f"{mapped.steps} ({percent(mapped.mapped / mapped.steps)}); the others "
                 "were off the graph and count as wrong decisions unless they landed on a new node.",
             )
         )
+    return blocks
+
+
+def _success_charts(summary: RunSummary) -> list[Block]:
+    """SR by scenario, syntax, semantics and app (beside the compared run's)."""
+    blocks: list[Block] = []
     comparison = summary.comparison
     for dimension in CHART_DIMENSIONS:
         groups = summary.breakdowns.get(dimension, {})
         if not groups:
             continue
         other = comparison["other_breakdowns"].get(dimension, {}) if comparison else None
-        bars = [(g, m["sr"], f"{_pct(m['sr'])} (n={m['n']})") for g, m in groups.items()]
+        bars = [(g, m["sr"], f"{percent(m['sr'])} (n={m['n']})") for g, m in groups.items()]
         title = f"Success rate by {dimension}"
         if other is not None:
             title += " (blue: this run, orange: compared run)"
@@ -492,10 +205,19 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                     title,
                     bars,
                     alt=[other.get(g) for g in groups] if other is not None else None,
-                    alt_notes=[_pct(other.get(g)) for g in groups] if other is not None else None,
+                    alt_notes=[percent(other.get(g)) for g in groups]
+                    if other is not None
+                    else None,
                 ),
             )
         )
+    return blocks
+
+
+def _breakdown_tables(summary: RunSummary) -> list[Block]:
+    """Every metric by each dimension's groups."""
+    currency = summary.currency
+    blocks: list[Block] = []
     blocks.append(("h2", "Breakdowns"))
     for dimension in DIMENSIONS:
         groups = summary.breakdowns.get(dimension, {})
@@ -504,6 +226,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
             blocks.append(
                 Table(_METRIC_HEADERS, [_metrics_row(g, m, currency) for g, m in groups.items()])
             )
+    return blocks
+
+
+def _latency(summary: RunSummary) -> list[Block]:
+    """AIL against SR by app (when any app has both)."""
+    blocks: list[Block] = []
     apps = summary.breakdowns.get("app", {})
     points = [
         (g, m["ail"], m["sr"])
@@ -524,6 +252,14 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 ),
             )
         )
+    return blocks
+
+
+def _costs(summary: RunSummary) -> list[Block]:
+    """Tokens and cost of the agent and the judges, by app and in all."""
+    currency = summary.currency
+    apps = summary.breakdowns.get("app", {})
+    blocks: list[Block] = []
     blocks.append(("h2", "Cost"))
     blocks.append(
         Table(
@@ -574,6 +310,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 + ". Add them to resources/prices.json.",
             )
         )
+    return blocks
+
+
+def _feature_tests(summary: RunSummary) -> list[Block]:
+    """Each feature against success (tested ones, then the untested)."""
+    blocks: list[Block] = []
     tested = [c for c in summary.correlations if c["r"] is not None]
     if tested:
         blocks.append(("h2", "What goes with success (point-biserial correlation)"))
@@ -598,6 +340,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
         blocks.append(
             ("p", "Not tested: " + "; ".join(f"{c['feature']} ({c['note']})" for c in untested))
         )
+    return blocks
+
+
+def _judges(summary: RunSummary) -> list[Block]:
+    """Each judge against the human verdicts, and the review queue."""
+    blocks: list[Block] = []
     if summary.judge_agreement:
         blocks.append(("h2", "Judges against human verdicts"))
         blocks.append(
@@ -616,7 +364,7 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                     [
                         j,
                         str(a["n"]),
-                        f"{_pct(a['rate'])} ({a['agree']}/{a['n']})",
+                        f"{percent(a['rate'])} ({a['agree']}/{a['n']})",
                         "undefined (one answer only)"
                         if a["kappa"] is None
                         else f"{a['kappa']:.3f}",
@@ -643,6 +391,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                     ],
                 )
             )
+    return blocks
+
+
+def _matching_profiles(summary: RunSummary) -> list[Block]:
+    """What each other matching profile would have judged otherwise."""
+    blocks: list[Block] = []
     sensitivity = summary.profile_sensitivity
     if sensitivity:
         scored = next(iter(sensitivity.values()))["scored_steps"]
@@ -670,6 +424,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 ],
             )
         )
+    return blocks
+
+
+def _devices(summary: RunSummary) -> list[Block]:
+    """The farm's devices (when there were several, or any trouble)."""
+    blocks: list[Block] = []
     devices = summary.devices
     if any(d["unhealthy"] or d["retries"] or d["quarantined"] for d in devices) or len(devices) > 1:
         blocks.append(("h2", "Devices"))
@@ -697,6 +457,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
             )
         )
         blocks.append(("p", "Every health check, restart and retry is in farm.jsonl."))
+    return blocks
+
+
+def _failure_analysis(summary: RunSummary) -> list[Block]:
+    """The analysed failures by primary cause."""
+    blocks: list[Block] = []
     failures = summary.failure_analysis
     if failures["analysed"]:
         blocks.append(("h2", "Failure analysis"))
@@ -711,7 +477,10 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
         blocks.append(
             Table(
                 ("Category", "Primary cause", "Share of analysed failures", "Tagged at all"),
-                [[c["category"], str(c["primary"]), _pct(c["share"]), str(c["any"])] for c in rows],
+                [
+                    [c["category"], str(c["primary"]), percent(c["share"]), str(c["any"])]
+                    for c in rows
+                ],
             )
         )
         blocks.append(
@@ -720,10 +489,17 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 "Share of analysed failures by primary cause",
                 bar_chart(
                     "Share of analysed failures by primary cause",
-                    [(c["category"], c["share"], _pct(c["share"])) for c in rows],
+                    [(c["category"], c["share"], percent(c["share"])) for c in rows],
                 ),
             )
         )
+    return blocks
+
+
+def _paired_comparison(summary: RunSummary) -> list[Block]:
+    """The paired comparison with the other run (with --compare)."""
+    blocks: list[Block] = []
+    comparison = summary.comparison
     if comparison:
         ci = comparison["ci"]
         blocks.append(("h2", "Paired comparison"))
@@ -749,11 +525,11 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 ),
                 [
                     [
-                        _pct(comparison["sr_a"]),
-                        _pct(comparison["sr_b"]),
-                        _pct(comparison["sr_difference"]),
+                        percent(comparison["sr_a"]),
+                        percent(comparison["sr_b"]),
+                        percent(comparison["sr_difference"]),
                         (
-                            f"{_pct(ci['low'])} to {_pct(ci['high'])}"
+                            f"{percent(ci['low'])} to {percent(ci['high'])}"
                             + (" (degenerate: every task alike)" if ci["degenerate"] else "")
                         )
                         if ci
@@ -765,6 +541,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 ],
             )
         )
+    return blocks
+
+
+def _errors(summary: RunSummary) -> list[Block]:
+    """The tasks that were not evaluated."""
+    blocks: list[Block] = []
     if summary.errors:
         blocks.append(("h2", "Errors (not evaluated)"))
         blocks.append(
@@ -773,6 +555,12 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                 [[e.task_id, e.kind or "", e.reason or ""] for e in summary.errors],
             )
         )
+    return blocks
+
+
+def _tasks(results: list[TaskResult], store: RunStore) -> list[Block]:
+    """Every task's status (a human verdict marked), steps, CR, tags and reason."""
+    blocks: list[Block] = []
     overrides = store.overrides()
     tags = store.tags()
     blocks.append(("h2", "Tasks"))
@@ -785,7 +573,7 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
                     effective_status(r, overrides).value
                     + (" (human)" if r.task_id in overrides else ""),
                     str(r.steps),
-                    _pct(r.completion_rate),
+                    percent(r.completion_rate),
                     ", ".join(t.title for t in tags.get(r.task_id, ())),
                     r.reason or "",
                 ]
@@ -794,59 +582,6 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
         )
     )
     return blocks
-
-
-def _md_cell(text: str) -> str:
-    return text.replace("|", "\\|").replace("\n", " ")
-
-
-def render_markdown(blocks: Sequence[Block]) -> str:
-    lines: list[str] = []
-    for block in blocks:
-        if isinstance(block, Table):
-            lines.append("| " + " | ".join(_md_cell(h) for h in block.headers) + " |")
-            lines.append("|" + "---|" * len(block.headers))
-            lines += ["| " + " | ".join(_md_cell(c) for c in row) + " |" for row in block.rows]
-        elif isinstance(block, Chart):
-            lines.append(f"![{block.title}](report_{block.name}.svg)")
-        else:
-            kind, text = block
-            prefix = {"h1": "# ", "h2": "## ", "h3": "### "}.get(kind, "")
-            lines.append(prefix + text)
-        lines.append("")
-    return "\n".join(lines)
-
-
-def render_html(blocks: Sequence[Block], title: str) -> str:
-    parts = [
-        "<!DOCTYPE html>",
-        '<html lang="en"><head><meta charset="utf-8">',
-        f"<title>{html.escape(title)}</title>",
-        "<style>body{font-family:Helvetica,Arial,sans-serif;margin:2em;max-width:1100px}"
-        "table{border-collapse:collapse;margin:.5em 0 1.5em}td,th{border:1px solid #bbb;"
-        "padding:3px 8px;text-align:left}th{background:#eef}figure{margin:1em 0}</style>",
-        "</head><body>",
-    ]
-    for block in blocks:
-        if isinstance(block, Table):
-            parts.append(
-                "<table><tr>"
-                + "".join(f"<th>{html.escape(h)}</th>" for h in block.headers)
-                + "</tr>"
-            )
-            parts += [
-                "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in row) + "</tr>"
-                for row in block.rows
-            ]
-            parts.append("</table>")
-        elif isinstance(block, Chart):
-            parts.append(f"<figure>{block.svg}</figure>")
-        else:
-            kind, text = block
-            tag = kind if kind in ("h1", "h2", "h3") else "p"
-            parts.append(f"<{tag}>{html.escape(text)}</{tag}>")
-    parts.append("</body></html>")
-    return "\n".join(parts)
 
 
 def write_report(

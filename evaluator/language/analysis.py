@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
 from evaluator.language.attribution import (
     MIN_GROUP,
     FeatureTest,
@@ -33,7 +34,6 @@ from evaluator.language.instructions import (
     suite_instructions,
 )
 from evaluator.language.proposals import DimensionAgreement, label_agreement
-from evaluator.report import Block, Chart, Table, render_html, render_markdown
 from evaluator.run_store import RunStore
 from evaluator.svg import bar_chart
 from graph_builder.io import atomic_write_text
@@ -116,10 +116,6 @@ def analyze(
 # --------------------------------------------------------------------------- report
 
 
-def _pct(value: float | None) -> str:
-    return "n/a" if value is None else f"{100 * value:.1f}%"
-
-
 def _p(value: float | None) -> str:
     if value is None:
         return "n/a"
@@ -131,6 +127,19 @@ def _num(value: float | None, digits: int = 3) -> str:
 
 
 def blocks(a: Analysis) -> list[Block]:
+    """The analysis as a document (evaluator.document), section by section."""
+    return [
+        *_instructions(a),
+        *_set_comparison(a),
+        *_labelling(a),
+        *_features(a),
+        *_failures(a),
+        *(("p", note) for note in a.notes),
+    ]
+
+
+def _instructions(a: Analysis) -> list[Block]:
+    """The instruction statistics (beside the other set's) and their charts."""
     s = a.instructions
     out: list[Block] = [
         ("h1", f"Language of the requests: {a.suite}"),
@@ -146,7 +155,7 @@ def blocks(a: Analysis) -> list[Block]:
             "Instruction length (characters)",
             bar_chart(
                 "Instruction length (characters)",
-                [(k, v / s.n, f"{v} ({_pct(v / s.n)})") for k, v in s.length_bins.items()],
+                [(k, v / s.n, f"{v} ({percent(v / s.n)})") for k, v in s.length_bins.items()],
                 alt=(
                     [v / a.comparison.stats_b.n for v in a.comparison.stats_b.length_bins.values()]
                     if a.comparison
@@ -163,17 +172,26 @@ def blocks(a: Analysis) -> list[Block]:
                     f"{dim} labels",
                     bar_chart(
                         f"{dim} (share of instructions)",
-                        [(k, v.share, f"{v.count} ({_pct(v.share)})") for k, v in shares.items()],
+                        [
+                            (k, v.share, f"{v.count} ({percent(v.share)})")
+                            for k, v in shares.items()
+                        ],
                     ),
                 )
             )
+    return out
+
+
+def _set_comparison(a: Analysis) -> list[Block]:
+    """Each category's share in the two sets, with its test."""
+    out: list[Block] = []
     if a.comparison:
         c = a.comparison
         rows = [
             [
                 t.category,
-                f"{t.count_a}/{t.n_a} ({_pct(t.share_a)})",
-                f"{t.count_b}/{t.n_b} ({_pct(t.share_b)})",
+                f"{t.count_a}/{t.n_a} ({percent(t.share_a)})",
+                f"{t.count_b}/{t.n_b} ({percent(t.share_b)})",
                 t.test,
                 _p(t.p_value),
             ]
@@ -184,6 +202,12 @@ def blocks(a: Analysis) -> list[Block]:
             ("p", f"Length distribution (5 bins), chi-square p = {_p(c.length_bins_p)}."),
             Table(["Category", c.name_a, c.name_b, "Test", "p"], rows),
         ]
+    return out
+
+
+def _labelling(a: Analysis) -> list[Block]:
+    """How the label proposals agree with the verified labels."""
+    out: list[Block] = []
     if any(x.tasks for x in a.labelling):
         out += [
             ("h2", "Label proposals against verified labels"),
@@ -193,9 +217,9 @@ def blocks(a: Analysis) -> list[Block]:
                     [
                         x.dimension,
                         str(x.tasks),
-                        _pct(x.exact),
+                        percent(x.exact),
                         str(x.decisions.n),
-                        _pct(x.decisions.observed),
+                        percent(x.decisions.observed),
                         "undefined (one category only)"
                         if x.decisions.kappa is None and x.decisions.n
                         else _num(x.decisions.kappa),
@@ -204,6 +228,12 @@ def blocks(a: Analysis) -> list[Block]:
                 ],
             ),
         ]
+    return out
+
+
+def _features(a: Analysis) -> list[Block]:
+    """Each feature against success over the runs, and the pairwise interactions."""
+    out: list[Block] = []
     if a.runs:
         out += [("h2", "Features and success"), ("p", f"Runs: {', '.join(a.runs)}.")]
         tested = [c for c in a.correlations if c.r is not None]
@@ -248,13 +278,19 @@ def blocks(a: Analysis) -> list[Block]:
                         [
                             f"{x.first} × {x.second}",
                             _num(x.weight, 2),
-                            _pct(x.sign_agreement),
+                            percent(x.sign_agreement),
                             str(x.support),
                         ]
                         for x in (*i.positive, *i.negative)
                     ],
                 )
             )
+    return out
+
+
+def _failures(a: Analysis) -> list[Block]:
+    """Each run's analysed failures."""
+    out: list[Block] = []
     for run, f in a.failures.items():
         out.append(("h2", f"Failure analysis: {run}"))
         out.append(
@@ -279,12 +315,11 @@ def blocks(a: Analysis) -> list[Block]:
                 Table(
                     ["Category", "Primary cause", "Share of analysed failures", "Tagged at all"],
                     [
-                        [c.title, str(c.primary), _pct(c.share), str(c.any_tag)]
+                        [c.title, str(c.primary), percent(c.share), str(c.any_tag)]
                         for c in f.categories
                     ],
                 )
             )
-    out += [("p", note) for note in a.notes]
     return out
 
 
@@ -298,10 +333,10 @@ def _stat_rows(s: InstructionStats, b: InstructionStats | None) -> list[list[str
         row("Words, mean / median", lambda x: f"{x.mean_words:.1f} / {x.median_words:g}"),
         row(
             "Under 20 characters",
-            lambda x: f"{x.count_under_20} ({_pct(x.share_under_20)})",
+            lambda x: f"{x.count_under_20} ({percent(x.share_under_20)})",
         ),
         row("Verbs, mean", lambda x: f"{x.mean_verbs:.2f}"),
-        row("Two or more verbs", lambda x: _pct(x.share_multi_verb)),
+        row("Two or more verbs", lambda x: percent(x.share_multi_verb)),
     ]
 
 

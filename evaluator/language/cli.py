@@ -112,8 +112,8 @@ class _Progress:
 
 
 def run_analyze(args: argparse.Namespace) -> int:
+    from evaluator.document import render_markdown
     from evaluator.language.analysis import analyze, blocks, write_analysis
-    from evaluator.report import render_markdown
 
     analysis = analyze(args.suite, against=args.against, runs=args.runs, min_group=args.min_group)
     if args.out:

@@ -37,6 +37,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from evaluator.document import Chart, Table
 from evaluator.errors import EvaluatorError
 from evaluator.language.analysis import analyze, blocks
 from evaluator.language.definitions import label_definitions
@@ -49,7 +50,6 @@ from evaluator.language.proposals import (
     labels_from_json,
     review,
 )
-from evaluator.report import Chart, Table
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Labels, Suite, Task

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from evaluator.prices import Price, PriceTable
-from evaluator.report import summarize
+from evaluator.run_summary import summarize
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply, status
 from tests.evaluator.test_vlm_agents import answer_in, endpoint, run, targets
 

@@ -18,8 +18,8 @@ from evaluator.offline import GraphContext
 from evaluator.online import run_online
 from evaluator.prices import Price, PriceTable
 from evaluator.records import TokenUse
-from evaluator.report import MappedSteps, summarize
 from evaluator.run_store import HumanVerdict, RunStore
+from evaluator.run_summary import MappedSteps, summarize
 from evaluator.runner import (
     RunConfig,
     StepDone,

@@ -8,8 +8,9 @@ import pytest
 from lxml import etree
 
 from elderbench.cli import main
-from evaluator.report import Counts, summarize, write_report
+from evaluator.report import write_report
 from evaluator.run_store import FailureTag, HumanVerdict, RunStore
+from evaluator.run_summary import Counts, summarize
 from evaluator.runner import RunConfig, run_suite
 
 

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from evaluator.errors import ConfigError
-from evaluator.report import summarize
 from evaluator.run_store import RunStore, RunStoreError
+from evaluator.run_summary import summarize
 from evaluator.runner import RunConfig, resume_config, run_suite
 from graph_builder.folder_lock import FolderLock
 from graph_builder.io import save_suite, save_task

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
-from evaluator.report import summarize, write_report
+from evaluator.report import write_report
 from evaluator.run_store import RunStore
+from evaluator.run_summary import summarize
 from evaluator.sensitivity import profile_sensitivity
 from graph_builder.io import save_graph, save_task
 from graph_builder.model import (

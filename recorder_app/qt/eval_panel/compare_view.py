@@ -31,8 +31,9 @@ from PySide6.QtWidgets import (
 )
 
 from evaluator.metrics import flipped_tasks
-from evaluator.report import RunSummary, summarize, write_report
+from evaluator.report import write_report
 from evaluator.run_store import RunStore
+from evaluator.run_summary import RunSummary, summarize
 from recorder_app.qt.eval_panel.settings import run_folders
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import run_in_background
