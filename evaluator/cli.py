@@ -26,6 +26,13 @@ from evaluator.secrets import SecretFilter
 
 
 def register(subparsers: Any) -> None:
+    _add_eval(subparsers)
+    _add_judge(subparsers)
+    _add_report(subparsers)
+    _add_parse_action(subparsers)
+
+
+def _add_eval(subparsers: Any) -> None:
     # Agent and judge names are checked by their registries when the run starts, so that
     # building the parser (every `elderbench` call) imports nothing heavy.
     ev = subparsers.add_parser(
@@ -148,6 +155,8 @@ def register(subparsers: Any) -> None:
     ev.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     ev.set_defaults(func=run_eval)
 
+
+def _add_judge(subparsers: Any) -> None:
     jd = subparsers.add_parser(
         "judge",
         help="re-run only the judges of a finished online run (no agent calls)",
@@ -167,6 +176,8 @@ def register(subparsers: Any) -> None:
     jd.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     jd.set_defaults(func=run_judge)
 
+
+def _add_report(subparsers: Any) -> None:
     rp = subparsers.add_parser(
         "report",
         help="write report.md/html for a run folder",
@@ -180,6 +191,8 @@ def register(subparsers: Any) -> None:
     rp.add_argument("--seed", type=int, default=0, help="bootstrap seed")
     rp.set_defaults(func=run_report)
 
+
+def _add_parse_action(subparsers: Any) -> None:
     pa = subparsers.add_parser(
         "parse-action",
         help="show what a model's reply means: the action in device pixels and [0,1000]",

@@ -203,22 +203,8 @@ def run_offline(
         user_reply = None
         step = timed_step(agent, observation)
         previous = records[-1] if records else None
-        common: dict[str, Any] = dict(
-            index=index,
-            node=node,
-            screenshot=f"{task.id}/{graph.node(node).screenshot}",
-            activity=screen.activity,
-            raw_output=step.raw_output,
-            reasoning=step.reasoning,
-            parse_error=step.parse_error,
-            reflection=step.reflection.value if step.reflection else None,
-            reflection_correct=score_reflection(step, previous),
-            input_tokens=step.input_tokens,
-            output_tokens=step.output_tokens,
-            inference_seconds=step.inference_seconds,
-            parsing_seconds=step.parsing_seconds,
-            retry_seconds=step.retry_seconds,
-            extra=step.extra,
+        common = _step_fields(
+            index, node, f"{task.id}/{graph.node(node).screenshot}", screen, step, previous
         )
         action = step.action
         stop_reason: str | None = None
@@ -270,35 +256,9 @@ def run_offline(
                 rule="done on DONE node" if at_done else "done on non-DONE node",
             )
         else:
-            if action.type is ActionType.LAUNCH:
-                match = match_launch(
-                    context.out_edges(node), graph, node, action.text or "", packages
-                )
-            else:
-                match = match_edges(
-                    context.out_edges(node),
-                    action,
-                    screen=graph.node(node).screen,
-                    profile=settings.matching,
-                )
-            target = match.edge.target if match.edge else node
-            correct, note = progress.step(
-                node, target, followed=match.edge.target if match.edge else None
+            record, stop_reason = _graph_step(
+                common, action, node, screen, context, packages, settings, progress
             )
-            record = StepRecord(
-                **common,
-                action=action.to_json(),
-                action_text=screen.describe(action),
-                matched=match.matched,
-                edge=match.edge.id if match.edge else None,
-                rule=match.reason,
-                next_node=target,
-                decision_correct=correct,
-                decision_note=note,
-                screen_changed=target != node,
-            )
-            if not match.matched and not match.stays:
-                stop_reason = f"unmatched action at step {index}: {match.reason}"
         records.append(record)
         if on_step is not None:
             on_step(record)
@@ -335,6 +295,76 @@ def run_offline(
         started=started,
         finished=now(),
     )
+
+
+def _step_fields(
+    index: int,
+    node: str,
+    screenshot: str,
+    screen: Screen,
+    step: AgentStep,
+    previous: StepRecord | None,
+) -> dict[str, Any]:
+    """What every offline step record holds, whatever the action."""
+    return dict(
+        index=index,
+        node=node,
+        screenshot=screenshot,
+        activity=screen.activity,
+        raw_output=step.raw_output,
+        reasoning=step.reasoning,
+        parse_error=step.parse_error,
+        reflection=step.reflection.value if step.reflection else None,
+        reflection_correct=score_reflection(step, previous),
+        input_tokens=step.input_tokens,
+        output_tokens=step.output_tokens,
+        inference_seconds=step.inference_seconds,
+        parsing_seconds=step.parsing_seconds,
+        retry_seconds=step.retry_seconds,
+        extra=step.extra,
+    )
+
+
+def _graph_step(
+    common: dict[str, Any],
+    action: Action,
+    node: str,
+    screen: Screen,
+    context: GraphContext,
+    packages: list[str],
+    settings: OfflineSettings,
+    progress: Progress,
+) -> tuple[StepRecord, str | None]:
+    """The record of an action that may move along an edge, and why it stops the episode
+    in strict mode (None: it matched, or stays on the node)."""
+    graph = context.graph
+    if action.type is ActionType.LAUNCH:
+        match = match_launch(context.out_edges(node), graph, node, action.text or "", packages)
+    else:
+        match = match_edges(
+            context.out_edges(node),
+            action,
+            screen=graph.node(node).screen,
+            profile=settings.matching,
+        )
+    target = match.edge.target if match.edge else node
+    correct, note = progress.step(node, target, followed=match.edge.target if match.edge else None)
+    record = StepRecord(
+        **common,
+        action=action.to_json(),
+        action_text=screen.describe(action),
+        matched=match.matched,
+        edge=match.edge.id if match.edge else None,
+        rule=match.reason,
+        next_node=target,
+        decision_correct=correct,
+        decision_note=note,
+        screen_changed=target != node,
+    )
+    stop = None
+    if not match.matched and not match.stays:
+        stop = f"unmatched action at step {common['index']}: {match.reason}"
+    return record, stop
 
 
 def _task_decision(

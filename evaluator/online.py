@@ -374,24 +374,7 @@ def run_online(
     seen = session.observe(0)
     start = graph.graph.start if graph is not None else None
     if start is not None and seen.node != start.id:
-        where = f"maps to node {seen.node}" if seen.node else "matches no node of the graph"
-        return TaskResult(
-            task_id=task.id,
-            status=TaskStatus.ERROR,
-            protocol="online",
-            instruction=instruction,
-            variant=InstructionVariant(variant).value,
-            app=task.app,
-            labels=task.labels,
-            reason=f"dirty start: the first screen {where}, not START ({start.id}); the "
-            "phone was not reset to the task's start (check the reset recipe)",
-            error_kind=ErrorKind.DIRTY_START,
-            final_node=seen.node,
-            model=getattr(agent, "model", None),
-            device=device.serial,
-            started=started,
-            finished=time.time(),
-        )
+        return _dirty_start(task, variant, seen.node, start.id, agent, device, started)
     progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False
@@ -482,6 +465,37 @@ def run_online(
         model=getattr(agent, "model", None),
         verification=verdicts,
         judge_usage=usage(verdicts),
+        device=device.serial,
+        started=started,
+        finished=time.time(),
+    )
+
+
+def _dirty_start(
+    task: Task,
+    variant: InstructionVariant,
+    first: str | None,
+    start: str,
+    agent: Agent,
+    device: Device,
+    started: float,
+) -> TaskResult:
+    """The error result of a task whose first screen is not the graph's START (``first``:
+    the node it maps to, None: none)."""
+    where = f"maps to node {first}" if first else "matches no node of the graph"
+    return TaskResult(
+        task_id=task.id,
+        status=TaskStatus.ERROR,
+        protocol="online",
+        instruction=task.instruction_for(variant),
+        variant=InstructionVariant(variant).value,
+        app=task.app,
+        labels=task.labels,
+        reason=f"dirty start: the first screen {where}, not START ({start}); the "
+        "phone was not reset to the task's start (check the reset recipe)",
+        error_kind=ErrorKind.DIRTY_START,
+        final_node=first,
+        model=getattr(agent, "model", None),
         device=device.serial,
         started=started,
         finished=time.time(),

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import shutil
 import subprocess
 import sys
@@ -48,3 +49,39 @@ def test_packages_type_check():
         [sys.executable, "-m", "mypy"], cwd=ROOT, capture_output=True, text=True, timeout=300
     )
     assert result.returncode == 0, result.stdout[-3000:]
+
+
+LIBRARIES = ["evaluator", "graph_builder", "devices", "recorder_app"]
+MAX_FUNCTION_LINES = 150
+
+
+def long_functions(root: Path, packages: list[str], limit: int) -> list[str]:
+    """Every function or method (nested ones too) longer than ``limit`` lines, from its
+    ``def`` to its last line, as "path:line name (N lines)"."""
+    found = []
+    for package in packages:
+        for path in sorted((root / package).rglob("*.py")):
+            tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+            for node in ast.walk(tree):
+                if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                    lines = (node.end_lineno or node.lineno) - node.lineno + 1
+                    if lines > limit:
+                        where = path.relative_to(root).as_posix()
+                        found.append(f"{where}:{node.lineno} {node.name} ({lines} lines)")
+    return found
+
+
+def test_no_function_in_the_libraries_is_over_150_lines():
+    too_long = long_functions(ROOT, LIBRARIES, MAX_FUNCTION_LINES)
+    assert not too_long, "split these functions:\n" + "\n".join(too_long)
+
+
+def test_the_length_check_names_a_long_function(tmp_path):
+    package = tmp_path / "pkg"
+    package.mkdir()
+    body = "\n".join(f"        x{i} = {i}" for i in range(150))
+    (package / "mod.py").write_text(
+        f"def short():\n    return 1\n\n\nclass C:\n    @staticmethod\n    def long():\n{body}\n",
+        encoding="utf-8",
+    )
+    assert long_functions(tmp_path, ["pkg"], 150) == ["pkg/mod.py:7 long (151 lines)"]
