@@ -26,7 +26,7 @@ from evaluator.agents.base import Agent, AgentObservation, AgentStep, Reflection
 from evaluator.control import Control
 from evaluator.errors import TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
-from evaluator.progress import GraphDistances, Progress
+from evaluator.progress import EpisodeScorer, GraphDistances
 from evaluator.records import StepRecord, TaskResult, episode_result
 from evaluator.task_actions import (
     Episode,
@@ -102,9 +102,9 @@ class GraphContext:
         assert start is not None
         self.gt_steps = self.distances.distance[start.id] + 1
 
-    def progress(self, first: str | None) -> Progress:
+    def progress(self, first: str | None) -> EpisodeScorer:
         """A fresh scorer for one episode that starts on ``first``."""
-        return Progress(self.distances, first)
+        return EpisodeScorer(self.distances, first)
 
     @classmethod
     def load(cls, task_dir: Path) -> GraphContext:
@@ -333,7 +333,7 @@ def _graph_step(
     context: GraphContext,
     packages: list[str],
     settings: OfflineSettings,
-    progress: Progress,
+    progress: EpisodeScorer,
 ) -> tuple[StepRecord, str | None]:
     """The record of an action that may move along an edge, and why it stops the episode
     in strict mode (None: it matched, or stays on the node)."""

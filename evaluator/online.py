@@ -31,7 +31,7 @@ from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, run_judges, task_verdict, usage
 from evaluator.matching import ELDERBENCH, EdgeMatch, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
-from evaluator.progress import Progress
+from evaluator.progress import EpisodeScorer
 from evaluator.records import (
     ErrorKind,
     StepRecord,
@@ -218,7 +218,7 @@ _CONVERSATION = (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP)
 
 
 def _score_invalid(
-    action: Action | None, problem: str | None, outcome: str | None, progress: Progress | None
+    action: Action | None, problem: str | None, outcome: str | None, progress: EpisodeScorer | None
 ) -> _Score:
     """A reply that is no action (parse failure) or an action that cannot be carried out."""
     if action is None:
@@ -251,7 +251,7 @@ def _converse(
     return _Score("gave up", outcome="gave_up"), None, stopped, {}
 
 
-def _score_done(progress: Progress | None, seen: _Seen, outcome: str | None) -> _Score:
+def _score_done(progress: EpisodeScorer | None, seen: _Seen, outcome: str | None) -> _Score:
     if progress is None:
         return _Score(outcome=outcome)
     at_done = progress.done(seen.node)
@@ -274,7 +274,7 @@ def _match(
 
 
 def _score_move(
-    progress: Progress | None,
+    progress: EpisodeScorer | None,
     seen: _Seen,
     after: _Seen,
     match: EdgeMatch | None,

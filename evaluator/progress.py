@@ -22,7 +22,7 @@ ground-truth steps) and DA (correct decisions over decisions).
 >>> g = TaskGraph("t", (node("s", NodeKind.START), node("a", NodeKind.STATE),
 ...     node("d", NodeKind.DONE)), (Edge("1", "s", "a", MatchRule("back")),
 ...     Edge("2", "a", "s", MatchRule("home")), Edge("3", "a", "d", MatchRule("back"))))
->>> p = Progress(GraphDistances(g), "s")
+>>> p = EpisodeScorer(GraphDistances(g), "s")
 >>> p.step("s", "a", followed="a"), p.step("a", "s", followed="s")
 ((True, 'progress'), (False, 'back to visited node s'))
 >>> p.completed, p.gt_steps
@@ -73,7 +73,7 @@ class GraphDistances:
         return False
 
 
-class Progress:
+class EpisodeScorer:
     """One episode's walk over a graph: which decisions were correct, and its CR."""
 
     def __init__(self, distances: GraphDistances, first: str | None) -> None:

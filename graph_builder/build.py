@@ -54,7 +54,7 @@ from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings
 from graph_builder.validate import Problem, has_errors, validate_graph
 
-Progress = Callable[[int, int, str], None]
+BuildProgressCallback = Callable[[int, int, str], None]
 """progress(done, total, task_id): called once with (0, total, "") and after each task."""
 
 
@@ -182,7 +182,7 @@ def build_workspace(
     tasks: Sequence[str] | None = None,
     force: bool = False,
     jobs: int = 1,
-    progress: Progress | None = None,
+    progress: BuildProgressCallback | None = None,
 ) -> list[TaskBuildReport]:
     """Build every task with demonstrations (or the given ones); reports in task order.
 
