@@ -44,9 +44,9 @@ def _add_eval(subparsers: Any) -> None:
     ev.add_argument("--suite", type=Path, required=True, help="suite folder (suite.json, tasks)")
     ev.add_argument(
         "--agent",
+        action=_AgentOption,
         required=True,
-        help="agent to evaluate: replay, random, heuristic, openai, "
-        "mobile_agent_v2 or subprocess (docs/agents.md)",
+        help="agent to evaluate: %(registered)s (docs/agents.md)",
     )
     ev.add_argument(
         "--agent-config",
@@ -154,6 +154,34 @@ def _add_eval(subparsers: Any) -> None:
     ev.add_argument("--no-report", action="store_true", help="do not write report.md/html")
     ev.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     ev.set_defaults(func=run_eval)
+
+
+class _RegisteredAgents:
+    """The names in the agent registry (evaluator.agents.AGENTS), read when the help is
+    shown, so that building the parser imports no agent."""
+
+    def __str__(self) -> str:
+        from evaluator.agents import AGENTS
+
+        names = list(AGENTS)
+        return " or ".join([", ".join(names[:-1]), names[-1]]) if len(names) > 1 else "".join(names)
+
+
+class _AgentOption(argparse.Action):
+    """``--agent NAME``: stores the name; ``%(registered)s`` in its help lists the agents."""
+
+    def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+        super().__init__(option_strings, dest, **kwargs)
+        self.registered = _RegisteredAgents()
+
+    def __call__(
+        self,
+        parser: argparse.ArgumentParser,
+        namespace: argparse.Namespace,
+        values: Any,
+        option_string: str | None = None,
+    ) -> None:
+        setattr(namespace, self.dest, values)
 
 
 def _add_judge(subparsers: Any) -> None:
