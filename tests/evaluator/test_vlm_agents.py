@@ -146,6 +146,7 @@ def test_endpoint_down_is_a_task_error_and_the_run_goes_on(synthetic, tmp_path):
         ([garbage()], "not a chat completion"),
         ([status(401, "invalid key")], "refused the request: HTTP 401"),
         ([reply("{}", delay=1.0)], "no answer within"),
+        ([reply("{}", prompt_tokens=10**30)], "not a real count"),
     ],
 )
 def test_garbage_refusals_and_timeouts_are_errors(synthetic, tmp_path, answers, reason):
