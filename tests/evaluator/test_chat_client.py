@@ -121,18 +121,24 @@ def test_a_reply_cut_short_of_its_content_length_is_retried():
 @pytest.mark.parametrize("field", ["prompt_tokens", "completion_tokens"])
 def test_absurd_token_counts_are_the_replys_garbage(field):
     counts = {"prompt_tokens": 10, "completion_tokens": 10, field: 10**30}
-    with FakeLLMServer([reply("{}", **counts)]) as server:
-        with pytest.raises(EndpointError, match=f"{field} = 1e\\+30.*not a real count"):
-            client(server, retries=0).complete([{"role": "user", "content": "x"}])
+    garbage = f"{field} = 1e\\+30.*not a real count"
+    with (
+        FakeLLMServer([reply("{}", **counts)]) as server,
+        pytest.raises(EndpointError, match=garbage),
+    ):
+        client(server, retries=0).complete([{"role": "user", "content": "x"}])
 
 
 def test_a_reply_larger_than_the_cap_is_refused(monkeypatch):
     import evaluator.chat_client as chat_client
 
     monkeypatch.setattr(chat_client, "MAX_REPLY_BYTES", 1000)
-    with FakeLLMServer([reply("x" * 5000)]) as server:
-        with pytest.raises(EndpointError, match="announces .* bytes \\(at most 1000\\)"):
-            client(server, retries=0).complete([{"role": "user", "content": "x"}])
+    too_large = "announces .* bytes \\(at most 1000\\)"
+    with (
+        FakeLLMServer([reply("x" * 5000)]) as server,
+        pytest.raises(EndpointError, match=too_large),
+    ):
+        client(server, retries=0).complete([{"role": "user", "content": "x"}])
 
 
 def test_the_key_an_endpoint_echoes_never_leaves_the_client(monkeypatch):
