@@ -39,7 +39,13 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.folder_lock import LOCK_FILE, FolderLock, FolderLockedError
-from graph_builder.io import atomic_write_bytes, atomic_write_json, confined, read_json
+from graph_builder.io import (
+    atomic_write_bytes,
+    atomic_write_json,
+    confined,
+    parse_json,
+    read_json,
+)
 from graph_builder.model import validate_id
 
 RUN_FILE = "run.json"
@@ -184,7 +190,7 @@ def _has_content(folder: Path) -> bool:
 
 
 def _result_line(line: bytes) -> TaskResult:
-    data = json.loads(line)
+    data = parse_json(line)
     if not isinstance(data, dict):
         raise TypeError(f"a result line must be an object, not {type(data).__name__}")
     for key, kind in (("labels", dict), ("verification", list)):
@@ -329,7 +335,7 @@ class RunStore:
                 continue
             try:
                 result = _result_line(line)
-            except (ValueError, TypeError, KeyError, AttributeError):
+            except (ValueError, TypeError, KeyError, AttributeError, GraphBuilderError):
                 skipped += 1  # valid JSON of the wrong shape is as unreadable as a torn line
                 continue
             latest[result.task_id] = result
@@ -391,8 +397,8 @@ class RunStore:
         steps = []
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
-                steps.append(StepRecord.from_json(json.loads(line)))
-            except (ValueError, TypeError, KeyError, AttributeError):
+                steps.append(StepRecord.from_json(parse_json(line)))
+            except (ValueError, TypeError, KeyError, AttributeError, GraphBuilderError):
                 continue
         return steps
 

@@ -11,8 +11,10 @@ folder and is renamed over the target, so a crash leaves either the old or the n
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -47,6 +49,10 @@ SUITE_DEMOS_DIR = "demos"
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"IEND\xaeB`\x82"  # the IEND chunk's type and CRC: the last bytes of every PNG
+# Limits of every JSON file read (read_json): the largest graph.json we know is a few MB,
+# the deepest document nests under ten levels.
+MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 100
 # A screenshot larger than this many pixels is a decompression bomb, not a phone screen
 # (Pillow's own warning limit; the largest phones are about 1440 x 3200 = 4.6 M).
 MAX_PNG_PIXELS = 89_478_485
@@ -152,23 +158,75 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, text + "\n")
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; a missing or malformed file is a FormatError naming it."""
+def read_json(path: Path, *, max_bytes: int | None = None) -> Any:
+    """Parse a JSON file; a missing, malformed, too large or too deeply nested file is a
+    FormatError naming it (``max_bytes`` defaults to ``MAX_JSON_BYTES``)."""
     path = Path(path)
+    limit = MAX_JSON_BYTES if max_bytes is None else max_bytes
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
     except FileNotFoundError:
         raise FormatError("file not found", source=path) from None
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror}", source=path) from exc
+    if len(raw) > limit:
+        raise FormatError(
+            f"the file is larger than {limit:,} bytes; no file of this format is that large, "
+            "so it is refused unread",
+            source=path,
+        )
     if not raw.strip():
         raise FormatError("the file is empty", source=path)
+    return parse_json(raw, source=path)
+
+
+def parse_json(raw: str | bytes, *, source: object = None) -> Any:
+    """Parse one JSON document (a file's bytes, or a line of a .jsonl file), refusing
+    NaN, infinity and nesting deeper than ``MAX_JSON_DEPTH`` with a FormatError naming
+    ``source``. Python's parser recurses once per level: a small file nested a hundred
+    thousand levels deep would stop the whole program with a RecursionError.
+
+    >>> parse_json('{"a": [1, {"b": 2}]}')
+    {'a': [1, {'b': 2}]}
+    >>> parse_json("[" * 500 + "]" * 500, source="deep.json")
+    Traceback (most recent call last):
+    ...
+    graph_builder.errors.FormatError: deep.json: nested 500 levels deep (at most 100); ...
+    """
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    depth = json_depth(data)
+    if depth > MAX_JSON_DEPTH:
+        raise FormatError(
+            f"nested {depth} levels deep (at most {MAX_JSON_DEPTH}); no file of ours nests "
+            "that deep, so it is damaged or made to crash the reader",
+            source=source,
+        )
     try:
         return json.loads(raw, parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise FormatError(f"not valid JSON: {exc}", source=path) from exc
+        raise FormatError(f"not valid JSON: {exc}", source=source) from exc
     except ValueError as exc:
-        raise FormatError(str(exc), source=path) from exc
+        raise FormatError(str(exc), source=source) from exc
+    except RecursionError as exc:  # the stack was already deep where we were called
+        raise FormatError("nested too deep to read", source=source) from exc
+
+
+# A JSON string, escapes included (written unrolled so long strings match in linear time).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def json_depth(raw: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do
+    not count), without parsing it.
+
+    >>> json_depth(b'{"a": [1, "[[[", {"b": []}]}')
+    4
+    """
+    brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets), default=0)
 
 
 def _no_constant(name: str) -> Any:

@@ -124,3 +124,63 @@ def test_damaged_verdicts_and_tags_are_refused_naming_the_file(tmp_path, file, c
         read()
     assert f"run/{file}" in str(refused.value)
     store.close()
+
+
+def nested(levels: int = 200_000) -> str:
+    """A small JSON text nested ``levels`` deep (400 KB at 200,000 levels)."""
+    return "[" * levels + "]" * levels
+
+
+def test_a_deeply_nested_task_is_one_task_error_and_the_eval_goes_on(tmp_path):
+    from evaluator.runner import RunConfig, run_suite
+
+    write_suite(tmp_path / "suite", 2, demos=tmp_path / "demos", size=(270, 600))
+    task = tmp_path / "suite" / "task000" / "task.json"
+    task.write_text(nested())
+    run_suite(RunConfig(suite=tmp_path / "suite", out=tmp_path / "run", agent="replay"))
+    results = {r.task_id: r for r in RunStore.open(tmp_path / "run").results()}
+    assert results["task001"].status.value == "success"
+    assert results["task000"].status.value == "error"
+    assert "task000/task.json" in results["task000"].reason
+    assert "nested 200000 levels deep" in results["task000"].reason
+
+
+@pytest.mark.parametrize("file", ["demo.json", "graph.json", "suite.json", "task.json"])
+def test_deeply_nested_suite_files_are_refused_naming_them(tmp_path, file):
+    from graph_builder.io import load_demo, load_suite, load_task
+
+    write_suite(tmp_path / "suite", 1, demos=tmp_path / "demos", size=(270, 600))
+    folder = {
+        "demo.json": tmp_path / "demos" / "task000" / "demo1",
+        "suite.json": tmp_path / "suite",
+    }.get(file, tmp_path / "suite" / "task000")
+    (folder / file).write_text(nested())
+    load = {"demo.json": load_demo, "graph.json": load_graph, "suite.json": load_suite}
+    with pytest.raises(FormatError, match="levels deep") as refused:
+        load.get(file, load_task)(folder)
+    assert str(folder / file) in str(refused.value)
+
+
+@pytest.mark.parametrize("file", ["run.json", "overrides.json", "tags.json", "results.jsonl"])
+def test_deeply_nested_run_files_are_refused_naming_them(tmp_path, file):
+    store = RunStore.create(tmp_path / "run", {"agent": {"name": "random"}})
+    (tmp_path / "run" / file).write_text(nested() + "\n")
+    if file == "results.jsonl":
+        assert store.results() == [] and store.skipped_lines == 1  # a torn line, set aside
+        return
+    read = {"run.json": store.info, "overrides.json": store.overrides, "tags.json": store.tags}
+    with pytest.raises(RunStoreError, match="levels deep") as refused:
+        read[file]()
+    assert f"run/{file}" in str(refused.value)
+    store.close()
+
+
+def test_a_json_file_over_the_size_cap_is_refused_unread(tmp_path, monkeypatch):
+    import graph_builder.io as gio
+
+    write_suite(tmp_path / "suite", 1, demos=tmp_path / "demos", size=(270, 600))
+    graph = tmp_path / "suite" / "task000" / "graph.json"
+    monkeypatch.setattr(gio, "MAX_JSON_BYTES", graph.stat().st_size - 1)
+    with pytest.raises(FormatError, match="larger than") as refused:
+        load_graph(graph)
+    assert "task000/graph.json" in str(refused.value)
