@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 
 from evaluator import http_call
 from evaluator.errors import ConfigError, EndpointError
-from evaluator.secrets import SECRET_NAME, Secrets
+from evaluator.secrets import SECRET_NAME, Secrets, remember
 
 if TYPE_CHECKING:
     from PIL import Image
@@ -183,6 +183,7 @@ class ChatClient:
         key = os.environ.get(name)
         if not key:
             raise EndpointError(f"environment variable {name} is not set; export the API key there")
+        remember([key])  # every writer of this process masks it from now on
         return key
 
     def secrets(self) -> Secrets:

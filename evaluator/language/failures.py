@@ -38,6 +38,7 @@ from evaluator.run_store import (
     FailureTag,
     RunStore,
 )
+from evaluator.secrets import mask_json
 from graph_builder.io import atomic_write_json, read_json
 
 PROPOSALS_FILE = "failure_proposals.json"
@@ -121,9 +122,8 @@ def read_failure_proposals(store: RunStore) -> dict[str, dict[str, Any]]:
 
 
 def _write_failure_proposals(store: RunStore, tasks: Mapping[str, Any]) -> None:
-    atomic_write_json(
-        store.run_dir / PROPOSALS_FILE, {"schema_version": 1, "tasks": dict(sorted(tasks.items()))}
-    )
+    data = {"schema_version": 1, "tasks": dict(sorted(tasks.items()))}
+    atomic_write_json(store.run_dir / PROPOSALS_FILE, mask_json(data))
 
 
 def parse_failure_reply(text: str) -> tuple[FailureCategory, str]:
