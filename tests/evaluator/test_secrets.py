@@ -265,3 +265,14 @@ def test_inline_credentials_are_found_and_plain_words_are_not():
     assert inline_credentials("https://h/heal?token=t0k3n-value&x=1") == ["t0k3n-value"]
     assert inline_credentials('{"api_key": "sk-0123456789"}') == ["sk-0123456789"]
     assert inline_credentials("bearer tokens and token: counting") == []
+
+
+def test_the_farm_log_masks_a_token_the_restart_command_printed(tmp_path):
+    from evaluator.farm.log import FarmLog, read_farm_log
+    from evaluator.farm.pool import FarmSettings
+
+    restart = f"heal --token {RESTART_TOKEN} {{serial}}"
+    Secrets.of(FarmSettings(restart_command=restart).to_json())  # what a run does at start
+    FarmLog(tmp_path).record("restart", "emu-1", output=f"healed with {RESTART_TOKEN}")
+    assert read_farm_log(tmp_path)[0]["output"] == "healed with ***"
+    assert_nowhere(RESTART_TOKEN, tmp_path)
