@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from evaluator.errors import RunStoreError
-from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.records import StepRecord, TaskResult, TaskStatus, stored_text
 from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.folder_lock import LOCK_FILE, FolderLock, FolderLockedError
@@ -147,6 +147,10 @@ class FailureTag:
         )
 
 
+# What a model wrote, kept whole up to records.MAX_STORED_TEXT characters.
+_CAPPED_STEP_TEXTS = ("raw_output", "reasoning", "parse_error")
+
+
 class TraceWriter:
     """Writes one task's trace: files beside ``steps.jsonl``, one line per step."""
 
@@ -168,7 +172,11 @@ class TraceWriter:
     def add(self, record: StepRecord) -> None:
         if self._steps is None:
             raise RunStoreError(f"the trace of {self.folder.name} is already closed")
-        line = json.dumps(self.secrets.scrub_json(record.to_json()), ensure_ascii=False)
+        data = self.secrets.scrub_json(record.to_json())
+        for name in _CAPPED_STEP_TEXTS:
+            if isinstance(data.get(name), str):
+                data[name] = stored_text(data[name])
+        line = json.dumps(data, ensure_ascii=False)
         self._steps.write(line + "\n")
         self._steps.flush()
 

@@ -56,6 +56,9 @@ MAX_JSON_DEPTH = 100
 # A screenshot larger than this many pixels is a decompression bomb, not a phone screen
 # (Pillow's own warning limit; the largest phones are about 1440 x 3200 = 4.6 M).
 MAX_PNG_PIXELS = 89_478_485
+# A phone screenshot is a few MB (4.6 M pixels stored uncompressed are 18 MB); a larger
+# "PNG" is refused at capture, build and eval before it is read, copied or decoded.
+MAX_PNG_BYTES = 48 * 1024 * 1024
 
 # --------------------------------------------------------------------------- atomic writes
 
@@ -391,17 +394,32 @@ def demo_dirs(demos_root: Path, task_id: str | None = None) -> list[Path]:
 
 
 def read_png(path: Path) -> bytes:
-    """The bytes of a PNG file, checked by signature; a FormatError otherwise."""
+    """The bytes of a PNG file, checked by signature, file size and claimed pixels before
+    it is read whole; a FormatError naming the file otherwise."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            _check_png_size(size, path)
+            data = fh.read(MAX_PNG_BYTES + 1)
     except FileNotFoundError:
         raise FormatError("screenshot not found", source=path) from None
     except OSError as exc:
         raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
+    _check_png_size(len(data), path)  # the file grew while it was read
     if not data.startswith(PNG_MAGIC):
         raise FormatError("not a PNG file (bad signature)", source=path)
+    _check_png_header(data[:24], path)
     return data
+
+
+def _check_png_size(size: int, path: Path | None) -> None:
+    if size > MAX_PNG_BYTES:
+        raise FormatError(
+            f"the PNG is {size:,} bytes (at most {MAX_PNG_BYTES:,}): not a phone screenshot; "
+            "recapture the screen",
+            source=path,
+        )
 
 
 def check_png_file(path: Path) -> tuple[int, int]:
@@ -411,18 +429,35 @@ def check_png_file(path: Path) -> tuple[int, int]:
     try:
         with path.open("rb") as fh:
             head = fh.read(24)
-            fh.seek(max(0, fh.seek(0, os.SEEK_END) - len(PNG_END)))
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - len(PNG_END)))
             tail = fh.read()
     except FileNotFoundError:
         raise FormatError("screenshot not found", source=path) from None
     except OSError as exc:
         raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
-    return check_png_bytes(head, tail, path)
+    return check_png_bytes(head, tail, path, size=size)
 
 
-def check_png_bytes(head: bytes, tail: bytes, path: Path | None) -> tuple[int, int]:
+def check_png_bytes(
+    head: bytes, tail: bytes, path: Path | None, *, size: int | None = None
+) -> tuple[int, int]:
+    """The checks of ``check_png_file`` on the first 24 and last 8 bytes of a PNG (and
+    its size in bytes, when known)."""
+    if size is not None:
+        _check_png_size(size, path)
     if not head.startswith(PNG_MAGIC):
         raise FormatError("not a PNG file (bad signature)", source=path)
+    width, height = _check_png_header(head, path)
+    if tail != PNG_END:
+        raise FormatError(
+            "the PNG is cut short (no end chunk): the file was truncated; recapture the screen",
+            source=path,
+        )
+    return width, height
+
+
+def _check_png_header(head: bytes, path: Path | None) -> tuple[int, int]:
     if len(head) < 24 or head[12:16] != b"IHDR":
         raise FormatError("not a PNG file (no image header)", source=path)
     width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
@@ -430,11 +465,6 @@ def check_png_bytes(head: bytes, tail: bytes, path: Path | None) -> tuple[int, i
         raise FormatError(
             f"the PNG claims {width} x {height} pixels: not a screenshot (a decompression "
             "bomb?); recapture the screen",
-            source=path,
-        )
-    if tail != PNG_END:
-        raise FormatError(
-            "the PNG is cut short (no end chunk): the file was truncated; recapture the screen",
             source=path,
         )
     return width, height
@@ -539,6 +569,13 @@ class DemoWriter:
     ) -> Step:
         index = len(self._demo.steps)
         stem = f"{STEPS_DIR}/{index:04d}"
+        # refused at capture: a screenshot that build and eval would refuse
+        check_png_bytes(
+            screenshot_png[:24],
+            screenshot_png[-len(PNG_END) :],
+            self.folder / f"{stem}.png",
+            size=len(screenshot_png),
+        )
         atomic_write_bytes(self.folder / f"{stem}.png", screenshot_png)
         xml_name = None
         if hierarchy_xml is not None:

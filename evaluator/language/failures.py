@@ -31,7 +31,7 @@ from evaluator.errors import ConfigError, EndpointError
 from evaluator.language.proposals import ProposalEvent, emit
 from evaluator.metrics import effective_status
 from evaluator.prompts import load_prompt, render
-from evaluator.records import TaskStatus
+from evaluator.records import TaskStatus, stored_text
 from evaluator.run_store import (
     CATEGORY_TITLES,
     FailureCategory,
@@ -207,7 +207,7 @@ def propose_failures(
         entry: dict[str, Any] = {
             "model": client.config.model,
             "time": time.time(),
-            "raw": reply.text,
+            "raw": stored_text(reply.text),
         }
         try:
             category, reason = parse_failure_reply(reply.text)

@@ -28,6 +28,7 @@ from evaluator.chat_client import ChatClient
 from evaluator.errors import ConfigError, EndpointError
 from evaluator.language.definitions import label_definitions
 from evaluator.prompts import load_prompt, render
+from evaluator.records import stored_text
 from evaluator.secrets import mask_json
 from evaluator.stats import Kappa, cohen_kappa
 from graph_builder.io import atomic_write_json, load_suite, read_json, save_task, suite_task_dirs
@@ -314,7 +315,9 @@ def propose(
         store.put(
             kind,
             task.id,
-            Proposal(proposed, client.config.model, time.time(), reply.text, error, review),
+            Proposal(
+                proposed, client.config.model, time.time(), stored_text(reply.text), error, review
+            ),
         )
         emit(on_event, ProposalEvent(task.id, done, len(dirs), error=error))
     return store
