@@ -35,11 +35,17 @@ from pathlib import Path
 from typing import IO, Any
 
 from evaluator.errors import RunStoreError
-from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.records import StepRecord, TaskResult, TaskStatus, stored_text
 from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.folder_lock import LOCK_FILE, FolderLock, FolderLockedError
-from graph_builder.io import atomic_write_bytes, atomic_write_json, confined, read_json
+from graph_builder.io import (
+    atomic_write_bytes,
+    atomic_write_json,
+    confined,
+    parse_json,
+    read_json,
+)
 from graph_builder.model import validate_id
 
 RUN_FILE = "run.json"
@@ -141,6 +147,10 @@ class FailureTag:
         )
 
 
+# What a model wrote, kept whole up to records.MAX_STORED_TEXT characters.
+_CAPPED_STEP_TEXTS = ("raw_output", "reasoning", "parse_error")
+
+
 class TraceWriter:
     """Writes one task's trace: files beside ``steps.jsonl``, one line per step."""
 
@@ -162,7 +172,11 @@ class TraceWriter:
     def add(self, record: StepRecord) -> None:
         if self._steps is None:
             raise RunStoreError(f"the trace of {self.folder.name} is already closed")
-        line = json.dumps(self.secrets.scrub_json(record.to_json()), ensure_ascii=False)
+        data = self.secrets.scrub_json(record.to_json())
+        for name in _CAPPED_STEP_TEXTS:
+            if isinstance(data.get(name), str):
+                data[name] = stored_text(data[name])
+        line = json.dumps(data, ensure_ascii=False)
         self._steps.write(line + "\n")
         self._steps.flush()
 
@@ -184,7 +198,7 @@ def _has_content(folder: Path) -> bool:
 
 
 def _result_line(line: bytes) -> TaskResult:
-    data = json.loads(line)
+    data = parse_json(line)
     if not isinstance(data, dict):
         raise TypeError(f"a result line must be an object, not {type(data).__name__}")
     for key, kind in (("labels", dict), ("verification", list)):
@@ -329,7 +343,7 @@ class RunStore:
                 continue
             try:
                 result = _result_line(line)
-            except (ValueError, TypeError, KeyError, AttributeError):
+            except (ValueError, TypeError, KeyError, AttributeError, GraphBuilderError):
                 skipped += 1  # valid JSON of the wrong shape is as unreadable as a torn line
                 continue
             latest[result.task_id] = result
@@ -391,8 +405,8 @@ class RunStore:
         steps = []
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
-                steps.append(StepRecord.from_json(json.loads(line)))
-            except (ValueError, TypeError, KeyError, AttributeError):
+                steps.append(StepRecord.from_json(parse_json(line)))
+            except (ValueError, TypeError, KeyError, AttributeError, GraphBuilderError):
                 continue
         return steps
 

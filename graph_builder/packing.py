@@ -69,13 +69,13 @@ def pack(suite: Path) -> int:
 def restore(suite: Path) -> int:
     """Put back the files a packed suite left out; returns how many were written. A suite
     with no duplicates.json, or with every file present, is left alone."""
-    from graph_builder.io import confined  # here: setup.py loads this file on its own
+    from graph_builder.io import confined, read_json  # here: setup.py loads this file on its own
 
     suite = Path(suite)
     manifest = suite / DUPLICATES_FILE
     if not manifest.is_file():
         return 0
-    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data = read_json(manifest)
     files = data.get("files", {}) if isinstance(data, dict) else {}
     written = 0
     for relative, source in sorted(files.items()):

@@ -19,7 +19,6 @@ PNG); ``graph.meta["colorbench_images"]`` keeps each node's original image name.
 
 from __future__ import annotations
 
-import json
 import shutil
 import tempfile
 from collections import deque
@@ -31,7 +30,7 @@ from PIL import Image
 
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.importers.writing import png_bytes
-from graph_builder.io import NODES_DIR, replace_folder, save_graph, save_task
+from graph_builder.io import NODES_DIR, read_json, replace_folder, save_graph, save_task
 from graph_builder.model import (
     NORMALIZED_SCREEN,
     ActionType,
@@ -58,10 +57,7 @@ class GraphImportResult:
 
 
 def load_colorbench_graph(path: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"cannot read the ColorBench graph: {exc}", source=path) from exc
+    data = read_json(Path(path))
     ok = isinstance(data, dict) and all(
         isinstance(v, dict) and all(isinstance(a, list) for a in v.values()) for v in data.values()
     )

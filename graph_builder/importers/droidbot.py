@@ -27,7 +27,6 @@ the last event's ``stop_state``, with ``done``. The views become a uiautomator X
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,6 +35,7 @@ from xml.sax.saxutils import quoteattr
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.importers import ImportResult
 from graph_builder.importers.writing import ImportedStep, png_bytes, write_demonstration
+from graph_builder.io import read_json
 from graph_builder.model import Action, Bounds, ElementRef, validate_id
 
 _APP_EVENTS = ("kill_app", "intent", "manual", "spawn", "exit")
@@ -60,10 +60,7 @@ class _State:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"cannot read: {exc}", source=path) from exc
+    data = read_json(path)
     if not isinstance(data, dict):
         raise FormatError("expected a JSON object", source=path)
     return data

@@ -28,6 +28,7 @@ from typing import Any
 from evaluator.errors import EvaluatorError
 from evaluator.run_store import RUN_FILE, RunStore, redact
 from evaluator.runner import load_jobs, resume_config
+from evaluator.secrets import Secrets
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
 from graph_builder.packing import restore
@@ -66,7 +67,8 @@ def scrub(text: str) -> str:
         data = json.loads(text)
     except ValueError:
         return text
-    return json.dumps(redact(data)) if redact(data) != data else text
+    masked = Secrets.of(data).scrub_json(redact(data))  # keys and flags (--api-key X)
+    return json.dumps(masked) if masked != data else text
 
 
 def judge_config(text: str) -> dict[str, dict[str, Any]]:
@@ -218,7 +220,8 @@ def load_settings(workspace_root: Path) -> EvalSettings:
 
 def save_settings(workspace_root: Path, settings: EvalSettings) -> Path:
     path = Path(workspace_root) / SETTINGS_FILE
-    atomic_write_json(path, settings.to_json())
+    data = settings.to_json()
+    atomic_write_json(path, Secrets.of(data).scrub_json(data))
     return path
 
 
