@@ -228,6 +228,25 @@ class RestoreParts:
         return new, RestoreParts(graph.nodes, graph.edges, graph.pins)
 
 
+@dataclass(frozen=True, slots=True)
+class ReplaceGraph:
+    """Put another version of the whole graph in place (a rebuild from the demonstrations);
+    the inverse puts the replaced one back."""
+
+    graph: TaskGraph
+    what: str = "rebuild from the demonstrations"
+
+    def describe(self) -> str:
+        return self.what
+
+    def apply(self, graph: TaskGraph) -> tuple[TaskGraph, Command]:
+        if graph.task_id != self.graph.task_id:
+            raise GraphEditError(
+                f"the graph of {self.graph.task_id} cannot replace the graph of {graph.task_id}"
+            )
+        return self.graph, ReplaceGraph(graph, self.what)
+
+
 def _add_pin(pins: tuple[Pin, ...], pin: Pin) -> tuple[Pin, ...]:
     """Add ``pin``, dropping the older pins it makes redundant or contradicts."""
     group = set(pin.members) | set(pin.others)

@@ -77,7 +77,7 @@ def bits_to_hex(bits: np.ndarray) -> str:
     return f"{value:0{-(-flat.size // 4)}x}"
 
 
-_HASHERS: dict[str, Callable[[Image.Image, int], np.ndarray]] = {
+HASHERS: dict[str, Callable[[Image.Image, int], np.ndarray]] = {
     "phash": _phash_bits,
     "dhash": _dhash_bits,
     "average": _average_bits,
@@ -138,7 +138,7 @@ def compute_phash(
             y0 = (rtop / 1000 * height - top) / span * side
             y1 = (rbottom / 1000 * height - top) / span * side
             draw.rectangle((left / 1000 * side, y0, right / 1000 * side, y1), fill=128)
-    digest = bits_to_hex(_HASHERS[settings.hash_method](small, settings.hash_size))
+    digest = bits_to_hex(HASHERS[settings.hash_method](small, settings.hash_size))
     return f"{hash_prefix(settings)}:{digest}"
 
 

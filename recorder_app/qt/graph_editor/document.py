@@ -34,7 +34,7 @@ from PySide6.QtGui import QUndoStack
 
 from graph_builder import io
 from graph_builder.build import write_node_files
-from graph_builder.edits import Command
+from graph_builder.edits import Command, ReplaceGraph
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import TaskGraph
 from graph_builder.validate import Problem, validate_graph
@@ -125,6 +125,19 @@ class GraphDocument(QObject):
         if self.task_dir is not None:
             demos_root = self.sources.demos_root if self.sources else None
             self.open(self.task_dir, demos_root)
+
+    def adopt_rebuild(self, graph: TaskGraph) -> None:
+        """The graph a rebuild just wrote, as one undoable step over the open one.
+
+        The rebuilt graph is what is saved now; undo brings the previous graph back as an
+        unsaved edit (saving it writes it, with its pictures, again).
+        """
+        if self.task_dir is not None and self.sources is not None:
+            # New demonstrations may have been recorded since the graph was opened.
+            self.sources = ScreenSources(self.task_dir, self.sources.demos_root, graph.task_id)
+        self.apply(ReplaceGraph(graph))
+        self._saved = graph
+        self.undo_stack.setClean()
 
     def replace_graph(self, graph: TaskGraph) -> None:
         """Install a new version; only the undo commands and saving call this."""
