@@ -328,6 +328,7 @@ def _build_locked(
     force: bool,
     skip_unreadable: bool,
 ) -> TaskBuildReport:
+    cleaned = clean_leftovers(suite_dir, task_id)
     prepared = prepare_task(
         demos_root,
         task_id,
@@ -336,7 +337,8 @@ def _build_locked(
         force=force,
         skip_unreadable=skip_unreadable,
     )
-    return write_task(prepared, locked=True)
+    report = write_task(prepared, locked=True)
+    return replace(report, cleaned=(*cleaned, *report.cleaned))
 
 
 def build_task(
@@ -375,8 +377,10 @@ def build_workspace(
     """
     ids = list(dict.fromkeys(tasks)) if tasks else task_ids(demos_root)
     with suite_lock(suite_dir):
-        for note in clean_leftovers(suite_dir):
-            log.warning("%s: %s", suite_dir, note)
+        for leftover in leftovers(suite_dir):
+            if leftover_task(leftover) not in ids:  # the others are cleaned in their reports
+                for note in clean_leftovers(suite_dir, leftover_task(leftover)):
+                    log.warning("%s: %s", suite_dir, note)
         return _build_all(
             demos_root, suite_dir, ids, (settings, force, skip_unreadable), jobs, progress
         )

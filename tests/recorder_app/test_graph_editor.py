@@ -656,3 +656,45 @@ def test_two_rebuilds_are_byte_identical_match_their_report_and_undo(
     answer(monkeypatch, QMessageBox.StandardButton.Save)
     assert page.save()
     assert graph_file.read_bytes() == edited
+
+
+def test_the_cli_and_the_studio_rebuild_the_same_demonstrations_into_the_same_bytes(
+    qtbot, ws, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from elderbench.cli import main
+
+    suite = ws.suite_dir("default")
+    tuned = SimilaritySettings(tap_radius=70.0, text_threshold=90.0)
+    assert build_task(ws.demos_dir, TASK, suite, settings=tuned).written
+    shutil.copytree(suite, tmp_path / "cli")
+    assert main(["build", str(ws.demos_dir), "-o", str(tmp_path / "cli")]) == 0
+    page = GraphEditorPage()
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitExposed(page)
+    page.set_workspace(ws)
+    assert page.open_task(task_dir(ws))
+    report, text = rebuild(qtbot, page)
+    assert report.written and report.settings_origin == "the settings stored in the previous graph"
+    assert "Built with the settings stored in the previous graph" in text
+    studio = (task_dir(ws) / io.GRAPH_FILE).read_bytes()
+    assert studio == (tmp_path / "cli" / TASK / io.GRAPH_FILE).read_bytes()
+    assert io.load_graph(task_dir(ws)).meta["settings"]["tap_radius"] == 70.0
+
+
+def test_an_unreadable_demo_is_named_and_the_studio_builds_without_it_only_when_asked(
+    qtbot, page, ws, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    graph_file = task_dir(ws) / io.GRAPH_FILE
+    before = graph_file.read_bytes()
+    broken = ws.demos_dir / TASK / "d2" / io.DEMO_FILE
+    broken.write_bytes(broken.read_bytes()[:50])
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)
+    report, text = rebuild(qtbot, page)
+    assert asked == ["Demonstrations cannot be read"] and not report.written
+    assert f"cannot read {broken}" in text and graph_file.read_bytes() == before
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    report, _ = rebuild(qtbot, page)
+    assert asked[0] == "Demonstrations cannot be read" and report.written
+    assert io.load_graph(task_dir(ws)).meta["demos"] == ("d1",)
+    assert graph_of(page).meta["demos"] == ("d1",)
