@@ -31,15 +31,12 @@ from evaluator.runner import load_jobs, resume_config
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import SUITE_FILE, atomic_write_json, is_hidden, read_json, suite_task_dirs
 from graph_builder.packing import restore
+from recorder_app.errors import SettingsError
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
 # The shipped suite is package data of task_graphs, installed as plain files (never zipped).
 SAMPLE_SUITE = Path(str(resources.files("task_graphs").joinpath("sample")))
-
-
-class SettingsError(ValueError):
-    """A setting that cannot make a run; the message says which and how to fix it."""
 
 
 def json_object(text: str, what: str, example: str) -> dict[str, Any]:
