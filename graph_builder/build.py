@@ -11,13 +11,38 @@ an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline ta
 from the demonstrations' instruction and app.
 
 >>> import tempfile
->>> from importlib.resources import files
->>> with tempfile.TemporaryDirectory() as tmp:
-...     [report] = build_workspace(files("task_graphs") / "sample" / "demos", Path(tmp) / "suite",
-...                                settings=SimilaritySettings(), tasks=["font_bigger"])
-...     written = sorted(p.name for p in (Path(tmp) / "suite" / "font_bigger").iterdir())
->>> report.written, report.demos_used, report.nodes, report.edges, written
-(True, 3, 8, 9, ['graph.json', 'nodes', 'task.json'])
+>>> from io import BytesIO
+>>> from PIL import Image, ImageDraw
+>>> from graph_builder.io import DemoWriter
+>>> from graph_builder.model import Action, Task
+>>> def shot(title, shade):  # a screen with one coloured title bar, and its hierarchy
+...     image = Image.new("RGB", (270, 600), "white")
+...     ImageDraw.Draw(image).rectangle((0, 21, 270, 100 + 3 * shade), fill=(shade, 90, 160))
+...     png = BytesIO()
+...     image.save(png, "PNG")
+...     xml = (f'<hierarchy><node class="android.widget.TextView" package="app" '
+...            f'text="{title}" bounds="[0,21][270,100]"/></hierarchy>')
+...     return png.getvalue(), xml
+>>> def record(demos, demo_id):  # Home -> Settings -> Display, then done
+...     task = Task("display", "Open the display settings", app="app")
+...     writer = DemoWriter.create(demos, task, demo_id=demo_id)
+...     tap = Action.tap(135, 60, screen=(270, 600))
+...     for title, shade, action in (("Home", 0, tap), ("Settings", 80, tap),
+...                                  ("Display", 160, Action.done())):
+...         _ = writer.add_step(*shot(title, shade), action=action, activity="app/.Main",
+...                             screen=(270, 600), time=0.0)
+...     return writer.finish()
+>>> tmp = tempfile.TemporaryDirectory()
+>>> demos = Path(tmp.name) / "demos"
+>>> _, _ = record(demos, "d1"), record(demos, "d2")
+>>> [report] = build_workspace(demos, Path(tmp.name) / "suite")
+>>> report.written, report.demos_used, report.nodes, report.edges, report.settings_origin
+(True, 2, 3, 2, 'the defaults (there is no previous graph)')
+>>> sorted(p.name for p in (Path(tmp.name) / "suite" / "display").iterdir())
+['graph.json', 'nodes', 'task.json']
+>>> build_workspace(demos, Path(tmp.name) / "suite")[0].settings_origin  # a rebuild
+'the settings stored in the previous graph'
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations

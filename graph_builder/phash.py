@@ -5,15 +5,18 @@ builder reuses it and decodes no PNG when it is present. The string carries the 
 size (``"phash16:<hex>"``) so that a hash made with other settings is recognised and
 recomputed instead of being compared with an incompatible one.
 
->>> from importlib.resources import files
->>> from graph_builder.hierarchy import load_hierarchy
->>> from graph_builder.io import load_demo
->>> demo = files("task_graphs") / "sample" / "demos" / "font_bigger" / "d1"
->>> first = load_demo(demo).steps[0].observation
->>> digest = compute_phash((demo / first.screenshot).read_bytes(),
-...                        load_hierarchy(demo / first.hierarchy))
->>> digest[:8], digest == first.phash  # the hash recorded at capture
+>>> from PIL import ImageDraw
+>>> def screenshot(clock, title=(30, 90, 160)):  # a title bar under the status bar
+...     image = Image.new("RGB", (270, 600), "white")
+...     draw = ImageDraw.Draw(image)
+...     draw.rectangle((0, 21, 270, 70), fill=title)
+...     draw.text((4, 2), clock, fill="black")
+...     return image
+>>> digest = compute_phash(screenshot("12:00"))
+>>> digest[:8], digest == compute_phash(screenshot("12:59"))  # the clock is masked
 ('phash16:', True)
+>>> digest == compute_phash(screenshot("12:00", title=(160, 60, 30)))
+False
 """
 
 from __future__ import annotations
