@@ -698,3 +698,24 @@ def test_an_unreadable_demo_is_named_and_the_studio_builds_without_it_only_when_
     assert asked[0] == "Demonstrations cannot be read" and report.written
     assert io.load_graph(task_dir(ws)).meta["demos"] == ("d1",)
     assert graph_of(page).meta["demos"] == ("d1",)
+
+
+def test_saving_is_refused_while_a_build_holds_the_suite_and_names_it(
+    qtbot, page, ws, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from graph_builder.folder_lock import FolderLock
+
+    shown: list[str] = []
+    monkeypatch.setattr(
+        "recorder_app.qt.graph_editor.page.show_problem",
+        lambda parent, title, text: shown.append(text),
+    )
+    graph_file = task_dir(ws) / io.GRAPH_FILE
+    before = graph_file.read_bytes()
+    click_node(qtbot, page, "n2")
+    page.done_action.trigger()
+    with FolderLock(ws.suite_dir("default"), purpose="elderbench build (in a terminal)"):
+        assert not page.save()
+    assert shown and "in use by elderbench build (in a terminal)" in shown[0]
+    assert graph_file.read_bytes() == before and page.document.modified
+    assert page.save() and io.load_graph(task_dir(ws)).node("n2").kind is NodeKind.DONE

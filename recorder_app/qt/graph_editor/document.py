@@ -33,7 +33,7 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from graph_builder import io
-from graph_builder.build import write_node_files
+from graph_builder.build import suite_lock, write_node_files
 from graph_builder.edits import Command, ReplaceGraph
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import TaskGraph
@@ -181,10 +181,15 @@ class GraphDocument(QObject):
                 "not in this workspace's demos folder"
             )
         try:
-            if drawable:
-                assert self.sources.demos_root is not None
-                graph = write_node_files(self.task_dir, graph, self.sources.demos_root, drawable)
-            path = io.save_graph(graph, self.task_dir)
+            # The suite's lock: a build of the same suite (here or in a terminal) would
+            # otherwise swap the task folder away under this write.
+            with suite_lock(self.task_dir.parent, purpose="the studio's graph editor"):
+                if drawable:
+                    assert self.sources.demos_root is not None
+                    graph = write_node_files(
+                        self.task_dir, graph, self.sources.demos_root, drawable
+                    )
+                path = io.save_graph(graph, self.task_dir)
         except OSError as exc:
             raise StudioError(explain_os_error(exc)) from exc
         except GraphBuilderError as exc:
