@@ -1,10 +1,16 @@
 """Build task graphs from recorded demonstrations into a suite folder, safely.
 
 For each task, the ``complete`` demonstrations under ``<demos>/<task>/`` are merged
-(incomplete, discarded and unreadable ones are skipped with a note). The task folder is
-written to a temporary folder beside it and swapped in at the end, so a crash leaves the
-old task folder or the new one. A graph with errors is not written over a valid graph
-unless ``force`` is given. Pins of the previous graph are reapplied.
+(incomplete and discarded ones are skipped with a note; a demo.json that cannot be read
+refuses the task unless ``skip_unreadable``). The task folder is written to a temporary
+folder beside it and swapped in at the end, under the suite's lock, so a crash leaves the
+old task folder or the new one and a second build of the suite is refused. A graph with
+errors is not written over a valid graph unless ``force`` is given.
+
+A rebuild is the same for every caller (the CLI and the studio): it reuses the settings
+stored in the previous graph unless settings are given, reapplies its pins and carries
+its hand edits over (``graph_builder.hand_edits``), and the report says which settings
+it used and what it kept and dropped.
 
 The task.json is the suite's own when the task already exists there; otherwise the one
 an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline task made
