@@ -331,9 +331,36 @@ def save_suite(suite: Suite, folder: Path) -> Path:
     return path
 
 
+def is_hidden(path: Path) -> bool:
+    """A hidden folder (``.name``) is never a task or a demonstration: builds write their
+    temporary ``.<task>.building`` and ``.<task>.old`` folders under such names."""
+    return Path(path).name.startswith(".")
+
+
 def suite_task_dirs(folder: Path) -> list[Path]:
-    """Task folders of a suite, sorted by id."""
-    return sorted(p.parent for p in Path(folder).glob(f"*/{TASK_FILE}"))
+    """Task folders of a suite, sorted by id (hidden and temporary folders are not)."""
+    return sorted(p.parent for p in Path(folder).glob(f"*/{TASK_FILE}") if not is_hidden(p.parent))
+
+
+LEFTOVER_SUFFIXES = (".building", ".old")
+
+
+def leftovers(suite_dir: Path) -> list[Path]:
+    """Temporary folders a killed build left in a suite (``.<task>.building``, ``.<task>.old``)."""
+    folder = Path(suite_dir)
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_dir() and is_hidden(p) and p.name.endswith(LEFTOVER_SUFFIXES)
+    )
+
+
+def leftover_task(folder: Path) -> str:
+    """The task a leftover folder belongs to (``.font_bigger.building`` -> ``font_bigger``)."""
+    name = Path(folder).name[1:]
+    return name.rsplit(".", 1)[0]
 
 
 def load_suite_tasks(folder: Path) -> list[Task]:
@@ -386,11 +413,14 @@ def shipped_demos(suite_dir: Path, task_id: str | None = None) -> Path | None:
 def demo_dirs(demos_root: Path, task_id: str | None = None) -> list[Path]:
     """Demonstration folders under ``demos_root`` (``<task>/<demo>/demo.json``), sorted."""
     if task_id is None:
-        return sorted(p.parent for p in Path(demos_root).glob(f"*/*/{DEMO_FILE}"))
+        found = Path(demos_root).glob(f"*/*/{DEMO_FILE}")
+        return sorted(
+            p.parent for p in found if not is_hidden(p.parent) and not is_hidden(p.parent.parent)
+        )
     # Glob inside the task's own folder: a pattern starting at the root lists the whole
     # root for every task, which made a 10,000-task evaluation quadratic.
     folder = Path(demos_root) / validate_id(task_id, "task id")
-    return sorted(p.parent for p in folder.glob(f"*/{DEMO_FILE}"))
+    return sorted(p.parent for p in folder.glob(f"*/{DEMO_FILE}") if not is_hidden(p.parent))
 
 
 def read_png(path: Path) -> bytes:

@@ -17,9 +17,10 @@ from evaluator.metrics import compare_runs, flipped_tasks
 from evaluator.records import TaskResult, Verdict
 from evaluator.run_store import FailureCategory, HumanVerdict, RunStore
 from evaluator.synthetic import write_suite
+from recorder_app.errors import SettingsError
 from recorder_app.qt.eval_panel import EvaluationPage
 from recorder_app.qt.eval_panel.results_table import COLUMN
-from recorder_app.qt.eval_panel.settings import SETTINGS_FILE, SettingsError, load_settings
+from recorder_app.qt.eval_panel.settings import SETTINGS_FILE, load_settings
 from recorder_app.recording.workspace import Workspace
 
 TASKS = 6

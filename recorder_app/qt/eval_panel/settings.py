@@ -30,17 +30,14 @@ from evaluator.run_store import RUN_FILE, RunStore, redact
 from evaluator.runner import load_jobs, resume_config
 from evaluator.secrets import Secrets
 from graph_builder.errors import GraphBuilderError
-from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
+from graph_builder.io import SUITE_FILE, atomic_write_json, is_hidden, read_json, suite_task_dirs
 from graph_builder.packing import restore
+from recorder_app.errors import SettingsError
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
 # The shipped suite is package data of task_graphs, installed as plain files (never zipped).
 SAMPLE_SUITE = Path(str(resources.files("task_graphs").joinpath("sample")))
-
-
-class SettingsError(ValueError):
-    """A setting that cannot make a run; the message says which and how to fix it."""
 
 
 def json_object(text: str, what: str, example: str) -> dict[str, Any]:
@@ -246,8 +243,9 @@ def suite_choices(suites_dir: Path | None) -> list[Path]:
     """Suites to offer: the workspace's (those with tasks first), then the shipped sample."""
     found: list[Path] = []
     if suites_dir is not None and suites_dir.is_dir():
-        suites = sorted(p.parent for p in suites_dir.glob(f"*/{SUITE_FILE}"))
-        found = sorted(suites, key=lambda p: not any(p.glob("*/task.json")))
+        listed = suites_dir.glob(f"*/{SUITE_FILE}")
+        suites = sorted(p.parent for p in listed if not is_hidden(p.parent))
+        found = sorted(suites, key=lambda p: not suite_task_dirs(p))
     if (SAMPLE_SUITE / SUITE_FILE).is_file() or any(SAMPLE_SUITE.glob("*/task.json")):
         try:
             restore(SAMPLE_SUITE)  # an installed wheel ships each distinct image once
