@@ -198,8 +198,9 @@ class AdbServer:
     def _activate(self, sock: socket.socket) -> bool:
         """The first request arrived: take a slot (False: evicted meanwhile, or refused)."""
         with self._lock:
-            if self._waiting.pop(sock, ...) is ...:
+            if sock not in self._waiting:
                 return False  # closed as the longest-waiting idle connection
+            del self._waiting[sock]
         if not self._slots.acquire(blocking=False):
             self._refuse(sock)
             return False

@@ -83,7 +83,16 @@ def test_a_slow_but_whole_request_between_requests_is_served(server) -> None:
     sock.close()
 
 
-def test_idle_connections_do_not_lock_out_real_clients(server) -> None:
+@pytest.fixture
+def patient_server() -> Iterator[AdbServer]:
+    """Idle connections would wait a minute here: only the cap's rule can free a slot."""
+    with AdbServer([fast_phone("virtual-1")], max_connections=3, idle_timeout=60) as srv:
+        srv.start()
+        yield srv
+
+
+def test_idle_connections_do_not_lock_out_real_clients(patient_server) -> None:
+    server = patient_server
     idle = [_connect(server) for _ in range(4 * server.max_connections)]
     client = adbutils.AdbClient(host="127.0.0.1", port=server.port)
     assert [d.serial for d in client.device_list()] == ["virtual-1"]
