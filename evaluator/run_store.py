@@ -537,6 +537,32 @@ class RunStore:
 
         self._update_map(TAGS_FILE, change)
 
+    def remove_tag(self, task_id: str, tag: FailureTag) -> bool:
+        """Remove the first tag of ``task_id`` equal to ``tag`` as they are on disk at this
+        moment (a tag another writer added meanwhile stays); False when none is equal."""
+        validate_id(task_id, "task id")
+        removed = False
+
+        def change(tasks: dict[str, Any]) -> None:
+            nonlocal removed
+            entries = list(tasks.get(task_id, []))
+            for i, entry in enumerate(entries):
+                try:
+                    same = FailureTag.from_json(entry) == tag
+                except (ValueError, TypeError, KeyError, AttributeError):
+                    same = False
+                if same:
+                    del entries[i]
+                    removed = True
+                    break
+            if entries:
+                tasks[task_id] = entries
+            else:
+                tasks.pop(task_id, None)
+
+        self._update_map(TAGS_FILE, change)
+        return removed
+
     def write_text(self, name: str, text: str) -> Path:
         path = self.run_dir / name
         atomic_write_bytes(path, self.secrets.scrub(text).encode("utf-8"))

@@ -188,3 +188,18 @@ def test_two_processes_writing_verdicts_and_tags_lose_none(store):
     assert sum(len(t) for t in tags.values()) == 2 * len(expected)  # 288 tags
     assert all(overrides[t].annotator == t[0] for t in expected)
     assert all([tag.note for tag in tags[t]] == [t[0], t[0]] for t in expected)
+
+
+def test_removing_a_tag_keeps_one_another_writer_added_meanwhile(store):
+    grounding, planning = (
+        FailureTag(FailureCategory.GROUNDING, 2),
+        FailureTag(FailureCategory.PLANNING),
+    )
+    store.add_tag("t1", grounding)
+    other = RunStore.open(store.run_dir)  # another studio on the same run
+    stale_view = store.tags()["t1"]
+    other.add_tag("t1", planning)
+    assert store.remove_tag("t1", stale_view[0])
+    assert store.tags()["t1"] == (planning,)
+    assert not store.remove_tag("t1", grounding)  # gone already: nothing else is touched
+    assert store.remove_tag("t1", planning) and "t1" not in store.tags()
