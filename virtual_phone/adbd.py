@@ -72,6 +72,10 @@ class LocalSockets:
             return self._listeners.get(address)
 
 
+# A command's output waiting for its next flush; past this it is sent at once.
+MAX_PENDING_OUTPUT = 256 * 1024
+
+
 class _ShellOutput:
     """Buffers a shell command's output; each flush is one `sendall` (v1 raw or v2 packets)."""
 
@@ -89,6 +93,9 @@ class _ShellOutput:
             if self._v2:
                 self._pending += _SHELL_PACKET.pack(packet_id, len(data))
             self._pending += data
+            full = len(self._pending) >= MAX_PENDING_OUTPUT
+        if full:
+            self.flush()  # a command that prints without end streams, as on a phone
 
     def _stdout(self, data: bytes) -> None:
         self._append(_STDOUT, data)

@@ -14,7 +14,7 @@ import adbutils
 import pytest
 
 from virtual_phone import AdbServer, fast_phone
-from virtual_phone.adbd import MAX_STDIN
+from virtual_phone.adbd import MAX_PENDING_OUTPUT, MAX_STDIN
 from virtual_phone.wire import encode_block
 
 IDLE_S = 0.4
@@ -169,3 +169,19 @@ def test_shell_v2_stdin_still_arrives_in_pieces_and_whole(server) -> None:
         reply += chunk
     assert reply.startswith(struct.pack("<BI", 1, 11) + b"hello world")
     sock.close()
+
+
+def test_a_command_that_prints_without_end_streams_its_output(server) -> None:
+    sock = _connect(server)
+    assert _request(sock, "host:transport:virtual-1") == b"OKAY"
+    assert _request(sock, "shell:while true; do echo 0123456789; done") == b"OKAY"
+    sock.settimeout(10)
+    received = 0
+    while received < 4 * MAX_PENDING_OUTPUT:  # before, nothing came and memory grew
+        chunk = sock.recv(65536)
+        assert chunk, "the server closed the stream"
+        assert set(chunk) <= set(b"0123456789\n")
+        received += len(chunk)
+    sock.close()
+    client = adbutils.AdbClient(host="127.0.0.1", port=server.port)
+    assert client.device("virtual-1").shell("echo still here") == "still here"
