@@ -596,7 +596,11 @@ class DemoWriter:
         screen: tuple[int, int],
         time: float,
         phash: str | None = None,
+        performed: bool = True,
     ) -> Step:
+        """Write one step. ``performed=False`` saves it before its action is sent (the
+        recorder); ``mark_performed`` records that the action returned. A step is added
+        only after the previous action returned, so the previous step is marked too."""
         index = len(self._demo.steps)
         stem = f"{STEPS_DIR}/{index:04d}"
         # refused at capture: a screenshot that build and eval would refuse
@@ -625,9 +629,23 @@ class DemoWriter:
                 phash=phash,
             ),
             action=action,
+            performed=performed,
         )
-        self._commit(replace(self._demo, steps=(*self._demo.steps, step)))
+        earlier = self._demo.steps
+        if earlier and not earlier[-1].performed:
+            earlier = (*earlier[:-1], replace(earlier[-1], performed=True))
+        self._commit(replace(self._demo, steps=(*earlier, step)))
         return step
+
+    def mark_performed(self) -> Step:
+        """Record that the last step's action returned from the phone."""
+        if not self._demo.steps:
+            raise GraphBuilderError("the demonstration has no steps to mark")
+        last = self._demo.steps[-1]
+        if not last.performed:
+            last = replace(last, performed=True)
+            self._commit(replace(self._demo, steps=(*self._demo.steps[:-1], last)))
+        return last
 
     def drop_last_step(self) -> Step:
         """Remove the trailing step (its files stay until overwritten by the next step)."""

@@ -239,6 +239,10 @@ def confirm_failure(
     tag = FailureTag(decided, None, note)
     store.add_tag(task_id, tag)
     if proposal:
-        proposals[task_id] = {**proposal, "review": {"annotator": annotator, "agreed": agreed}}
-        _write_failure_proposals(store, proposals)
+        with store.annotation_lock():  # re-read: another reviewer may have written meanwhile
+            proposals = read_failure_proposals(store)
+            current = proposals.get(task_id) or proposal
+            review = {"annotator": annotator, "agreed": agreed}
+            proposals[task_id] = {**current, "review": review}
+            _write_failure_proposals(store, proposals)
     return tag
