@@ -24,6 +24,7 @@ ROOT = Path(__file__).resolve().parents[2]
 SMALL = ROOT / "tests/fixtures/real_screens_small"
 LABELS = ROOT / "benchmarks/real_screens_labels"
 FDROID = "Kqramazov/fdroid_utg"
+CHAOS = "Ferruolo/chaos-monkey-ai"
 S = SimilaritySettings()
 
 
@@ -51,10 +52,10 @@ def test_each_source_is_decided_by_settings_fitted_without_it(
     monkeypatch.setattr(real_screens, "compare", recording_compare)
     report = real_screens.run([SMALL], fit)
     sources = set(report.data.sources)
-    assert sources == {FDROID, "drme/gui-test", "ToolmanInside/DroidbotExp"}
+    assert sources == {FDROID, "drme/gui-test", "ToolmanInside/DroidbotExp", CHAOS}
     # One fit per held-out source, and one without both sources of the cross-source pair.
     assert set(trained_on.values()) == {frozenset(sources - {s}) for s in sources} | {
-        frozenset({FDROID})
+        frozenset(sources - {"drme/gui-test", "ToolmanInside/DroidbotExp"})
     }
     source_of = {id(s.screen): s.source for s in report.data.screens.values()}
     assert len(used) == len(report.decisions)
@@ -70,7 +71,8 @@ def test_the_small_set_counts_every_labelled_pair_once() -> None:
     report = real_screens.run([SMALL], real_screens.fixed(S))
     pairs = [p for p in _rows(SMALL / "pairs.tsv") if p["kind"] != "ambiguous"]
     assert len(report.decisions) == len(pairs)
-    within = sum(p["scope"] == "within_source" for p in pairs)
+    decided = {(d.pair.a, d.pair.b) for d in report.decisions if d.verdict is not None}
+    within = sum(p["scope"] == "within_source" and (p["a"], p["b"]) in decided for p in pairs)
     by_source = report.by_source().values()
     assert sum(c.tp + c.fp + c.fn + c.tn for c in by_source) == within
     precision, recall = report.macro()
@@ -78,6 +80,20 @@ def test_the_small_set_counts_every_labelled_pair_once() -> None:
     assert recall == pytest.approx(sum(c.recall for c in scored) / len(scored))
     merged = [c for c in by_source if c.tp + c.fp]
     assert precision == pytest.approx(sum(c.precision for c in merged) / len(merged))
+
+
+def test_pairs_with_a_dump_only_screen_are_reported_not_counted() -> None:
+    report = real_screens.run([SMALL], real_screens.fixed(S))
+    dump_only = {r["id"] for r in _rows(SMALL / "screens.tsv") if not r["png"]}
+    assert dump_only
+    undecided = [d for d in report.decisions if d.verdict is None]
+    assert undecided
+    for d in undecided:
+        assert {d.pair.a, d.pair.b} & dump_only
+        assert "screenshot" in d.error
+    counted = sum(c.tp + c.fp + c.fn + c.tn for c in report.by_source().values())
+    within = [d for d in report.decisions if d.pair.scope == "within_source"]
+    assert counted == len([d for d in within if d.verdict is not None])
 
 
 def test_a_screen_id_in_two_folders_is_refused() -> None:
