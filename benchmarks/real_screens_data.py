@@ -15,9 +15,9 @@ repositories and writes the folder the benchmark reads, in the layout of
     OUT/screens.tsv, OUT/pairs.tsv, OUT/README.md  copied from the label folder
 
 ``SNAPSHOTS`` holds one git directory per repository, named ``owner+name`` (a bare
-repository, or a folder with the git directory in ``repo/`` or ``.git/``). The script
-never reaches the network: fetch the snapshots first (``git clone --bare`` of each
-repository in the README, or any mirror of them) and check out nothing.
+repository, or a folder with the git directory in ``repo/``, ``repo/.git/`` or
+``.git/``). The script never reaches the network: fetch the snapshots first (``git clone
+--bare`` of each repository in the README, or any mirror of them); nothing is checked out.
 
 Hierarchies recorded by a GUI explorer as a JSON view list (``xml_format`` is
 ``droidbot_state_json``) are turned into a uiautomator dump with the same elements by
@@ -84,7 +84,7 @@ class Snapshot:
 def find_snapshot(snapshots: Path, repo: str) -> Snapshot:
     """The git directory of ``owner/name`` under ``snapshots`` (see the module doc)."""
     base = snapshots / repo.replace("/", "+")
-    for candidate in (base / "repo", base / ".git", base):
+    for candidate in (base / "repo", base / "repo" / ".git", base / ".git", base):
         if (candidate / "HEAD").is_file() and (candidate / "objects").is_dir():
             return Snapshot(repo, candidate)
     raise RebuildError(f"no snapshot of {repo}: expected a git directory at {base}")
