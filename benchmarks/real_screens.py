@@ -262,8 +262,16 @@ def print_report(report: Report, worst: int) -> None:
     if failed:
         print(f"{len(failed)} pairs could not be compared, e.g. {failed[0].error}")
     print("leave one source out (each source's own pairs, settings fitted on the others):")
+    not_compared: dict[str, int] = defaultdict(int)
+    for d in failed:
+        if d.pair.scope == "within_source":
+            not_compared[data.screens[d.pair.a].source] += 1
     for source, counts in report.by_source().items():
-        print(f"  {source:<40} {counts}")
+        skipped = f"; {not_compared[source]} not compared" if not_compared[source] else ""
+        if counts.tp + counts.fp + counts.fn + counts.tn:
+            print(f"  {source:<40} {counts}{skipped}")
+        else:
+            print(f"  {source:<40} no pair decided{skipped}")
     precision, recall = report.macro()
     print(f"  macro over sources: precision {precision:.3f}  recall {recall:.3f}")
     _print_pooled(decided, data)
