@@ -263,9 +263,9 @@ def print_report(report: Report, worst: int) -> None:
         print(f"{len(failed)} pairs could not be compared, e.g. {failed[0].error}")
     print("leave one source out (each source's own pairs, settings fitted on the others):")
     not_compared: dict[str, int] = defaultdict(int)
-    for d in failed:
-        if d.pair.scope == "within_source":
-            not_compared[data.screens[d.pair.a].source] += 1
+    for undecided in failed:
+        if undecided.pair.scope == "within_source":
+            not_compared[data.screens[undecided.pair.a].source] += 1
     for source, counts in report.by_source().items():
         skipped = f"; {not_compared[source]} not compared" if not_compared[source] else ""
         if counts.tp + counts.fp + counts.fn + counts.tn:

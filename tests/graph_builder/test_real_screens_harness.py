@@ -10,6 +10,7 @@ import json
 import subprocess
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
 from PIL import Image
@@ -142,7 +143,7 @@ def _git(repo: Path, *args: str) -> str:
     return done.stdout.strip()
 
 
-def _source_repo(tmp_path: Path) -> tuple[Path, str, dict[str, object]]:
+def _source_repo(tmp_path: Path) -> tuple[Path, str, dict[str, Any]]:
     """A one-commit repository holding an explorer state (JSON + JPEG) and a dump + PNG."""
     work = tmp_path / "work"
     (work / "states").mkdir(parents=True)
@@ -170,10 +171,10 @@ def _source_repo(tmp_path: Path) -> tuple[Path, str, dict[str, object]]:
     return snapshots, _git(work, "rev-parse", "HEAD"), state
 
 
-def _labels(tmp_path: Path, commit: str, state: dict[str, object], sha: str = "") -> Path:
+def _labels(tmp_path: Path, commit: str, state: dict[str, Any], sha: str = "") -> Path:
     labels = tmp_path / "labels"
     labels.mkdir(exist_ok=True)
-    xml = views_to_xml(state["views"], Path("states/state_1.json")).encode()  # type: ignore[arg-type]
+    xml = views_to_xml(state["views"], Path("states/state_1.json")).encode()
     common = {"source_repo": "someone/captures", "commit": commit, "label": "x:a"}
     rows = [
         {
