@@ -192,7 +192,7 @@ class AdbServer:
             if evicted is not None:
                 close_socket(evicted)  # its thread sees the close and ends
             threading.Thread(
-                target=self._handle, args=(sock,), name="adb-connection", daemon=True
+                target=self._handle, args=(sock,), name=f"adb-connection-{self.port}", daemon=True
             ).start()
 
     def _activate(self, sock: socket.socket) -> bool:

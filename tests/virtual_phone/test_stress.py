@@ -129,20 +129,22 @@ def test_deeply_nested_substitutions_are_refused_by_the_shell(served, thread_err
     assert not thread_errors
 
 
-def _connection_threads() -> int:
-    return sum(thread.name == "adb-connection" for thread in threading.enumerate())
+def _connection_threads(server: AdbServer) -> int:
+    """Connection threads of ``server`` (other tests' servers may still be winding down)."""
+    name = f"adb-connection-{server.port}"
+    return sum(thread.name == name for thread in threading.enumerate())
 
 
 def test_a_sleep_of_any_length_ends_when_the_client_goes(served, thread_errors) -> None:
-    _phone, device, _server = served
-    before = _connection_threads()
+    _phone, device, server = served
+    before = _connection_threads(server)
     for duration in ("1e300", "inf", "99999d"):
         with pytest.raises(adbutils.AdbTimeout):
             device.shell(f"sleep {duration}", timeout=0.5)
     deadline = time.monotonic() + 10
-    while _connection_threads() > before and time.monotonic() < deadline:
+    while _connection_threads(server) > before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _connection_threads() <= before  # every sleeping command noticed the close
+    assert _connection_threads(server) <= before  # every sleeping command noticed the close
     bad = device.shell2("sleep nan; sleep -1; sleep 0.01s; echo $?", timeout=10)
     assert bad.output.count("sleep: invalid number") == 2
     assert bad.output.endswith("0\n")
@@ -235,7 +237,7 @@ def test_ps_and_pidof_list_the_started_apps(served) -> None:
 
 
 def test_logcat_dumps_filters_clears_and_follows(served, thread_errors) -> None:
-    _phone, device, _server = served
+    _phone, device, server = served
     device.shell(f"monkey -p {MESSAGES} 1", timeout=10)
     dump = device.shell("logcat -d", timeout=10)
     assert re.search(rf"I ActivityManager: Start proc \d+:{MESSAGES}/u0a\d+ for ", dump)
@@ -251,9 +253,9 @@ def test_logcat_dumps_filters_clears_and_follows(served, thread_errors) -> None:
     assert line.startswith("I/ActivityTaskManager: START u0 {cmp=com.android.messaging/")
     stream.close()
     before = time.monotonic()
-    while _connection_threads() > 0 and time.monotonic() - before < 10:
+    while _connection_threads(server) > 0 and time.monotonic() - before < 10:
         time.sleep(0.05)
-    assert _connection_threads() == 0  # the follower stopped with its client
+    assert _connection_threads(server) == 0  # the follower stopped with its client
     assert not thread_errors
 
 
@@ -376,13 +378,13 @@ def test_shell_syntax_and_arithmetic_errors_are_reported(served, thread_errors, 
 
 
 def test_an_endless_loop_ends_when_the_client_goes(served, thread_errors) -> None:
-    _phone, device, _server = served
-    before = _connection_threads()
+    _phone, device, server = served
+    before = _connection_threads(server)
     with pytest.raises(adbutils.AdbTimeout):
         device.shell("while true; do :; done", timeout=0.5)
     deadline = time.monotonic() + 10
-    while _connection_threads() > before and time.monotonic() < deadline:
+    while _connection_threads(server) > before and time.monotonic() < deadline:
         time.sleep(0.05)
-    assert _connection_threads() <= before
+    assert _connection_threads(server) <= before
     _still_serving(device)
     assert not thread_errors
