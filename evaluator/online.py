@@ -40,7 +40,7 @@ from evaluator.records import (
     Verdict,
     episode_result,
 )
-from evaluator.run_store import TraceWriter
+from evaluator.run_store import Trace
 from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
 from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
@@ -150,7 +150,7 @@ class _Session:
     def __init__(
         self,
         device: Device,
-        trace: TraceWriter,
+        trace: Trace,
         settings: OnlineSettings,
         mapper: StateMapper | None,
     ) -> None:
@@ -318,7 +318,7 @@ def _verify(
     frames: Sequence[bytes],
     records: Sequence[StepRecord],
     judges: Sequence[Judge],
-    trace: TraceWriter,
+    trace: Trace,
 ) -> tuple[Verdict, ...]:
     """Every judge's verdict on the final screen, also written to the trace."""
     evidence = JudgeEvidence(
@@ -339,7 +339,7 @@ def run_online(
     task: Task,
     agent: Agent,
     device: Device,
-    trace: TraceWriter,
+    trace: Trace,
     *,
     variant: InstructionVariant = InstructionVariant.ORIGINAL,
     settings: OnlineSettings | None = None,
