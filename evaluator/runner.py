@@ -37,6 +37,7 @@ import platform
 import threading
 import time
 from collections.abc import Callable, Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -64,6 +65,7 @@ from evaluator.run_store import RunStore
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_suite, load_task, suite_task_dirs
 from graph_builder.model import EvalProtocol
+from graph_builder.packing import DUPLICATES_FILE, cache_root, complete_suite
 
 __all__ = [
     "DeviceFactory",
@@ -78,6 +80,7 @@ __all__ = [
     "default_device_factory",
     "iter_run",
     "load_jobs",
+    "readable_suite",
     "resume_changes",
     "resume_config",
     "run_info",
@@ -132,6 +135,25 @@ def load_jobs(config: RunConfig) -> list[Job]:
     return jobs
 
 
+def readable_suite(config: RunConfig) -> RunConfig:
+    """``config`` set to run a complete suite: a packed suite (an installed wheel's sample)
+    runs from a complete copy in the user's cache, never restored in place, since reading
+    a suite must not change it. Demonstrations shipped inside the suite move with it."""
+    try:
+        suite = complete_suite(config.suite)
+    except OSError as exc:
+        raise ConfigError(
+            f"{config.suite} is packed ({DUPLICATES_FILE}) and a complete copy of it cannot "
+            f"be written under {cache_root()} ({exc}); free space there or set XDG_CACHE_HOME"
+        ) from exc
+    if suite == config.suite:
+        return config
+    demos = config.demos
+    if demos is not None and demos.is_relative_to(config.suite):
+        demos = suite / demos.relative_to(config.suite)
+    return replace(config, suite=suite, demos=demos)
+
+
 def run_info(config: RunConfig, agent: Agent) -> dict[str, Any]:
     try:
         suite_name = load_suite(config.suite).name
@@ -160,6 +182,7 @@ def iter_run(
     """Run (or resume) an evaluation, yielding events as they happen. Configuration
     problems raise ConfigError before anything is written."""
     control = control or Control()
+    config = readable_suite(config)
     jobs = load_jobs(config)
     online = [j for j in jobs if j.protocol is EvalProtocol.ONLINE]
     if online and not config.devices:

@@ -30,7 +30,6 @@ from evaluator.run_store import RUN_FILE, RunStore, redact
 from evaluator.runner import load_jobs, resume_config
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
-from graph_builder.packing import restore
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
@@ -246,10 +245,8 @@ def suite_choices(suites_dir: Path | None) -> list[Path]:
         suites = sorted(p.parent for p in suites_dir.glob(f"*/{SUITE_FILE}"))
         found = sorted(suites, key=lambda p: not any(p.glob("*/task.json")))
     if (SAMPLE_SUITE / SUITE_FILE).is_file() or any(SAMPLE_SUITE.glob("*/task.json")):
-        try:
-            restore(SAMPLE_SUITE)  # an installed wheel ships each distinct image once
-        except OSError:
-            return found  # a read-only installation: not offered half
+        # Offered as installed: a run of a packed suite reads a complete copy of it
+        # (evaluator.runner.readable_suite), so listing it writes nothing.
         found.append(SAMPLE_SUITE)
     return found
 
