@@ -144,7 +144,7 @@ def online_reflection_truth(previous: StepRecord | None) -> frozenset[Reflection
     return None
 
 
-class _Session:
+class _DeviceEpisode:
     """The device side of one task: reset, observe (into the trace, onto the graph), act."""
 
     def __init__(
@@ -358,7 +358,7 @@ def run_online(
         raise TaskSetupError(f"task {task.id} has no reset recipe and no app; add one to task.json")
     sim = similarity_settings(graph)
     mapper = StateMapper(graph, sim) if graph is not None else None
-    session = _Session(device, trace, settings, mapper)
+    on_device = _DeviceEpisode(device, trace, settings, mapper)
     started = time.time()
 
     agent.reset(task, variant)
@@ -369,9 +369,9 @@ def run_online(
             "restore its clean-start snapshot",
             lambda: restore_clean_state(device, snapshot),
         )
-    session.reset(recipe)
+    on_device.reset(recipe)
     records: list[StepRecord] = []
-    seen = session.observe(0)
+    seen = on_device.observe(0)
     start = graph.graph.start if graph is not None else None
     if start is not None and seen.node != start.id:
         where = f"maps to node {seen.node}" if seen.node else "matches no node of the graph"
@@ -431,7 +431,7 @@ def run_online(
         else:
             match, rule = _match(graph, seen, action, settings.matching)
             frames.append(seen.capture.png())
-            after, capped = session.act(action, index + 1, control)
+            after, capped = on_device.act(action, index + 1, control)
             if capped is not None:
                 added["wait_capped_to_seconds"] = capped
             score = _score_move(progress, seen, after, match, rule, step_outcome)
