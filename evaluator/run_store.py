@@ -11,6 +11,10 @@ A crash can at worst leave a torn last line in results.jsonl; loading skips it a
 append cuts it off (it belongs to a task that had not finished, which reruns on resume).
 The studio's evaluation panel writes overrides and tags through ``RunStore``.
 
+Writers of results hold the folder's lock: a run (``create``) or ``elderbench judge``
+(``open_locked``). A store made by ``create`` is one session: once closed, its results and
+traces are refused, so a worker abandoned at a stop never writes after a resumed session.
+
 >>> import tempfile
 >>> tmp = tempfile.TemporaryDirectory()
 >>> store = RunStore.create(Path(tmp.name) / "run", {"agent": {"name": "random"}})
