@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from evaluator.errors import ConfigError, EvaluatorError
+from evaluator.farm.executors import EXECUTORS
 from evaluator.secrets import SecretFilter
 
 
@@ -118,9 +119,9 @@ def _add_eval(subparsers: Any) -> None:
     farm = ev.add_argument_group("device farms (docs/farm.md)")
     farm.add_argument(
         "--executor",
-        choices=["local", "ray"],
+        choices=list(EXECUTORS),
         default="local",
-        help="local threads, or one Ray actor per device on the host that holds it",
+        help="; ".join(f"{name}: {entry.description}" for name, entry in EXECUTORS.items()),
     )
     farm.add_argument("--ray-address", metavar="ADDR", help="an existing Ray cluster (auto, ...)")
     farm.add_argument(

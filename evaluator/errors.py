@@ -52,3 +52,8 @@ class RunStoreError(EvaluatorError):
 
 class RunStopped(EvaluatorError):  # noqa: N818 - a signal, not a failure
     """The stop event was set; the unfinished task is left for ``--resume``."""
+
+
+class RunNotOwnedError(RunStoreError):
+    """A session wrote to a run folder after it stopped owning it (it was stopped, and its
+    store closed; another session may be running there). Nothing was written."""

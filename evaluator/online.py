@@ -40,7 +40,7 @@ from evaluator.records import (
     Verdict,
     episode_result,
 )
-from evaluator.run_store import TraceWriter
+from evaluator.run_store import Trace
 from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
 from graph_builder.errors import FormatError
 from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
@@ -139,13 +139,13 @@ def online_reflection_truth(previous: StepRecord | None) -> frozenset[Reflection
     return None
 
 
-class _Session:
+class _DeviceEpisode:
     """The device side of one task: reset, observe (into the trace, onto the graph), act."""
 
     def __init__(
         self,
         device: Device,
-        trace: TraceWriter,
+        trace: Trace,
         settings: OnlineSettings,
         mapper: StateMapper | None,
     ) -> None:
@@ -313,7 +313,7 @@ def _verify(
     frames: Sequence[bytes],
     records: Sequence[StepRecord],
     judges: Sequence[Judge],
-    trace: TraceWriter,
+    trace: Trace,
 ) -> tuple[Verdict, ...]:
     """Every judge's verdict on the final screen, also written to the trace."""
     evidence = JudgeEvidence(
@@ -334,7 +334,7 @@ def run_online(
     task: Task,
     agent: Agent,
     device: Device,
-    trace: TraceWriter,
+    trace: Trace,
     *,
     variant: InstructionVariant = InstructionVariant.ORIGINAL,
     settings: OnlineSettings | None = None,
@@ -353,7 +353,7 @@ def run_online(
         raise TaskSetupError(f"task {task.id} has no reset recipe and no app; add one to task.json")
     sim = similarity_settings(graph)
     mapper = StateMapper(graph, sim) if graph is not None else None
-    session = _Session(device, trace, settings, mapper)
+    on_device = _DeviceEpisode(device, trace, settings, mapper)
     started = time.time()
 
     agent.reset(task, variant)
@@ -364,9 +364,9 @@ def run_online(
             "restore its clean-start snapshot",
             lambda: restore_clean_state(device, snapshot),
         )
-    session.reset(recipe)
+    on_device.reset(recipe)
     records: list[StepRecord] = []
-    seen = session.observe(0)
+    seen = on_device.observe(0)
     start = graph.graph.start if graph is not None else None
     if start is not None and seen.node != start.id:
         return _dirty_start(task, variant, seen.node, start.id, agent, device, started)
@@ -409,7 +409,7 @@ def run_online(
         else:
             match, rule = _match(graph, seen, action, settings.matching)
             frames.append(seen.capture.png())
-            after, capped = session.act(action, index + 1, control)
+            after, capped = on_device.act(action, index + 1, control)
             if capped is not None:
                 added["wait_capped_to_seconds"] = capped
             score = _score_move(progress, seen, after, match, rule, step_outcome)

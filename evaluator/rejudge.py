@@ -4,7 +4,9 @@
 evidence (final screenshot, hierarchy and activity, the earlier screens, the actions)
 from ``traces/<task>/``, judges it again and appends the new result line (the latest line
 wins). Tasks that did not terminate, and offline tasks, have nothing to judge and keep
-their result. The tokens of the earlier judge calls stay counted.
+their result. The tokens of the earlier judge calls stay counted. It holds the run
+folder's lock while it writes, so it is refused (naming the holder) while the run is being
+evaluated or resumed.
 
 An offline task has nothing to judge again:
 
@@ -13,6 +15,7 @@ An offline task has nothing to judge again:
 ...     info = {"agent": {"name": "replay"}, "suite": {"path": tmp}}
 ...     store = RunStore.create(Path(tmp) / "run", info)
 ...     store.append_result(TaskResult("t1", TaskStatus.SUCCESS, "offline", terminated=True))
+...     store.close()  # the run has ended: its lock is free for the judge
 ...     rejudge(store.run_dir, ["rule"])
 []
 """
@@ -75,8 +78,22 @@ def rejudge(
     progress: Callable[[Rejudged], None] | None = None,
 ) -> list[Rejudged]:
     """Judge every terminated online task of ``run_dir`` again. ``judges`` and
-    ``judge_config`` default to the run's own (run.json)."""
-    store = RunStore.open(run_dir)
+    ``judge_config`` default to the run's own (run.json). RunStoreError: the run folder
+    is in use (an ``eval`` or a resume holds its lock)."""
+    store = RunStore.open_locked(run_dir, purpose="elderbench judge")
+    try:
+        return _rejudge(store, judges, judge_config, progress)
+    finally:
+        store.close()
+
+
+def _rejudge(
+    store: RunStore,
+    judges: Sequence[str] | None,
+    judge_config: Mapping[str, Mapping[str, Any]] | None,
+    progress: Callable[[Rejudged], None] | None,
+) -> list[Rejudged]:
+    run_dir = store.run_dir
     config = store.info().get("config") or {}
     names = list(judges or config.get("judges") or ("rule",))
     settings = dict(config.get("judge_config") or {})

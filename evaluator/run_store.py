@@ -13,6 +13,10 @@ A crash can at worst leave a torn last line in results.jsonl; loading skips it a
 append cuts it off (it belongs to a task that had not finished, which reruns on resume).
 The studio's evaluation panel writes overrides and tags through ``RunStore``.
 
+Writers of results hold the folder's lock: a run (``create``) or ``elderbench judge``
+(``open_locked``). A store made by ``create`` is one session: once closed, its results and
+traces are refused, so a worker abandoned at a stop never writes after a resumed session.
+
 >>> import tempfile
 >>> tmp = tempfile.TemporaryDirectory()
 >>> store = RunStore.create(Path(tmp.name) / "run", {"agent": {"name": "random"}})
@@ -35,9 +39,9 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
-from typing import IO, Any
+from typing import IO, Any, Protocol
 
-from evaluator.errors import RunStoreError
+from evaluator.errors import RunNotOwnedError, RunStoreError
 from evaluator.records import StepRecord, TaskResult, TaskStatus, stored_text
 from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
@@ -157,37 +161,87 @@ class FailureTag:
 _CAPPED_STEP_TEXTS = ("raw_output", "reasoning", "parse_error")
 
 
+class Trace(Protocol):
+    """What a running task writes its trace through (a TraceWriter, or a remote worker's
+    trace that the driver replays into one)."""
+
+    @property
+    def folder(self) -> Path: ...
+
+    def save_file(self, name: str, data: bytes | str) -> str: ...
+
+    def add(self, record: StepRecord) -> None: ...
+
+    def write_json(self, name: str, data: Any) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class Ownership:
+    """Whether a session still owns its run folder. A store made by ``RunStore.create``
+    owns it until ``close()``; afterwards its results and traces are refused, so that a
+    worker abandoned at a stop cannot write after the session that resumed the run."""
+
+    def __init__(self, run_dir: Path) -> None:
+        self.run_dir = run_dir
+        self.lock = threading.RLock()
+        self.ended = False
+
+    def check(self) -> None:
+        """Raise RunNotOwnedError when the session has ended; call it under ``lock``."""
+        if self.ended:
+            raise RunNotOwnedError(
+                f"{self.run_dir}: this session was stopped and no longer owns the run; "
+                "what it wrote late is dropped (the task reruns on resume)"
+            )
+
+
 class TraceWriter:
     """Writes one task's trace: files beside ``steps.jsonl``, one line per step."""
 
-    def __init__(self, run_dir: Path, task_id: str, secrets: Secrets | None = None) -> None:
+    def __init__(
+        self,
+        run_dir: Path,
+        task_id: str,
+        secrets: Secrets | None = None,
+        ownership: Ownership | None = None,
+    ) -> None:
         self.run_dir = run_dir
         self.secrets = secrets or Secrets()
+        self.ownership = ownership or Ownership(run_dir)
         self.folder = run_dir / TRACES_DIR / task_id
-        if self.folder.exists():
-            shutil.rmtree(self.folder)  # a task that did not finish before: start it afresh
-        self.folder.mkdir(parents=True)
-        self._steps: IO[str] | None = open(self.folder / STEPS_FILE, "a", encoding="utf-8")  # noqa: SIM115
+        with self.ownership.lock:
+            self.ownership.check()
+            if self.folder.exists():
+                shutil.rmtree(self.folder)  # a task that did not finish before: start afresh
+            self.folder.mkdir(parents=True)
+            self._steps: IO[str] | None = open(self.folder / STEPS_FILE, "a", encoding="utf-8")  # noqa: SIM115
 
     def save_file(self, name: str, data: bytes | str) -> str:
         """Store a screenshot or hierarchy; returns its path relative to the run folder."""
         payload = self.secrets.scrub(data).encode("utf-8") if isinstance(data, str) else data
-        (self.folder / name).write_bytes(payload)
+        with self.ownership.lock:
+            self.ownership.check()
+            (self.folder / name).write_bytes(payload)
         return (self.folder / name).relative_to(self.run_dir).as_posix()
 
     def add(self, record: StepRecord) -> None:
-        if self._steps is None:
-            raise RunStoreError(f"the trace of {self.folder.name} is already closed")
         data = self.secrets.scrub_json(record.to_json())
         for name in _CAPPED_STEP_TEXTS:
             if isinstance(data.get(name), str):
                 data[name] = stored_text(data[name])
         line = json.dumps(data, ensure_ascii=False)
-        self._steps.write(line + "\n")
-        self._steps.flush()
+        with self.ownership.lock:
+            self.ownership.check()
+            if self._steps is None:
+                raise RunStoreError(f"the trace of {self.folder.name} is already closed")
+            self._steps.write(line + "\n")
+            self._steps.flush()
 
     def write_json(self, name: str, data: Any) -> None:
-        atomic_write_json(self.folder / name, self.secrets.scrub_json(data))
+        with self.ownership.lock:
+            self.ownership.check()
+            atomic_write_json(self.folder / name, self.secrets.scrub_json(data))
 
     def close(self) -> None:
         if self._steps is not None:
@@ -231,7 +285,8 @@ class RunStore:
         self._folder_lock: FolderLock | None = None
         # The run's secret values, scrubbed out of everything this store writes.
         self.secrets = Secrets()
-        self._lock = threading.RLock()
+        self.ownership = Ownership(self.run_dir)
+        self._lock = self.ownership.lock  # one lock: a write and the session's end exclude
         self._tail_checked = False
         self.skipped_lines = 0
 
@@ -317,10 +372,13 @@ class RunStore:
         return store
 
     def close(self) -> None:
-        """Release the run folder's lock (taken by ``create``)."""
-        if self._folder_lock is not None:
-            self._folder_lock.release()
-            self._folder_lock = None
+        """End this session: release the run folder's lock (taken by ``create``). Results
+        and traces written through this store afterwards are refused (RunNotOwnedError)."""
+        with self._lock:
+            if self._folder_lock is not None:
+                self.ownership.ended = True
+                self._folder_lock.release()
+                self._folder_lock = None
 
     @classmethod
     def open(cls, run_dir: Path) -> RunStore:
@@ -328,6 +386,20 @@ class RunStore:
         if not (run_dir / RUN_FILE).is_file():
             raise RunStoreError(f"{run_dir} is not a run folder (no {RUN_FILE})")
         return cls(run_dir)
+
+    @classmethod
+    def open_locked(cls, run_dir: Path, *, purpose: str) -> RunStore:
+        """An existing run folder, to write results into it: the store holds the folder's
+        lock (the one ``create`` takes) until ``close()``. Refused, naming the holder, while
+        a run (``eval``, a resume) or another writer holds it."""
+        store = cls.open(run_dir)
+        lock = FolderLock(store.run_dir, purpose=purpose)
+        try:
+            lock.acquire()
+        except FolderLockedError as exc:
+            raise RunStoreError(str(exc)) from None
+        store._folder_lock = lock
+        return store
 
     def info(self) -> dict[str, Any]:
         try:
@@ -375,6 +447,7 @@ class RunStore:
         line = (json.dumps(data, ensure_ascii=False) + "\n").encode("utf-8")
         path = self.run_dir / RESULTS_FILE
         with self._lock:
+            self.ownership.check()
             if not self._tail_checked:
                 self._cut_torn_tail(path)
                 self._tail_checked = True
@@ -401,7 +474,8 @@ class RunStore:
     # -- traces
 
     def start_trace(self, task_id: str) -> TraceWriter:
-        return TraceWriter(self.run_dir, validate_id(task_id, "task id"), self.secrets)
+        task_id = validate_id(task_id, "task id")
+        return TraceWriter(self.run_dir, task_id, self.secrets, self.ownership)
 
     def trace_dir(self, task_id: str) -> Path:
         return self.run_dir / TRACES_DIR / validate_id(task_id, "task id")

@@ -8,8 +8,10 @@ source tree they could all be hard links; a wheel cannot hold links. So the whee
 ``duplicates.json``: ``{"schema_version": 1, "files": {"<path>": "<path of the same
 bytes>"}}``, paths relative to the suite. ``restore(suite)`` puts the missing copies back
 (hard links where the file system allows, else copies, each written atomically), so that
-every reader sees the ordinary suite format; the evaluator and the studio call it on the
-suites they open. A source checkout has every file and no ``duplicates.json``.
+every reader sees the ordinary suite format. Readers must not write into a suite they only
+read: ``complete_suite(suite)`` gives the suite itself when it is complete, else a complete
+copy under the user's cache folder (the evaluator runs that). A source checkout has every
+file and no ``duplicates.json``.
 
 >>> import tempfile
 >>> tmp = tempfile.TemporaryDirectory()
@@ -21,8 +23,15 @@ suites they open. A source checkout has every file and no ``duplicates.json``.
 >>> dropped = pack(suite)
 >>> dropped, (suite / DUPLICATES_FILE).is_file()
 (2, True)
+>>> readable = complete_suite(suite, cache=Path(tmp.name) / "cache")
+>>> readable != suite, missing(suite) == dropped, missing(readable)  # the suite is untouched
+(True, True, 0)
+>>> complete_suite(suite, cache=Path(tmp.name) / "cache") == readable  # made once
+True
 >>> restore(suite) == dropped, restore(suite)  # every copy back, then nothing left to do
 (True, 0)
+>>> complete_suite(suite) == suite
+True
 >>> tmp.cleanup()
 """
 
@@ -32,6 +41,7 @@ import hashlib
 import json
 import os
 import shutil
+import tempfile
 from pathlib import Path
 
 DUPLICATES_FILE = "duplicates.json"
@@ -92,3 +102,61 @@ def restore(suite: Path) -> int:
         os.replace(tmp, target)
         written += 1
     return written
+
+
+def _manifest_files(suite: Path) -> dict[str, str]:
+    manifest = suite / DUPLICATES_FILE
+    if not manifest.is_file():
+        return {}
+    data = json.loads(manifest.read_text(encoding="utf-8"))
+    files = data.get("files", {}) if isinstance(data, dict) else {}
+    return files if isinstance(files, dict) else {}
+
+
+def missing(suite: Path) -> int:
+    """How many files a packed suite leaves out (0: complete, or not packed)."""
+    suite = Path(suite)
+    return sum(1 for relative in _manifest_files(suite) if not (suite / relative).exists())
+
+
+def cache_root() -> Path:
+    """Where complete copies of packed suites are kept: the user's cache folder."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "elderbench-studio" / "suites"
+
+
+def complete_suite(suite: Path, *, cache: Path | None = None) -> Path:
+    """``suite`` when it holds every file, else a complete copy of it under ``cache``
+    (default ``cache_root()``), made once per suite folder and manifest: hard links to the
+    suite's files where the file system allows, plus the restored duplicates. The suite
+    itself is only read. OSError: the copy cannot be written."""
+    suite = Path(suite)
+    if missing(suite) == 0:
+        return suite
+    manifest = (suite / DUPLICATES_FILE).read_bytes()
+    key = hashlib.sha256(str(suite.resolve()).encode("utf-8") + b"\0" + manifest).hexdigest()
+    root = cache or cache_root()
+    target = root / f"{suite.resolve().name}-{key[:16]}"
+    if target.is_dir() and missing(target) == 0:
+        return target
+    root.mkdir(parents=True, exist_ok=True)
+    building = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=root))
+    try:
+        shutil.copytree(suite, building / "suite", copy_function=_link_or_copy)
+        restore(building / "suite")
+        shutil.rmtree(target, ignore_errors=True)  # an incomplete copy left by a crash
+        try:
+            os.replace(building / "suite", target)
+        except OSError:
+            if not (target.is_dir() and missing(target) == 0):
+                raise  # not another process's complete copy: a real failure
+    finally:
+        shutil.rmtree(building, ignore_errors=True)
+    return target
+
+
+def _link_or_copy(source: str, target: str) -> None:
+    try:
+        os.link(source, target)
+    except OSError:
+        shutil.copy2(source, target)

@@ -25,15 +25,14 @@ from devices.device import Device
 from devices.errors import DeviceError
 from devices.health import Health
 from evaluator.errors import ConfigError
-
-EXECUTORS = ("local", "ray")
+from evaluator.farm.executors import EXECUTORS
 
 
 @dataclass(frozen=True, slots=True)
 class FarmSettings:
     """How the devices of a run are driven and kept healthy."""
 
-    executor: str = "local"  # local threads, or Ray actors (pip install '.[farm]')
+    executor: str = "local"  # a name of evaluator.farm.executors.EXECUTORS
     ray_address: str | None = None  # an existing cluster ("auto", "ray://head:10001"); None: local
     task_retries: int = 2  # reruns of a task whose device was lost, each on another device
     restart_command: str | None = None  # {serial} {host} {port} {address} are filled in

@@ -1,11 +1,11 @@
 """The remote half of a farm run: one DeviceWorker per device, on the host that holds it.
 
-A worker keeps its device healthy (``pool.prepare``), runs one task at a time exactly as
-the local executor does, and sends everything back to the driver: the result, the trace
-(steps, screenshots, hierarchies, verdicts, as operations to replay) and the farm events.
-It writes nothing itself, so the driver owns the one run folder and resume, reports and
-comparisons work unchanged. The suite folder must be readable at the same path on every
-host (a shared disk, or the same checkout).
+A worker keeps its device healthy (``pool.prepare``) and runs one task at a time with the
+same ``TaskExecution`` as the local executor. It writes nothing into the run folder: every
+trace operation (a step, a screenshot, a verdict file) goes to the driver as it happens,
+through ``send``, so the driver writes the one run folder and shows the steps live; the
+result and the farm events come back when the task ends. The suite folder must be
+readable at the same path on every host (a shared disk, or the same checkout).
 """
 
 from __future__ import annotations
@@ -13,110 +13,125 @@ from __future__ import annotations
 import os
 import shutil
 import tempfile
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from devices.address import DeviceAddress
+from devices.device import Device
 from evaluator.agents import create_agent
 from evaluator.control import Control
+from evaluator.execution import Job, TaskExecution, default_device_factory
 from evaluator.farm.pool import DeviceSlot, lost, prepare
 from evaluator.judges import create_judge
 from evaluator.records import StepRecord
+from evaluator.run_config import RunConfig
+
+# (device, task id, kind, name, payload); kind is "step", "file" or "json"
+TraceOp = tuple[str, str, str, str, Any]
+Send = Callable[[TraceOp], None]
 
 
-@dataclass
-class MemoryTrace:
-    """A trace kept as the operations the driver replays on a TraceWriter. Files are also
-    written to ``folder``, a scratch folder on the worker's host, because agents read the
-    screen they are shown from there; it is removed when the task is sent back."""
+@dataclass(frozen=True, slots=True)
+class StreamedTrace:
+    """A trace sent to the driver operation by operation. Files are also written to
+    ``folder``, a scratch folder on the worker's host, because agents read the screen they
+    are shown from there; it is removed when the task ends."""
 
     task_id: str
     folder: Path
-    ops: list[tuple[str, str, Any]] = field(default_factory=list)
+    send: Callable[[str, str, Any], None]
 
     def save_file(self, name: str, data: bytes | str) -> str:
         payload = data.encode("utf-8") if isinstance(data, str) else data
         self.folder.mkdir(parents=True, exist_ok=True)
         (self.folder / name).write_bytes(payload)
-        self.ops.append(("file", name, payload))
+        self.send("file", name, payload)
         return f"traces/{self.task_id}/{name}"
 
     def add(self, record: StepRecord) -> None:
-        self.ops.append(("step", "", record.to_json()))
+        self.send("step", "", record.to_json())
 
     def write_json(self, name: str, data: Any) -> None:
-        self.ops.append(("json", name, data))
+        self.send("json", name, data)
 
     def close(self) -> None:
         return None
 
 
-class MemoryStore:
-    """The part of a RunStore a task needs while it runs: traces kept for the driver."""
+class StreamingStore:
+    """The part of a run store a task needs while it runs, on a worker's host."""
 
-    def __init__(self) -> None:
+    def __init__(self, device: str, send: Send) -> None:
+        self.device = device
+        self.send = send
         self.run_dir = Path(tempfile.mkdtemp(prefix="elderbench-worker-"))
-        self.traces: dict[str, MemoryTrace] = {}
 
-    def start_trace(self, task_id: str) -> MemoryTrace:
-        trace = MemoryTrace(task_id, self.run_dir / "traces" / task_id)
-        self.traces[task_id] = trace
-        return trace
+    def start_trace(self, task_id: str) -> StreamedTrace:
+        def send(kind: str, name: str, payload: Any) -> None:
+            self.send((self.device, task_id, kind, name, payload))
 
-    def take(self, task_id: str) -> MemoryTrace:
-        trace = self.traces.pop(task_id, None) or self.start_trace(task_id)
-        self.traces.pop(task_id, None)
-        shutil.rmtree(trace.folder, ignore_errors=True)
-        return trace
+        return StreamedTrace(task_id, self.run_dir / "traces" / task_id, send)
+
+    def clear(self, task_id: str) -> None:
+        shutil.rmtree(self.run_dir / "traces" / task_id, ignore_errors=True)
 
 
 class DeviceWorker:
-    """Runs tasks on one device. Plain Python: the Ray executor wraps it in an actor."""
+    """Runs tasks on one device. Plain Python: the Ray executor wraps it in an actor and
+    passes a queue's ``put`` as ``send``."""
 
-    def __init__(self, config: Any, address: str) -> None:
-        from evaluator.runner import _Session, default_device_factory
-
+    def __init__(self, config: RunConfig, address: str, send: Send) -> None:
         self.config = config
         self.name = address
         self.slot = DeviceSlot(DeviceAddress.parse(address))
         self.agent = create_agent(config.agent, config.agent_settings())
         self.judges = [create_judge(n, config.judge_config.get(n)) for n in config.judges]
-        self.store = MemoryStore()
-        self.session = _Session(
-            config,
-            self.store,  # type: ignore[arg-type]  # the two methods a task uses
-            [],
-            Control(),
-            default_device_factory,
-            0,
-            0,  # type: ignore[arg-type]
-        )
+        self.store = StreamingStore(address, send)
+        self.clean_starts: dict[str, str | None] = {}
 
     def pid(self) -> int:
         return os.getpid()
 
-    def run(self, job: Any) -> dict[str, Any]:
-        """One task: {"result", "lost", "trace", "farm"} or {"quarantined", "farm"}."""
+    def run(self, job: Job) -> dict[str, Any]:
+        """One task: {"result", "lost", "farm", "pid"} or {"quarantined", "farm"}. Every
+        trace operation of the task was sent before this returns."""
         events: list[dict[str, Any]] = []
 
         def record(event: str, device: str, **fields: Any) -> None:
             events.append({"event": event, "device": device, **fields})
 
-        device = prepare(self.slot, self.config.farm, self.session._open, record)
+        device = prepare(self.slot, self.config.farm, self._open, record)
         if device is None:
             return {"quarantined": True, "farm": events}
-        result, was_lost = self.session._run_job(self.name, job, self.agent, device, self.judges)
-        if was_lost:
+        execution = TaskExecution(
+            self.config,
+            job,
+            self.name,
+            self.agent,
+            device,
+            self.judges,
+            self.store,
+            Control(),  # the driver stops a run by ending the actors
+            lambda event: None,  # the driver tells steps from the trace it is sent
+            self.clean_starts,
+        )
+        try:
+            outcome = execution.run()
+        finally:
+            self.store.clear(job.task_id)
+        if outcome.device_lost:
             lost(self.slot)
-        trace = self.store.take(job.task_id)
         return {
-            "result": result.to_json(),
-            "lost": was_lost,
-            "trace": trace.ops,
+            "result": outcome.result.to_json(),
+            "lost": outcome.device_lost,
             "farm": events,
             "pid": os.getpid(),
         }
+
+    def _open(self, address: DeviceAddress) -> Device:
+        return default_device_factory(str(address))
 
     def close(self) -> None:
         self.agent.close()

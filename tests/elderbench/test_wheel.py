@@ -114,12 +114,16 @@ def test_the_installed_wheel_evaluates_and_reports_the_sample_suite(installed, t
     assert not suite.is_relative_to(ROOT)
 
     out = tmp_path / "replay"
+    installed_files = sorted(p for p in suite.rglob("*") if p.is_file())
+    cache = tmp_path / "cache"  # the packed suite runs from a complete copy here
     _run(
         [elderbench, "eval", "--suite", str(suite), "--protocol", "offline", "--agent", "replay"]
         + ["--out", str(out)],
         tmp_path,
-        env,
+        {**env, "XDG_CACHE_HOME": str(cache)},
     )
+    assert sorted(p for p in suite.rglob("*") if p.is_file()) == installed_files  # only read
+    assert any(cache.rglob("*/task.json"))
     results = [json.loads(line) for line in (out / "results.jsonl").read_text().splitlines()]
     tasks = [json.loads(path.read_text()) for path in suite.glob("*/task.json")]
     offline = [task for task in tasks if task["protocol"] == "offline"]

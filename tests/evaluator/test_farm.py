@@ -17,7 +17,7 @@ import pytest
 from evaluator.farm.log import farm_summary, read_farm_log
 from evaluator.farm.pool import FarmSettings
 from evaluator.run_store import RunStore
-from evaluator.runner import RunConfig, TaskFinished, WorkerStopped, iter_run
+from evaluator.runner import RunConfig, StepDone, TaskFinished, WorkerStopped, iter_run
 from graph_builder.model import EvalProtocol
 from virtual_phone import fast_phone, running_server
 
@@ -154,12 +154,23 @@ def test_ray_over_two_phones_gives_the_one_device_results(
 ):
     list(iter_run(_online(tmp_path, "local", phones[:1])))
     _fresh_phones(farm_server)
-    farm = list(iter_run(_online(tmp_path, "ray", phones, executor="ray")))
+    farm, shown = [], []
+    for event in iter_run(_online(tmp_path, "ray", phones, executor="ray")):
+        farm.append(event)
+        if isinstance(event, StepDone):  # a live view shows the screen as the step comes
+            shown.append(event.screenshot_path is not None and event.screenshot_path.is_file())
     local, remote = _outcomes(tmp_path / "local"), _outcomes(tmp_path / "ray")
     assert len(local) == 17 and all(status == "success" for status, _, _ in local.values())
     assert remote == local
     used = {e.worker for e in farm if isinstance(e, TaskFinished)}
     assert used == set(phones)  # both phones took tasks
+    # Every step streamed from the workers while its task ran, before the task's result.
+    for finished in (e for e in farm if isinstance(e, TaskFinished)):
+        at = farm.index(finished)
+        steps = [e for e in farm[:at] if isinstance(e, StepDone) and e.task_id == finished.task_id]
+        assert len(steps) == finished.result.steps > 0
+        assert {e.worker for e in steps} == {finished.worker}
+    assert shown and all(shown)
     shot = next((tmp_path / "ray" / "traces" / "wifi_off").glob("0000.png"))
     assert shot.read_bytes().startswith(b"\x89PNG")
     assert {d["device"] for d in farm_summary(tmp_path / "ray")} == set(phones)

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from pathlib import Path
 
@@ -330,3 +331,110 @@ def test_a_run_killed_while_creating_run_json_can_be_started_again(synthetic, tm
     options = {"suite": synthetic.suite, "out": out, "agent": "replay", "demos": synthetic.demos}
     assert run_suite(RunConfig(**options, tasks=("task000",))).finished == 1
     assert sorted(p.name for p in out.iterdir() if p.name.startswith(".")) == [".lock"]
+
+
+# --------------------------------------------------------------------------- two writers
+
+
+def test_judge_during_a_resume_is_refused_naming_the_holder(synthetic, tmp_path, capsys):
+    from elderbench.cli import main
+    from evaluator.runner import RunStarted, iter_run
+
+    out = tmp_path / "run"
+    options = {"suite": synthetic.suite, "out": out, "agent": "replay", "demos": synthetic.demos}
+    run_suite(RunConfig(**options, tasks=("task000", "task001")))
+    before = (out / "results.jsonl").read_bytes()
+    resumed = iter_run(resume_config(out))
+    try:
+        assert isinstance(next(resumed), RunStarted)  # the resume holds the run now
+        assert main(["judge", str(out)]) == 1
+        said = capsys.readouterr().err
+        assert f"elderbench eval (pid {os.getpid()} on " in said, said
+    finally:
+        resumed.close()
+    assert (out / "results.jsonl").read_bytes() == before
+    assert main(["judge", str(out)]) == 0  # the resume has ended: the judge may write
+
+
+class _LastStepAfterStop:
+    """Holds the first agent a test makes inside its last step (the one that says done)
+    until ``release``; the agents made after it answer at once."""
+
+    def __init__(self) -> None:
+        self.entered = threading.Event()
+        self.release = threading.Event()
+        self.thread: threading.Thread | None = None
+        self.made = 0
+
+    def agent_class(self) -> type:
+        from evaluator.agents import ReplayAgent
+        from graph_builder.model import ActionType
+
+        gate = self
+
+        class SlowReplay(ReplayAgent):
+            name = "slow_replay"
+
+            def __init__(self, config=None) -> None:
+                super().__init__(config)
+                gate.made += 1
+                self.slow = gate.made == 1
+
+            def step(self, observation):
+                step = super().step(observation)
+                if self.slow and step.action.type is ActionType.DONE:
+                    gate.thread = threading.current_thread()
+                    gate.entered.set()
+                    assert gate.release.wait(60), "the test never released the agent"
+                return step
+
+        return SlowReplay
+
+
+def test_a_worker_abandoned_at_a_stop_cannot_write_after_the_resumed_session(
+    synthetic, tmp_path, monkeypatch
+):
+    """Stop, then Resume in one process (the studio): the stopped session's worker, stuck
+    in its agent, finishes while the resumed session owns the run. Its result is refused;
+    the run keeps the resumed session's result, which matches the trace."""
+    from evaluator.agents import AGENTS
+    from evaluator.runner import TaskFinished
+
+    gate = _LastStepAfterStop()
+    monkeypatch.setitem(AGENTS, "slow_replay", gate.agent_class())
+    out = tmp_path / "run"
+    config = RunConfig(
+        suite=synthetic.suite,
+        out=out,
+        agent="slow_replay",
+        demos=synthetic.demos,
+        tasks=("task001",),
+    )
+    stop = threading.Event()
+    first = threading.Thread(target=run_suite, args=(config,), kwargs={"stop_event": stop})
+    first.start()
+    assert gate.entered.wait(30), "the first session's agent never reached its last step"
+    stop.set()
+    first.join(30)  # the stop's grace runs out; the busy worker is abandoned
+    assert not first.is_alive()
+    assert RunStore.open(out).results() == []
+
+    resumed_at = time.time()
+    finished: list[TaskFinished] = []
+
+    def on_event(event: object) -> None:
+        if isinstance(event, TaskFinished):
+            finished.append(event)
+            # The resumed session owns the run: let the abandoned worker finish its task.
+            gate.release.set()
+            assert gate.thread is not None
+            gate.thread.join(30)
+            assert not gate.thread.is_alive()
+
+    run_suite(resume_config(out), progress=on_event)
+    assert [e.result.status.value for e in finished] == ["success"]
+    lines = (out / "results.jsonl").read_text().splitlines()
+    assert len(lines) == 1, lines  # nothing appended by the abandoned worker
+    (result,) = RunStore.open(out).results()
+    assert result.started >= resumed_at
+    assert len(RunStore.open(out).read_steps("task001")) == result.steps

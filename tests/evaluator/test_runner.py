@@ -25,9 +25,12 @@ from evaluator.runner import (
     TaskFinished,
     TaskStarted,
     iter_run,
+    load_jobs,
+    resume_config,
     run_suite,
 )
 from graph_builder.io import load_graph, save_graph
+from graph_builder.model import EvalProtocol
 
 ROOT = Path(__file__).resolve().parents[2]
 LINE_AGENT = Path(__file__).with_name("line_agent.py")
@@ -278,3 +281,43 @@ def test_a_suite_that_ships_demos_needs_no_demos_option(tmp_path):
     assert chosen.demos == tmp_path / "d"
     (suite / "demos").rmdir()
     assert RunConfig(suite=suite, out=tmp_path / "run", agent="replay").demos is None
+
+
+def _snapshot(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+def test_a_packed_suite_evaluates_and_stays_byte_identical(tmp_path, monkeypatch):
+    """An installed wheel's suite ships each image once (duplicates.json). Running it, and
+    listing its stopped runs as the Evaluate tab does, reads a complete copy elsewhere:
+    the suite folder is not written, and the results are those of the unpacked suite."""
+    from graph_builder.packing import DUPLICATES_FILE, pack
+
+    sample = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
+    tasks = ("font_bigger", "call_daughter")
+    suite = tmp_path / "suite"
+    suite.mkdir()
+    shutil.copy(sample / "suite.json", suite / "suite.json")
+    for task in tasks:
+        shutil.copytree(sample / task, suite / task)
+        shutil.copytree(sample / "demos" / task, suite / "demos" / task)
+    unpacked = tmp_path / "unpacked"
+    shutil.copytree(suite, unpacked)
+    assert pack(suite) > 0
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    before = _snapshot(suite)
+
+    options = {"agent": "replay", "tasks": tasks, "protocol": EvalProtocol.OFFLINE}
+    packed_run = run_suite(RunConfig(suite=suite, out=tmp_path / "packed", **options))
+    plain_run = run_suite(RunConfig(suite=unpacked, out=tmp_path / "plain", **options))
+    assert packed_run.finished == plain_run.finished == 2
+
+    def outcomes(run: Path) -> dict[str, tuple[str, int]]:
+        return {r.task_id: (r.status.value, r.steps) for r in RunStore.open(run).results()}
+
+    assert outcomes(tmp_path / "packed") == outcomes(tmp_path / "plain")
+    assert {status for status, _ in outcomes(tmp_path / "packed").values()} == {"success"}
+    assert len(load_jobs(resume_config(tmp_path / "packed"))) == 2  # the Evaluate tab's list
+    assert run_suite(RunConfig(suite=suite, out=tmp_path / "packed", resume=True, **options))
+    assert _snapshot(suite) == before
+    assert (suite / DUPLICATES_FILE).is_file()

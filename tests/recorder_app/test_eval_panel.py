@@ -416,3 +416,41 @@ def test_removing_a_tag_removes_the_one_shown_whatever_another_studio_did(qtbot,
     tags = RunStore.open(run).tags()["task002"]
     assert [(t.category, t.note) for t in tags] == [(FailureCategory.PLANNING, "b01")]
     assert trace.tag_list.count() == 1  # the list shows the file as it is now
+
+
+def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, tmp_path):
+    """The run form offers what evaluator.run_config.FIELDS says the studio keeps: each of
+    those settings, changed, changes the RunConfig the form builds."""
+    from dataclasses import replace
+
+    from evaluator.run_config import FIELDS
+    from evaluator.runner import RunConfig
+    from recorder_app.qt.eval_panel.settings import AgentSettings, EvalSettings
+
+    studio = {name: spec.studio for name, spec in FIELDS.items() if spec.studio}
+    for attributes in studio.values():
+        assert set(attributes) <= set(EvalSettings.__dataclass_fields__), attributes
+    form = page.form
+    label = form.label_filter.itemData(form.label_filter.count() - 1)
+    assert label, "the synthetic suite offers a label to filter by"
+    settings = replace(
+        form.settings(),
+        label_filter=label,
+        agent="random",
+        agents={"random": AgentSettings(extra='{"seed": 3}')},
+        demos=str(tmp_path / "demos"),
+        run_protocol="offline",
+        variant="normalized",
+        mode="tolerant",
+        workers=3,
+        devices=("virtual-9",),
+        judges=("rule", "vlm"),
+        judge_config='{"vlm": {"model": "judge"}}',
+        out=str(tmp_path / "out"),
+    )
+    form.apply_settings(settings)
+    config = form.build_config()
+    default = RunConfig(suite=config.suite, out=config.out, agent="replay")
+    changed = {name for name in studio if getattr(config, name) != getattr(default, name)}
+    assert changed == set(studio) - {"suite", "out"}
+    assert (config.suite, config.out) == (Path(settings.suite), tmp_path / "out")

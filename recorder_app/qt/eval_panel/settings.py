@@ -31,7 +31,6 @@ from evaluator.runner import load_jobs, resume_config
 from evaluator.secrets import Secrets
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import SUITE_FILE, atomic_write_json, is_hidden, read_json, suite_task_dirs
-from graph_builder.packing import restore
 from recorder_app.errors import SettingsError
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
@@ -247,10 +246,8 @@ def suite_choices(suites_dir: Path | None) -> list[Path]:
         suites = sorted(p.parent for p in listed if not is_hidden(p.parent))
         found = sorted(suites, key=lambda p: not suite_task_dirs(p))
     if (SAMPLE_SUITE / SUITE_FILE).is_file() or any(SAMPLE_SUITE.glob("*/task.json")):
-        try:
-            restore(SAMPLE_SUITE)  # an installed wheel ships each distinct image once
-        except OSError:
-            return found  # a read-only installation: not offered half
+        # Offered as installed: a run of a packed suite reads a complete copy of it
+        # (evaluator.runner.readable_suite), so listing it writes nothing.
         found.append(SAMPLE_SUITE)
     return found
 
