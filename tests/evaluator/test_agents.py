@@ -139,10 +139,11 @@ def test_subprocess_garbage_is_a_parse_failure_not_a_crash(synthetic, tmp_path):
 def test_subprocess_reply_that_fails_keeps_its_own_tokens_and_seconds(synthetic, tmp_path, answer):
     """A reply whose action cannot be used still cost the tokens and the inference time the
     program reports: they are the program's, not replaced by the harness's wait."""
-    reply = json.dumps(
-        {**answer, "input_tokens": 11, "output_tokens": 3, "inference_seconds": 4.5}
+    reply = json.dumps({**answer, "input_tokens": 11, "output_tokens": 3, "inference_seconds": 4.5})
+    program = (
+        "import sys\nfor line in sys.stdin:\n"
+        f"    if '\"step\"' in line: print({reply!r}, flush=True)"
     )
-    program = f"import sys\nfor line in sys.stdin:\n    if '\"step\"' in line: print({reply!r}, flush=True)"
     results = evaluate(
         synthetic.suite,
         tmp_path / "run",
