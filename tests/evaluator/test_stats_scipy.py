@@ -143,3 +143,36 @@ def test_scipy_is_in_the_test_extra_so_these_checks_never_skip():
     project = tomllib.loads((Path(__file__).parents[2] / "pyproject.toml").read_text())
     extra = project["project"]["optional-dependencies"]["test"]
     assert any(req.split(">")[0].split("=")[0].strip() == "scipy" for req in extra)
+
+
+def _exact_two_row_p(table: list[list[int]]) -> float:
+    """P(chi-square >= observed) over every 2 x k table with the observed margins, each
+    weighted by its multivariate hypergeometric probability (scipy's)."""
+    import itertools
+
+    cols = [a + b for a, b in zip(*table, strict=True)]
+    n_first = sum(table[0])
+    observed = chi_square(table).statistic
+    total = 0.0
+    for first in itertools.product(*(range(c + 1) for c in cols)):
+        if sum(first) != n_first:
+            continue
+        candidate = [list(first), [c - f for c, f in zip(cols, first, strict=True)]]
+        if chi_square(candidate).statistic >= observed - 1e-9:
+            total += stats.multivariate_hypergeom.pmf(first, cols, n_first)
+    return total
+
+
+@pytest.mark.parametrize(
+    "table", [[[3, 8, 2, 1, 0], [1, 2, 9, 6, 4]], [[2, 1, 4], [5, 0, 1]], [[0, 4, 1], [6, 1, 2]]]
+)
+def test_the_monte_carlo_contingency_test_matches_exact_enumeration(table):
+    from evaluator.stats import contingency_test
+
+    ours = contingency_test(table, resamples=20_000, seed=5)
+    assert ours.test == "monte-carlo"
+    exact = _exact_two_row_p(table)
+    # 20,000 resamples: the standard error is at most 0.0036
+    assert ours.p_value == pytest.approx(exact, abs=0.015)
+    theirs = stats.chi2_contingency(table, correction=False)
+    assert ours.chi_square_p == pytest.approx(theirs.pvalue, rel=1e-9)
