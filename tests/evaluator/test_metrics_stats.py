@@ -135,7 +135,10 @@ def test_a_human_verdict_overrides_verification_not_termination():
     )
     m = group_metrics([*hand_results(), judged])
     assert (m.errors, m.judge_errors) == (2, 1)
-    assert m.sr_line == "SR 66.7% of 3; 1 judge error excluded; 1 other error excluded"
+    assert m.sr_line == (
+        "SR 66.7% (2 of 3 evaluated; 1 judge error excluded; 1 other error excluded)"
+        " · SR with errors as failures 40.0% (2 of 5)"
+    )
     decided = group_metrics([*hand_results(), judged], {"f": HumanVerdict(True)})
     assert (decided.n, decided.successes, decided.judge_errors) == (4, 3, 0)
 
