@@ -193,7 +193,8 @@ class ChatClient:
 
     def complete(self, messages: list[dict[str, Any]]) -> ChatReply:
         """One chat completion. Raises EndpointError when every attempt failed or the
-        call's deadline passed. The key never appears in the reply or an error."""
+        call's deadline passed (its ``retry_seconds`` is the time the call took). The key
+        never appears in the reply or an error."""
         cfg = self.config
         key = self._key()
         secrets = Secrets([key] if key else [])
@@ -229,21 +230,25 @@ class ChatClient:
                         f"{cfg.url} asked to wait {exc.retry_after:g} s before trying again "
                         f"(Retry-After), past this call's deadline "
                         f"of {cfg.whole_call_seconds():g} s; "
-                        f"last problem: {problem}"
+                        f"last problem: {problem}",
+                        retry_seconds=self._clock() - started,
                     ) from None
                 continue
             except _Fatal as exc:
                 raise EndpointError(
-                    f"{cfg.url} refused the request: {secrets.scrub(str(exc))}"
+                    f"{cfg.url} refused the request: {secrets.scrub(str(exc))}",
+                    retry_seconds=self._clock() - started,
                 ) from None
             answered = self._clock()
             retried = sent - started if attempt > 1 else 0.0
             return ChatReply(
                 secrets.scrub(text), tokens_in, tokens_out, answered - sent, attempt, retried
             )
+        # every attempt failed: all of the call's time is failed attempts and backoff
         raise EndpointError(
             f"{cfg.url} failed {attempt} time(s) within {cfg.whole_call_seconds():g} s; "
-            f"last problem: {problem}. Check that the server is up and the model name is right."
+            f"last problem: {problem}. Check that the server is up and the model name is right.",
+            retry_seconds=self._clock() - started,
         )
 
     def _post(self, data: bytes, headers: dict[str, str], seconds: float) -> tuple[str, int, int]:

@@ -16,7 +16,36 @@ class ConfigError(EvaluatorError):
 
 
 class AgentError(EvaluatorError):
-    """An agent could not produce a step: its program died, its endpoint is down, ..."""
+    """An agent could not produce a step: its program died, its endpoint is down, ...
+
+    The other fields are what the step spent before it failed: tokens and inference of
+    calls that were answered, and ``retry_seconds`` of failed attempts and the waits
+    between them. The protocols add them to the errored task's result."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        inference_seconds: float = 0.0,
+        retry_seconds: float = 0.0,
+    ) -> None:
+        super().__init__(message)
+        self.input_tokens = input_tokens
+        self.output_tokens = output_tokens
+        self.inference_seconds = inference_seconds
+        self.retry_seconds = retry_seconds
+
+    def add_spent(
+        self, input_tokens: int, output_tokens: int, inference_seconds: float, retry_seconds: float
+    ) -> AgentError:
+        """Count what earlier calls of the same step spent (returns itself, to re-raise)."""
+        self.input_tokens += input_tokens
+        self.output_tokens += output_tokens
+        self.inference_seconds += inference_seconds
+        self.retry_seconds += retry_seconds
+        return self
 
 
 class EndpointError(AgentError):

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from evaluator.prices import PriceTable
@@ -67,16 +67,58 @@ class GroupMetrics:
     agent_cost: float | None = None
     judge_cost: float | None = None
     retry_seconds: float = 0.0  # waiting on failed calls and backoff, beside AIL
+    # The bases of the rates: what each one counts (evaluated tasks only).
+    cr_tasks: tuple[tuple[str, int], ...] = ()  # protocol -> tasks with a CR (a graph)
+    da_tasks: tuple[tuple[str, int], ...] = ()  # protocol -> tasks with a scored decision
+    decisions: int = 0
+    correct_decisions: int = 0
+    reflections: int = 0
+    correct_reflections: int = 0
 
     def to_json(self) -> dict[str, Any]:
         out = asdict(self)
         out["unpriced_models"] = list(self.unpriced_models)
+        out["cr_tasks"] = dict(self.cr_tasks)
+        out["da_tasks"] = dict(self.da_tasks)
+        out["sr_errors_as_failures"] = self.sr_errors_as_failures
         return out
 
     @property
+    def sr_errors_as_failures(self) -> float | None:
+        """Successes over every task, an error counted as a failure."""
+        return _ratio(self.successes, self.n + self.errors)
+
+    @property
+    def unscored_steps(self) -> int:
+        """Steps of evaluated tasks that are not decisions: answer, ask_user and give_up
+        steps, and online steps of tasks without a graph."""
+        return self.steps - self.decisions
+
+    def bases(self) -> dict[str, Any]:
+        """What every rate counts, for ``report --json`` and the report's sentences."""
+        return {
+            "sr": {"successes": self.successes, "evaluated": self.n, "errors": self.errors},
+            "sr_errors_as_failures": {
+                "value": self.sr_errors_as_failures,
+                "successes": self.successes,
+                "tasks": self.n + self.errors,
+            },
+            "cr": {"tasks": sum(n for _, n in self.cr_tasks), "by_protocol": dict(self.cr_tasks)},
+            "da": {
+                "correct": self.correct_decisions,
+                "decisions": self.decisions,
+                "tasks": sum(n for _, n in self.da_tasks),
+                "by_protocol": dict(self.da_tasks),
+                "unscored_steps": self.unscored_steps,
+            },
+            "ra": {"correct": self.correct_reflections, "reflections": self.reflections},
+            "ail": {"steps": self.steps},
+        }
+
+    @property
     def sr_line(self) -> str:
-        """``SR 55.6% of 18; 1 judge error excluded`` (errors named by kind)."""
-        head = f"SR {100 * self.sr:.1f}% of {self.n}" if self.sr is not None else "SR n/a of 0"
+        """``SR 66.7% (4 of 6 evaluated; 2 other errors excluded) · SR with errors as
+        failures 50.0% (4 of 8)`` (errors named by kind; the second SR only with errors)."""
         other = self.errors - self.judge_errors - self.dirty_starts
         parts = [
             f"{count} {what}{'s' if count != 1 else ''} excluded"
@@ -87,7 +129,31 @@ class GroupMetrics:
             )
             if count
         ]
-        return "; ".join([head, *parts])
+        counted = f"{self.successes} of {self.n} evaluated" if self.n else "0 evaluated"
+        line = f"SR {pct(self.sr)} ({'; '.join([counted, *parts])})"
+        if self.errors:
+            line += (
+                f" · SR with errors as failures {pct(self.sr_errors_as_failures)} "
+                f"({self.successes} of {self.n + self.errors})"
+            )
+        return line
+
+
+def pct(value: float | None) -> str:
+    """A rate as printed beside its base: ``66.7%``, or ``n/a``."""
+    return "n/a" if value is None else f"{100 * value:.1f}%"
+
+
+def tasks_phrase(by_protocol: Mapping[str, int]) -> str:
+    """``3 offline tasks``, ``5 tasks: 3 offline, 2 online``, ``0 tasks``."""
+    total = sum(by_protocol.values())
+    noun = "task" if total == 1 else "tasks"
+    kinds = sorted((p, n) for p, n in by_protocol.items() if n)
+    if len(kinds) == 1:
+        return f"{total} {kinds[0][0]} {noun}"
+    if not kinds:
+        return f"0 {noun}"
+    return f"{total} {noun}: " + ", ".join(f"{n} {p}" for p, n in kinds)
 
 
 def _ratio(num: float, den: float) -> float | None:
@@ -160,7 +226,20 @@ def group_metrics(
         agent_cost=agent_cost,
         judge_cost=judge_cost,
         retry_seconds=sum(r.retry_seconds for r in results),
+        cr_tasks=_by_protocol(r for r in evaluated if r.completion_rate is not None),
+        da_tasks=_by_protocol(r for r in evaluated if r.decisions),
+        decisions=sum(r.decisions for r in evaluated),
+        correct_decisions=sum(r.correct_decisions for r in evaluated),
+        reflections=sum(r.reflections for r in evaluated),
+        correct_reflections=sum(r.correct_reflections for r in evaluated),
     )
+
+
+def _by_protocol(results: Iterable[TaskResult]) -> tuple[tuple[str, int], ...]:
+    counts: dict[str, int] = defaultdict(int)
+    for r in results:
+        counts[r.protocol] += 1
+    return tuple(sorted(counts.items()))
 
 
 # Each dimension names the groups a result belongs to.
@@ -307,11 +386,16 @@ class Comparison:
     only_b: int
     mcnemar_p: float
     ci: BootstrapCI | None
+    # the tasks left out of the pairs, and why: errors_a/errors_b (an error in that run,
+    # evaluated or not in the other), missing_a/missing_b (no result in that run)
+    left_out: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    paired_tasks: tuple[str, ...] = ()  # the tasks both runs evaluated, in id order
 
     def to_json(self) -> dict[str, Any]:
-        out = {
+        out: dict[str, Any] = {
             k: getattr(self, k) for k in ("pairs", "sr_a", "sr_b", "only_a", "only_b", "mcnemar_p")
         }
+        out["left_out"] = {k: list(v) for k, v in self.left_out.items()}
         out["sr_difference"] = self.ci.difference if self.ci else None
         out["ci"] = asdict(self.ci) if self.ci else None
         if out["ci"] is not None:
@@ -362,6 +446,14 @@ def compare_runs(
     """Exact McNemar p-value and paired-bootstrap CI of SR(A) - SR(B)."""
     pairs = paired_outcomes(a, b, overrides_a, overrides_b)
     shared = list(pairs)
+    status_a = {r.task_id: effective_status(r, overrides_a or {}) for r in a}
+    status_b = {r.task_id: effective_status(r, overrides_b or {}) for r in b}
+    left_out = {
+        "errors_a": tuple(sorted(t for t, s in status_a.items() if s is TaskStatus.ERROR)),
+        "errors_b": tuple(sorted(t for t, s in status_b.items() if s is TaskStatus.ERROR)),
+        "missing_a": tuple(sorted(status_b.keys() - status_a.keys())),
+        "missing_b": tuple(sorted(status_a.keys() - status_b.keys())),
+    }
     xa = [pairs[t][0] for t in shared]
     xb = [pairs[t][1] for t in shared]
     only_a = sum(1 for p, q in zip(xa, xb, strict=True) if p and not q)
@@ -374,4 +466,6 @@ def compare_runs(
         only_b=only_b,
         mcnemar_p=mcnemar_exact(only_a, only_b),
         ci=paired_bootstrap_ci(xa, xb, resamples=resamples, seed=seed) if shared else None,
+        left_out=left_out,
+        paired_tasks=tuple(shared),
     )

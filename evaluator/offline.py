@@ -24,10 +24,10 @@ from typing import Any
 
 from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
 from evaluator.control import Control
-from evaluator.errors import TaskSetupError
+from evaluator.errors import AgentError, TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
 from evaluator.progress import EpisodeScorer, GraphDistances
-from evaluator.records import StepRecord, TaskResult, episode_result
+from evaluator.records import StepRecord, TaskResult, agent_error_result, episode_result
 from evaluator.task_actions import (
     Episode,
     action_problem,
@@ -173,7 +173,8 @@ def run_offline(
     on_step: StepCallback | None = None,
     clock: Callable[[], float] | None = None,
 ) -> TaskResult:
-    """Run one task offline. Agent and setup errors propagate (the runner records them)."""
+    """Run one task offline. An agent that cannot answer makes the task an error (with
+    what it spent); setup errors propagate (the runner records them)."""
     now = clock or time.time
     settings = settings or OfflineSettings()
     control = control or Control()
@@ -201,7 +202,19 @@ def run_offline(
             task.id, instruction, index, screen, node_id=node, graph=graph, user_reply=user_reply
         )
         user_reply = None
-        step = timed_step(agent, observation)
+        try:
+            step = timed_step(agent, observation)
+        except AgentError as exc:  # the task errors, with what the failed step spent
+            return agent_error_result(
+                task,
+                records,
+                exc,
+                protocol="offline",
+                variant=variant,
+                model=getattr(agent, "model", None),
+                started=started,
+                finished=now(),
+            )
         previous = records[-1] if records else None
         common = _step_fields(
             index, node, f"{task.id}/{graph.node(node).screenshot}", screen, step, previous

@@ -27,7 +27,7 @@ from devices.errors import DeviceDisconnectedError, DeviceError
 from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
 from evaluator.clean_start import restore_clean_state
 from evaluator.control import Control
-from evaluator.errors import DeviceActionError, DeviceLostError, TaskSetupError
+from evaluator.errors import AgentError, DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, run_judges, task_verdict, usage
 from evaluator.matching import ELDERBENCH, EdgeMatch, MatchingProfile, match_edges
 from evaluator.offline import GraphContext
@@ -38,6 +38,7 @@ from evaluator.records import (
     TaskResult,
     TaskStatus,
     Verdict,
+    agent_error_result,
     episode_result,
 )
 from evaluator.run_store import Trace
@@ -343,7 +344,8 @@ def run_online(
     control: Control | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
 ) -> TaskResult:
-    """Run one task on ``device``; device, agent and judge errors propagate."""
+    """Run one task on ``device``. An agent that cannot answer makes the task an error
+    (with what it spent); device and setup errors propagate."""
     settings = settings or OnlineSettings()
     control = control or Control()
     max_steps = settings.max_steps or task.max_steps
@@ -389,7 +391,20 @@ def run_online(
             user_reply=user_reply,
         )
         user_reply = None
-        step = timed_step(agent, observation)
+        try:
+            step = timed_step(agent, observation)
+        except AgentError as exc:  # the task errors, with what the failed step spent
+            return agent_error_result(
+                task,
+                records,
+                exc,
+                protocol="online",
+                variant=variant,
+                model=getattr(agent, "model", None),
+                started=started,
+                finished=time.time(),
+                device=device.serial,
+            )
         action = step.action
         after = seen
         step_outcome = step.outcome.value if step.outcome else None

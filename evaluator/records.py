@@ -4,10 +4,11 @@ StepRecord per agent step (a line of traces/<task_id>/steps.jsonl)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field, fields
+from dataclasses import asdict, dataclass, field, fields, replace
 from enum import StrEnum
 from typing import Any
 
+from evaluator.errors import AgentError
 from graph_builder.model import InstructionVariant, Labels, Task
 
 # The most of a model's text a step stores (raw output, reasoning, parse error): a reply
@@ -314,4 +315,45 @@ def episode_result(
         device=device,
         started=started,
         finished=finished,
+    )
+
+
+def agent_error_result(
+    task: Task,
+    records: Sequence[StepRecord],
+    error: AgentError,
+    *,
+    protocol: str,
+    variant: InstructionVariant | str,
+    model: str | None,
+    started: float,
+    finished: float,
+    device: str | None = None,
+) -> TaskResult:
+    """The error result of an episode whose agent could not answer (``AgentError``): what
+    its steps spent, plus what the failed step spent before the error (answered calls, and
+    the failed attempts and backoff of the call that ended in the error)."""
+    ran = episode_result(
+        task,
+        records,
+        protocol=protocol,
+        variant=variant,
+        success=False,
+        terminated=False,
+        reason=str(error),
+        final_node=None,
+        matched_steps=None,
+        gt_steps=None,
+        model=model,
+        started=started,
+        finished=finished,
+        device=device,
+    )
+    return replace(
+        ran,
+        status=TaskStatus.ERROR,
+        input_tokens=ran.input_tokens + error.input_tokens,
+        output_tokens=ran.output_tokens + error.output_tokens,
+        inference_seconds=ran.inference_seconds + error.inference_seconds,
+        retry_seconds=ran.retry_seconds + error.retry_seconds,
     )

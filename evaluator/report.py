@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
-from evaluator.metrics import DIMENSIONS, effective_status
+from evaluator.metrics import DIMENSIONS, effective_status, tasks_phrase
 from evaluator.prices import PriceTable
 from evaluator.records import TaskResult
 from evaluator.run_store import RunStore
@@ -31,9 +31,9 @@ def _cost(value: float | None, currency: str) -> str:
 
 
 def _side_by_side(summary: RunSummary, comparison: dict[str, Any]) -> Table:
-    """The two runs' SR (with its CI), CR and DA in adjacent columns, each over its own
-    evaluated tasks. Columns are named by instruction variant when the variants differ
-    (original vs normalized), else by agent, else as this run and the other."""
+    """The two runs' SR (with its CI), CR and DA in adjacent columns, on the tasks both
+    evaluated (the paired test's base). Columns are named by instruction variant when the
+    variants differ (original vs normalized), else by agent, else as this run and the other."""
     names = [summary.variant, comparison.get("other_variant")]
     if not all(names) or names[0] == names[1]:
         names = [summary.agent, comparison.get("other_agent")]
@@ -47,40 +47,77 @@ def _side_by_side(summary: RunSummary, comparison: dict[str, Any]) -> Table:
         low, high = m["sr_ci"]
         return f"{percent(m['sr'])} ({percent(low)}-{percent(high)}), {m['successes']} of {m['n']}"
 
+    pairs = comparison["pairs"]
     return Table(
-        ("", *(str(n).capitalize() for n in names)),
+        (f"On the {pairs} tasks both evaluated", *(str(n).capitalize() for n in names)),
         [
             ["SR (95% CI)", *(sr(m) for m in columns)],
-            ["CR", *(percent(m["cr"]) for m in columns)],
-            ["DA", *(percent(m["da"]) for m in columns)],
+            ["CR", *(_cr_cell(m["cr"], m["bases"]) for m in columns)],
+            ["DA", *(_da_cell(m["da"], m["bases"]) for m in columns)],
         ],
     )
 
 
+def _cr_cell(cr: float | None, bases: dict[str, Any]) -> str:
+    """``55.0% over 3 offline tasks``: CR averages over the tasks with a graph."""
+    return f"{percent(cr)} over {tasks_phrase(bases['cr']['by_protocol'])}"
+
+
+def _da_cell(da: float | None, bases: dict[str, Any]) -> str:
+    """``60.0% (12 of 20 decisions; 3 offline tasks)``."""
+    d = bases["da"]
+    return (
+        f"{percent(da)} ({d['correct']} of {d['decisions']} decisions; "
+        f"{tasks_phrase(d['by_protocol'])})"
+    )
+
+
+def _sr_cell(m: dict[str, Any]) -> str:
+    """``66.7% (38.4-88.2%), 4 of 6``: the SR over evaluated tasks, with its count."""
+    if m["sr"] is None:
+        return "n/a (0 evaluated)"
+    ci = f"{percent(m['sr_low'])}-{percent(m['sr_high'])}"
+    return f"{percent(m['sr'])} ({ci}), {m['successes']} of {m['n']}"
+
+
 def _metrics_row(label: str, m: dict[str, Any], currency: str) -> list[str]:
-    ci = f" ({percent(m['sr_low'])}-{percent(m['sr_high'])})" if m["sr"] is not None else ""
+    bases = _group_bases(m)
     return [
         label,
         str(m["n"]),
         str(m["errors"]),
-        percent(m["sr"]) + ci,
-        percent(m["cr"]),
-        percent(m["da"]),
-        percent(m["ra"]),
+        _sr_cell(m),
+        f"{percent(m['sr_errors_as_failures'])} ({m['successes']} of {m['n'] + m['errors']})",
+        _cr_cell(m["cr"], bases),
+        _da_cell(m["da"], bases),
+        f"{percent(m['ra'])} ({m['correct_reflections']} of {m['reflections']})",
         _num(m["ail"]),
         f"{m['input_tokens']}/{m['output_tokens']}",
         _cost(m["cost"], currency),
     ]
 
 
+def _group_bases(m: dict[str, Any]) -> dict[str, Any]:
+    """The bases of a group's JSON (``GroupMetrics.to_json``) in ``bases()`` form."""
+    return {
+        "cr": {"by_protocol": m["cr_tasks"]},
+        "da": {
+            "correct": m["correct_decisions"],
+            "decisions": m["decisions"],
+            "by_protocol": m["da_tasks"],
+        },
+    }
+
+
 _METRIC_HEADERS = (
     "Group",
     "Evaluated",
     "Errors",
-    "SR (95% CI)",
-    "CR",
-    "DA",
-    "RA",
+    "SR (95% CI), successes of evaluated",
+    "SR with errors as failures",
+    "CR over tasks with a graph",
+    "DA (correct of decisions)",
+    "RA (correct of reflections)",
     "AIL (s/step)",
     "Tokens in/out",
     "Cost",
@@ -107,9 +144,11 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
 
 
 def _overview(summary: RunSummary) -> list[Block]:
-    """The title, the run's headline numbers and how to read them."""
+    """The title, the run's headline numbers with their bases, and how to read them."""
     currency = summary.currency
     counts = summary.counts
+    bases = summary.bases
+    whole = bases["sr_errors_as_failures"]
     blocks: list[Block] = [
         (
             "h1",
@@ -130,10 +169,11 @@ def _overview(summary: RunSummary) -> list[Block]:
                 "Failure",
                 "Error",
                 "Human verdicts",
-                "SR (95% CI)",
-                "CR",
-                "DA",
-                "RA",
+                "SR (95% CI), successes of evaluated",
+                "SR with errors as failures",
+                "CR over tasks with a graph",
+                "DA (correct of decisions)",
+                "RA (correct of reflections)",
                 "AIL (s/step)",
                 "Tokens in/out",
                 "Cost",
@@ -145,15 +185,18 @@ def _overview(summary: RunSummary) -> list[Block]:
                     str(counts.failure),
                     str(counts.error),
                     str(counts.overridden),
-                    percent(summary.sr)
-                    + (
-                        f" ({percent(summary.sr_ci[0])}-{percent(summary.sr_ci[1])})"
+                    (
+                        f"{percent(summary.sr)} ({percent(summary.sr_ci[0])}-"
+                        f"{percent(summary.sr_ci[1])}), "
+                        f"{bases['sr']['successes']} of {bases['sr']['evaluated']}"
                         if summary.sr_ci
-                        else ""
+                        else "n/a (0 evaluated)"
                     ),
-                    percent(summary.cr),
-                    percent(summary.da),
-                    percent(summary.ra),
+                    f"{percent(whole['value'])} ({whole['successes']} of {whole['tasks']})",
+                    _cr_cell(summary.cr, bases),
+                    _da_cell(summary.da, bases),
+                    f"{percent(summary.ra)} ({bases['ra']['correct']} of "
+                    f"{bases['ra']['reflections']})",
                     _num(summary.ail),
                     f"{summary.input_tokens}/{summary.output_tokens}",
                     _cost(summary.cost, currency),
@@ -161,14 +204,18 @@ def _overview(summary: RunSummary) -> list[Block]:
             ],
         ),
         ("p", summary.sr_line + "."),
+        ("p", _rate_bases(summary)),
         (
             "p",
-            "SR counts successes among evaluated tasks (errors are listed apart). CR: the "
+            "SR counts successes among evaluated tasks (errors are listed apart; the SR "
+            "with errors as failures counts every task). CR: the "
             "share of the shortest ground-truth path (plus done) that the agent's best state "
             "covered; 100% only when it said done on a DONE node. DA: decisions that reached "
             "a new node from which DONE is still reachable (loops, detours and no-ops are "
-            "wrong). RA: correct reflections. AIL: inference and parsing seconds per step "
-            f"(retries and backoff apart: {_num(summary.retry_seconds)} s in all).",
+            "wrong); answer, ask-user and give-up steps are not decisions. RA: correct "
+            "reflections. AIL: inference and parsing seconds per step of the evaluated tasks "
+            f"({bases['ail']['steps']} steps; retries and backoff apart, errored tasks and "
+            f"failed calls included: {_num(summary.retry_seconds)} s in all).",
         ),
     ]
     mapped = summary.mapped_steps
@@ -184,6 +231,28 @@ def _overview(summary: RunSummary) -> list[Block]:
     return blocks
 
 
+def _rate_bases(summary: RunSummary) -> str:
+    """Which tasks SR, CR and DA count: the same ones, or, in a suite whose online tasks
+    have no graph, which; and the steps DA does not score."""
+    bases = summary.bases
+    evaluated = bases["sr"]["evaluated"]
+    cr, da = bases["cr"], bases["da"]
+    if cr["tasks"] == da["tasks"] == evaluated:
+        text = f"SR, CR and DA count the same {evaluated} evaluated tasks"
+    else:
+        text = (
+            f"SR counts {evaluated} evaluated tasks; CR only the "
+            f"{tasks_phrase(cr['by_protocol'])} with a graph, and DA the {da['decisions']} "
+            f"decisions of {tasks_phrase(da['by_protocol'])}"
+        )
+    if da["unscored_steps"]:
+        text += (
+            f"; {da['unscored_steps']} step(s) are not decisions (answer, ask user, give up, "
+            "or online without a graph) and are not in DA"
+        )
+    return text + "."
+
+
 def _success_charts(summary: RunSummary) -> list[Block]:
     """SR by scenario, syntax, semantics and app (beside the compared run's)."""
     blocks: list[Block] = []
@@ -193,6 +262,7 @@ def _success_charts(summary: RunSummary) -> list[Block]:
         if not groups:
             continue
         other = comparison["other_breakdowns"].get(dimension, {}) if comparison else None
+        other_n = comparison["other_breakdown_n"].get(dimension, {}) if comparison else {}
         bars = [(g, m["sr"], f"{percent(m['sr'])} (n={m['n']})") for g, m in groups.items()]
         title = f"Success rate by {dimension}"
         if other is not None:
@@ -205,7 +275,7 @@ def _success_charts(summary: RunSummary) -> list[Block]:
                     title,
                     bars,
                     alt=[other.get(g) for g in groups] if other is not None else None,
-                    alt_notes=[percent(other.get(g)) for g in groups]
+                    alt_notes=[f"{percent(other.get(g))} (n={other_n.get(g, 0)})" for g in groups]
                     if other is not None
                     else None,
                 ),
@@ -507,16 +577,22 @@ def _paired_comparison(summary: RunSummary) -> list[Block]:
             (
                 "p",
                 f"This run against {comparison['other_run']} "
-                f"({comparison['other_agent']}, {comparison['other_variant']}) on "
-                f"{comparison['pairs']} tasks evaluated by both.",
+                f"({comparison['other_agent']}, {comparison['other_variant']}) on the "
+                f"{comparison['pairs']} tasks both evaluated: every number of both tables "
+                f"counts these tasks. {_left_out(comparison['left_out'])}",
             )
         )
         blocks.append(_side_by_side(summary, comparison))
+        own_this, own_other = comparison["own"]
+        blocks.append(
+            ("p", f"Each run on its own tasks: this run {own_this}; the other run {own_other}.")
+        )
+        pairs = comparison["pairs"]
         blocks.append(
             Table(
                 (
-                    "SR this run",
-                    "SR other",
+                    f"SR this run ({pairs} tasks)",
+                    f"SR other ({pairs} tasks)",
                     "Difference",
                     "95% CI (paired bootstrap)",
                     "Only this run",
@@ -542,6 +618,26 @@ def _paired_comparison(summary: RunSummary) -> list[Block]:
             )
         )
     return blocks
+
+
+def _left_out(left: dict[str, list[str]]) -> str:
+    """The tasks left out of the pairs, and why (``Comparison.left_out``)."""
+
+    def named(tasks: list[str]) -> str:
+        shown = ", ".join(tasks[:8]) + (f", ... ({len(tasks)} in all)" if len(tasks) > 8 else "")
+        return f"{len(tasks)} ({shown})"
+
+    parts = [
+        f"{what}: {named(left[key])}"
+        for key, what in (
+            ("errors_a", "errors of this run"),
+            ("errors_b", "errors of the other run"),
+            ("missing_a", "tasks only the other run has"),
+            ("missing_b", "tasks only this run has"),
+        )
+        if left.get(key)
+    ]
+    return ("Left out: " + "; ".join(parts) + ".") if parts else "No task is left out."
 
 
 def _errors(summary: RunSummary) -> list[Block]:

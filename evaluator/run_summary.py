@@ -85,8 +85,9 @@ class RunSummary:
     started: float | None
     counts: Counts
     sr: float | None
-    sr_line: str  # "SR 55.6% of 18; 1 judge error excluded"
+    sr_line: str  # "SR 66.7% (4 of 6 evaluated; 2 other errors excluded) · SR with errors ..."
     sr_ci: tuple[float | None, float | None] | None
+    bases: dict[str, Any]  # what each rate counts (metrics.GroupMetrics.bases)
     cr: float | None
     da: float | None
     ra: float | None
@@ -127,6 +128,8 @@ class RunSummary:
             "sr": self.sr,
             "sr_line": self.sr_line,
             "sr_ci": list(self.sr_ci) if self.sr_ci is not None else None,
+            "sr_errors_as_failures": self.bases["sr_errors_as_failures"]["value"],
+            "bases": self.bases,
             "cr": self.cr,
             "da": self.da,
             "ra": self.ra,
@@ -185,19 +188,27 @@ def summarize(
             seed=seed,
             resamples=resamples,
         )
+        other_groups = breakdowns(other.results, other.store.overrides())
         comparison = {
             "other_run": str(Path(compare)),
             "other_agent": other.info.get("agent", {}).get("name"),
             "other_variant": other.info.get("config", {}).get("variant"),
             **paired.to_json(),
             "other_breakdowns": {
-                d: {g: m.sr for g, m in groups.items()}
-                for d, groups in breakdowns(other.results, other.store.overrides()).items()
+                d: {g: m.sr for g, m in groups.items()} for d, groups in other_groups.items()
             },
+            "other_breakdown_n": {  # the evaluated tasks behind each of those SRs
+                d: {g: m.n for g, m in groups.items()} for d, groups in other_groups.items()
+            },
+            # both runs on the tasks both evaluated: the base of the paired test
             "side_by_side": [
-                _overall_column(run.results, overrides, prices),
-                _overall_column(other.results, other.store.overrides(), prices),
+                _overall_column(run.results, overrides, prices, paired.paired_tasks),
+                _overall_column(
+                    other.results, other.store.overrides(), prices, paired.paired_tasks
+                ),
             ],
+            # each run on its own tasks, errors named
+            "own": [overall.sr_line, group_metrics(other.results, other.store.overrides()).sr_line],
         }
     return RunSummary(
         run=str(Path(run_dir)),
@@ -221,6 +232,7 @@ def summarize(
         sr=overall.sr,
         sr_line=overall.sr_line,
         sr_ci=(overall.sr_low, overall.sr_high) if overall.sr is not None else None,
+        bases=overall.bases(),
         cr=overall.cr,
         da=overall.da,
         ra=overall.ra,
@@ -259,10 +271,12 @@ def summarize(
 
 
 def _overall_column(
-    results: Sequence[TaskResult], overrides: Any, prices: PriceTable
+    results: Sequence[TaskResult], overrides: Any, prices: PriceTable, tasks: Sequence[str]
 ) -> dict[str, Any]:
-    """One run's headline numbers, for the side-by-side table of a comparison."""
-    m = group_metrics(results, overrides, prices)
+    """One run's headline numbers on ``tasks`` (those both runs evaluated), for the
+    side-by-side table of a comparison: the same base as the paired test."""
+    shared = set(tasks)
+    m = group_metrics([r for r in results if r.task_id in shared], overrides, prices)
     return {
         "sr": m.sr,
         "sr_ci": [m.sr_low, m.sr_high] if m.sr is not None else None,
@@ -270,6 +284,7 @@ def _overall_column(
         "n": m.n,
         "cr": m.cr,
         "da": m.da,
+        "bases": m.bases(),
     }
 
 

@@ -195,16 +195,14 @@ def chi_square(table: Sequence[Sequence[int]]) -> ChiSquare:
     >>> round(chi_square([[10, 20], [20, 10]]).p_value, 4)
     0.0098
     """
-    rows = [list(r) for r in table if sum(r) > 0]
+    rows = _nonzero(table)
     if not rows:
         return ChiSquare(0.0, 0, 1.0)
-    keep = [j for j in range(len(rows[0])) if sum(r[j] for r in rows) > 0]
-    rows = [[r[j] for j in keep] for r in rows]
-    dof = (len(rows) - 1) * (len(keep) - 1)
+    dof = (len(rows) - 1) * (len(rows[0]) - 1)
     if dof == 0:
         return ChiSquare(0.0, 0, 1.0)
     n = sum(map(sum, rows))
-    col = [sum(r[j] for r in rows) for j in range(len(keep))]
+    col = [sum(r[j] for r in rows) for j in range(len(rows[0]))]
     stat = 0.0
     for r in rows:
         row_total = sum(r)
@@ -212,6 +210,95 @@ def chi_square(table: Sequence[Sequence[int]]) -> ChiSquare:
             expected = row_total * col[j] / n
             stat += (observed - expected) ** 2 / expected
     return ChiSquare(stat, dof, chi_square_sf(stat, dof))
+
+
+@dataclass(frozen=True, slots=True)
+class ContingencyTest:
+    """A test of independence of an r x k table, and why that test.
+
+    ``test`` is ``chi-square`` when every expected count is at least 5 (Cochran's rule, the
+    rule the 2x2 share tests use), else ``fisher`` (2x2) or ``monte-carlo`` (larger tables:
+    the share of ``resamples`` random tables with the same margins whose chi-square
+    statistic is at least the observed one, seeded). ``small_expected`` of ``cells``
+    expected counts were under 5; ``chi_square_p`` is what the approximation would say.
+    """
+
+    test: str
+    p_value: float
+    statistic: float
+    dof: int
+    small_expected: int
+    cells: int
+    chi_square_p: float
+    resamples: int | None = None
+    seed: int | None = None
+
+
+def contingency_test(
+    table: Sequence[Sequence[int]], *, resamples: int = 10_000, seed: int = 0
+) -> ContingencyTest:
+    """Chi-square when its approximation holds, else an exact test (see ContingencyTest).
+    Rows and columns that are all zero are dropped first, as ``chi_square`` does."""
+    rows = _nonzero(table)
+    approx = chi_square(rows)
+    expected = expected_counts(rows) if rows else []
+    cells = sum(len(r) for r in expected)
+    small = sum(1 for r in expected for e in r if e < 5)
+    if approx.dof == 0 or small == 0:
+        test, p, runs = "chi-square", approx.p_value, None
+    elif len(rows) == 2 and len(rows[0]) == 2:
+        test, p, runs = "fisher", fisher_exact(rows), None
+    else:
+        test, p, runs = (
+            "monte-carlo",
+            _monte_carlo_p(rows, approx.statistic, resamples, seed),
+            resamples,
+        )
+    return ContingencyTest(
+        test,
+        p,
+        approx.statistic,
+        approx.dof,
+        small,
+        cells,
+        approx.p_value,
+        resamples=runs,
+        seed=seed if runs is not None else None,
+    )
+
+
+def _nonzero(table: Sequence[Sequence[int]]) -> list[list[int]]:
+    rows = [list(r) for r in table if sum(r) > 0]
+    if not rows:
+        return []
+    keep = [j for j in range(len(rows[0])) if sum(r[j] for r in rows) > 0]
+    return [[r[j] for j in keep] for r in rows]
+
+
+def _monte_carlo_p(rows: list[list[int]], observed: float, resamples: int, seed: int) -> float:
+    """P(statistic >= observed) over random tables with the observed margins: the pooled
+    items' columns are shuffled and dealt to the rows by their sizes. Counts the observed
+    table once, so the p-value is never 0: (1 + hits) / (1 + resamples)."""
+    cols = np.repeat(np.arange(len(rows[0])), [sum(c) for c in zip(*rows, strict=True)])
+    sizes = np.cumsum([0, *(sum(r) for r in rows)])
+    n = cols.size
+    expected = np.asarray(expected_counts(rows))
+    rng = np.random.default_rng(seed)
+    hits = 0
+    chunk = max(1, 2_000_000 // n)
+    for start in range(0, resamples, chunk):
+        size = min(chunk, resamples - start)
+        dealt = rng.permuted(np.broadcast_to(cols, (size, n)), axis=1)
+        counts = np.stack(  # (resample, row, column)
+            [
+                np.stack([(dealt[:, lo:hi] == j).sum(axis=1) for j in range(len(rows[0]))], 1)
+                for lo, hi in zip(sizes[:-1], sizes[1:], strict=True)
+            ],
+            axis=1,
+        )
+        stats = ((counts - expected) ** 2 / expected).sum(axis=(1, 2))
+        hits += int(np.count_nonzero(stats >= observed - 1e-9 * max(1.0, observed)))
+    return (1 + hits) / (1 + resamples)
 
 
 def expected_counts(table: Sequence[Sequence[int]]) -> list[list[float]]:

@@ -3,12 +3,14 @@
 ``elderbench eval --trials K --out OUT`` writes K ordinary run folders,
 ``OUT/trial-01`` ... ``OUT/trial-K``, then ``OUT/trials.json`` and ``OUT/trials.md`` with:
 
-- the SR of every trial, their mean and a 95% Student-t interval across trials (marked
-  degenerate with one trial, or when every trial gave the same SR);
+- the SR of every trial with its count (successes of evaluated tasks, errors excluded)
+  and its SR with errors counted as failures; their mean and a 95% Student-t interval
+  across trials (marked degenerate with one trial, or when every trial gave the same SR;
+  clipped to [0, 1] and then marked ``clipped``, its unclipped ends kept);
 - pass@k (the chance that at least one of k trials of a task succeeds) and pass^k (that all
   k do), for k = 1..K, with the unbiased estimators over each task's evaluated trials:
   ``pass@k = 1 - C(n-c, k) / C(n, k)`` and ``pass^k = C(c, k) / C(n, k)``, averaged over the
-  tasks with at least k evaluated trials;
+  tasks with at least k evaluated trials (how many: ``pass_k_tasks``);
 - per task: successes, evaluated trials and flips (how often its outcome changed from one
   trial to the next).
 
@@ -80,24 +82,53 @@ def _outcomes(run_dir: Path) -> dict[str, bool | None]:
     return out
 
 
+def _trial_counts(outcomes: dict[str, bool | None]) -> dict[str, Any]:
+    """One trial's SR with its base: successes of evaluated tasks, errors apart, and the SR
+    that counts the errors as failures."""
+    evaluated = [v for v in outcomes.values() if v is not None]
+    successes = sum(evaluated)
+    return {
+        "sr": successes / len(evaluated) if evaluated else None,
+        "successes": successes,
+        "evaluated": len(evaluated),
+        "errors": len(outcomes) - len(evaluated),
+        "sr_errors_as_failures": successes / len(outcomes) if outcomes else None,
+    }
+
+
+def _t_interval(known: list[float], mean: float | None) -> dict[str, Any]:
+    """The 95% Student-t interval of the mean SR across trials. An SR lies in [0, 1], so
+    the interval is clipped there; ``clipped`` says so and the unclipped ends are kept."""
+    interval: dict[str, Any] = {
+        "low": None,
+        "high": None,
+        "degenerate": True,
+        "low_unclipped": None,
+        "high_unclipped": None,
+        "clipped": False,
+    }
+    if mean is None or len(known) < 2:
+        return interval
+    sd = math.sqrt(sum((s - mean) ** 2 for s in known) / (len(known) - 1))
+    half = t_quantile(0.975, len(known) - 1) * sd / math.sqrt(len(known))
+    low, high = mean - half, mean + half
+    return {
+        "low": max(0.0, low),
+        "high": min(1.0, high),
+        "degenerate": sd == 0.0,
+        "low_unclipped": low,
+        "high_unclipped": high,
+        "clipped": low < 0.0 or high > 1.0,
+    }
+
+
 def summarize_trials(run_dirs: Sequence[Path]) -> dict[str, Any]:
     """Every number of trials.json for the trial folders ``run_dirs`` (in trial order)."""
     trials = [_outcomes(d) for d in run_dirs]
-    srs: list[float | None] = []
-    for t in trials:
-        evaluated = [v for v in t.values() if v is not None]
-        srs.append(sum(evaluated) / len(evaluated) if evaluated else None)
+    per_trial = [_trial_counts(t) for t in trials]
+    srs: list[float | None] = [c["sr"] for c in per_trial]
     known = [s for s in srs if s is not None]
     mean = sum(known) / len(known) if known else None
-    interval: dict[str, Any] = {"low": None, "high": None, "degenerate": True}
-    if mean is not None and len(known) >= 2:
-        sd = math.sqrt(sum((s - mean) ** 2 for s in known) / (len(known) - 1))
-        half = t_quantile(0.975, len(known) - 1) * sd / math.sqrt(len(known))
-        interval = {
-            "low": max(0.0, mean - half),
-            "high": min(1.0, mean + half),
-            "degenerate": sd == 0.0,
-        }
     tasks = sorted({t for trial in trials for t in trial})
     per_task: dict[str, dict[str, int]] = {}
     for task in tasks:
@@ -110,8 +141,10 @@ def summarize_trials(run_dirs: Sequence[Path]) -> dict[str, Any]:
     k_max = len(trials)
     pass_at: dict[str, float | None] = {}
     pass_hat: dict[str, float | None] = {}
+    pass_tasks: dict[str, int] = {}
     for k in range(1, k_max + 1):
         eligible = [c for c in per_task.values() if c["evaluated"] >= k]
+        pass_tasks[str(k)] = len(eligible)
         pass_at[str(k)] = (
             sum(pass_at_k(c["evaluated"], c["successes"], k) for c in eligible) / len(eligible)
             if eligible
@@ -125,10 +158,13 @@ def summarize_trials(run_dirs: Sequence[Path]) -> dict[str, Any]:
     return {
         "trials": [str(d) for d in run_dirs],
         "sr_per_trial": srs,
+        "per_trial": per_trial,
         "mean_sr": mean,
-        "sr_interval": interval,
+        "mean_sr_trials": len(known),  # the trials with an SR (some evaluated task)
+        "sr_interval": _t_interval(known, mean),
         "pass_at_k": pass_at,
         "pass_hat_k": pass_hat,
+        "pass_k_tasks": pass_tasks,  # k -> the tasks with at least k evaluated trials
         "tasks": per_task,
         "flipping_tasks": sorted(t for t, c in per_task.items() if c["flips"]),
     }
@@ -138,33 +174,64 @@ def _pct(value: float | None) -> str:
     return "n/a" if value is None else f"{100 * value:.1f}%"
 
 
-def render_trials(summary: dict[str, Any]) -> str:
-    """trials.md: the summary as Markdown."""
-    interval = summary["sr_interval"]
+def _spread(interval: dict[str, Any]) -> str:
     if interval["low"] is None:
-        spread = "no interval (fewer than two trials with evaluated tasks)"
-    else:
-        spread = f"95% t-interval {_pct(interval['low'])}-{_pct(interval['high'])}"
-        if interval["degenerate"]:
-            spread += " (degenerate: every trial gave the same SR)"
+        return "no interval (fewer than two trials with evaluated tasks)"
+    spread = f"95% t-interval {_pct(interval['low'])}-{_pct(interval['high'])}"
+    if interval["clipped"]:
+        spread += (
+            f" (clipped to 0-100%; the t formula gives {_pct(interval['low_unclipped'])}"
+            f" to {_pct(interval['high_unclipped'])}, outside the range an SR can take)"
+        )
+    if interval["degenerate"]:
+        spread += " (degenerate: every trial gave the same SR)"
+    return spread
+
+
+def _trial_row(index: int, c: dict[str, Any]) -> str:
+    total = c["evaluated"] + c["errors"]
+    errors = (
+        f"; {c['errors']} error{'s' if c['errors'] != 1 else ''} excluded" if c["errors"] else ""
+    )
+    return (
+        f"| {index} | {_pct(c['sr'])} ({c['successes']} of {c['evaluated']} evaluated{errors}) "
+        f"| {_pct(c['sr_errors_as_failures'])} ({c['successes']} of {total}) |"
+    )
+
+
+def render_trials(summary: dict[str, Any]) -> str:
+    """trials.md: the summary as Markdown. Every rate says what it counts."""
+    n_tasks = len(summary["tasks"])
+    pass_tasks = summary["pass_k_tasks"]
+    short = [k for k, n in pass_tasks.items() if n < n_tasks]
     lines = [
         f"# Repeated trials ({len(summary['trials'])})",
         "",
-        f"Mean SR {_pct(summary['mean_sr'])}; {spread}.",
+        f"Mean SR {_pct(summary['mean_sr'])}: the mean of the SRs of "
+        f"{summary['mean_sr_trials']} trials, each over its own evaluated tasks; "
+        f"{_spread(summary['sr_interval'])}.",
         "",
-        "| Trial | SR |",
-        "|---|---|",
-        *(f"| {i + 1} | {_pct(s)} |" for i, s in enumerate(summary["sr_per_trial"])),
-        "",
-        "| k | pass@k | pass^k |",
+        "| Trial | SR (successes of evaluated tasks) | SR with errors as failures |",
         "|---|---|---|",
+        *(_trial_row(i + 1, c) for i, c in enumerate(summary["per_trial"])),
+        "",
+        f"pass@k and pass^k average over the tasks with at least k evaluated trials "
+        f"(of {n_tasks} tasks)"
+        + (
+            f"; for k = {', '.join(short)} some tasks have fewer, and are left out."
+            if short
+            else "."
+        ),
+        "",
+        "| k | Tasks | pass@k | pass^k |",
+        "|---|---|---|---|",
         *(
-            f"| {k} | {_pct(summary['pass_at_k'][k])} | {_pct(summary['pass_hat_k'][k])} |"
+            f"| {k} | {pass_tasks[k]} of {n_tasks} | {_pct(summary['pass_at_k'][k])} "
+            f"| {_pct(summary['pass_hat_k'][k])} |"
             for k in summary["pass_at_k"]
         ),
         "",
-        f"{len(summary['flipping_tasks'])} of {len(summary['tasks'])} tasks changed outcome "
-        "between trials.",
+        f"{len(summary['flipping_tasks'])} of {n_tasks} tasks changed outcome between trials.",
         "",
         "| Task | Successes | Evaluated trials | Flips |",
         "|---|---|---|---|",

@@ -31,6 +31,8 @@ from typing import Any
 
 from evaluator.agents.base import AgentObservation, AgentStep, ReflectionVerdict
 from evaluator.agents.openai_compatible import OpenAICompatibleAgent, history_text, parse_step
+from evaluator.chat_client import ChatReply
+from evaluator.errors import AgentError
 from evaluator.prompts import load_prompt, render
 from graph_builder.model import Action, InstructionVariant, Task
 
@@ -100,6 +102,21 @@ class MobileAgentV2(OpenAICompatibleAgent):
         super().reset(task, variant)
         self._reset_state()
 
+    def _complete(
+        self,
+        messages: list[dict[str, Any]],
+        tokens_in: int,
+        tokens_out: int,
+        seconds: float,
+        retry: float,
+    ) -> ChatReply:
+        """A later call of the step; when it fails, the error carries what the step's
+        earlier calls spent."""
+        try:
+            return self.client.complete(messages)
+        except AgentError as exc:
+            raise exc.add_spent(tokens_in, tokens_out, seconds, retry) from None
+
     def step(self, observation: AgentObservation) -> AgentStep:
         image, sent = self.image_content(observation)
         instruction = observation.instruction or self._instruction
@@ -139,7 +156,9 @@ class MobileAgentV2(OpenAICompatibleAgent):
                     progress=self._progress,
                     history=history_text(self._accepted, self.history_steps),
                 )
-                reply = self.client.complete([{"role": "user", "content": text}])
+                reply = self._complete(
+                    [{"role": "user", "content": text}], tokens_in, tokens_out, seconds, retry
+                )
                 tokens_in += reply.input_tokens
                 tokens_out += reply.output_tokens
                 seconds += reply.seconds
@@ -178,8 +197,12 @@ class MobileAgentV2(OpenAICompatibleAgent):
             height=sent[1],
             step=observation.step + 1,
         )
-        reply = self.client.complete(
-            [{"role": "user", "content": [{"type": "text", "text": text}, image]}]
+        reply = self._complete(
+            [{"role": "user", "content": [{"type": "text", "text": text}, image]}],
+            tokens_in,
+            tokens_out,
+            seconds,
+            retry,
         )
         step = parse_step(reply.text, self.family, sent)
         memory = step.extra.get("memory")

@@ -161,12 +161,15 @@ class SubprocessAgent(BaseAgent):
 
     def _read_answer(self, line: str, elapsed: float) -> AgentStep:
         parsing_started = time.perf_counter()
+        answer: Any = None
         try:
             answer = json.loads(line)
             if not isinstance(answer, dict):
                 raise ActionParseError("the answer line must be a JSON object")
             action = action_from_message(answer.get("action"))
         except (ValueError, ActionParseError) as exc:
+            # A reply whose action cannot be used still cost what the program says it did.
+            spent = answer if isinstance(answer, dict) else {}
             return AgentStep(
                 action=None,
                 raw_output=line.rstrip("\n"),
@@ -176,7 +179,9 @@ class SubprocessAgent(BaseAgent):
                     if isinstance(exc, InvalidActionError)
                     else StepOutcome.PARSE_ERROR
                 ),
-                inference_seconds=elapsed,
+                input_tokens=_count(spent.get("input_tokens")),
+                output_tokens=_count(spent.get("output_tokens")),
+                inference_seconds=_seconds(spent.get("inference_seconds"), elapsed),
                 parsing_seconds=time.perf_counter() - parsing_started,
             )
         reflection = answer.get("reflection")

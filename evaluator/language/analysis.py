@@ -35,6 +35,7 @@ from evaluator.language.instructions import (
 )
 from evaluator.language.proposals import DimensionAgreement, label_agreement
 from evaluator.run_store import RunStore
+from evaluator.stats import ContingencyTest
 from evaluator.svg import bar_chart
 from graph_builder.io import atomic_write_text
 
@@ -199,10 +200,27 @@ def _set_comparison(a: Analysis) -> list[Block]:
         ]
         out += [
             ("h2", f"{c.name_a} against {c.name_b}"),
-            ("p", f"Length distribution (5 bins), chi-square p = {_p(c.length_bins_p)}."),
+            ("p", _length_bins_line(c.length_bins)),
             Table(["Category", c.name_a, c.name_b, "Test", "p"], rows),
         ]
     return out
+
+
+def _length_bins_line(t: ContingencyTest) -> str:
+    """The length-bin test, and why it is exact when the chi-square approximation fails."""
+    head = f"Length distribution ({t.cells // 2} bins with instructions)"
+    if t.test == "chi-square":
+        return f"{head}, chi-square p = {_p(t.p_value)} (every expected count at least 5)."
+    exact = (
+        "Fisher's exact test"
+        if t.test == "fisher"
+        else f"exact test by {t.resamples:,} random tables with the same margins (seed {t.seed})"
+    )
+    return (
+        f"{head}: {t.small_expected} of {t.cells} expected counts are under 5, so the "
+        f"chi-square approximation does not hold (it would say p = {_p(t.chi_square_p)}); "
+        f"{exact}, p = {_p(t.p_value)}."
+    )
 
 
 def _labelling(a: Analysis) -> list[Block]:

@@ -18,13 +18,19 @@ import io
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
 from evaluator.errors import ConfigError
 from evaluator.language.text import features
-from evaluator.stats import chi_square, expected_counts, fisher_exact
+from evaluator.stats import (
+    ContingencyTest,
+    chi_square,
+    contingency_test,
+    expected_counts,
+    fisher_exact,
+)
 from graph_builder.errors import FormatError
 from graph_builder.io import SUITE_FILE, load_suite_tasks, parse_json
 from graph_builder.model import DEFAULT_VOCABULARIES, Labels
@@ -183,8 +189,13 @@ class SetComparison:
     stats_a: InstructionStats
     stats_b: InstructionStats
     length: CategoryTest  # the share under 20 characters
-    length_bins_p: float  # chi-square over the length bins
+    # the length bins of both sets: chi-square, or an exact test when expected counts are small
+    length_bins: ContingencyTest
     labels: tuple[CategoryTest, ...]  # only when both sets are labelled
+
+    @property
+    def length_bins_p(self) -> float:
+        return self.length_bins.p_value
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -194,6 +205,7 @@ class SetComparison:
             "stats_b": self.stats_b.to_json(),
             "share_under_20": self.length.to_json(),
             "length_bins_p": self.length_bins_p,
+            "length_bins_test": asdict(self.length_bins),
             "labels": [t.to_json() for t in self.labels],
         }
 
@@ -203,7 +215,7 @@ def compare_sets(a: InstructionSet, b: InstructionSet) -> SetComparison:
     length = test_share(
         f"under {SHORT_CHARS} characters", sa.count_under_20, sa.n, sb.count_under_20, sb.n
     )
-    bins_p = chi_square([list(sa.length_bins.values()), list(sb.length_bins.values())]).p_value
+    bins = contingency_test([list(sa.length_bins.values()), list(sb.length_bins.values())])
     tests: list[CategoryTest] = []
     if a.labelled and b.labelled:
         for dim in LABEL_DIMENSIONS:
@@ -211,7 +223,7 @@ def compare_sets(a: InstructionSet, b: InstructionSet) -> SetComparison:
                 ca = sa.labels[dim].get(label, LabelShare(0, 0.0)).count
                 cb = sb.labels[dim].get(label, LabelShare(0, 0.0)).count
                 tests.append(test_share(f"{dim}={label}", ca, sa.n, cb, sb.n))
-    return SetComparison(a.name, b.name, sa, sb, length, bins_p, tuple(tests))
+    return SetComparison(a.name, b.name, sa, sb, length, bins, tuple(tests))
 
 
 # --------------------------------------------------------------------------- reading sets

@@ -7,7 +7,7 @@ import pytest
 from evaluator.prices import Price, PriceTable
 from evaluator.run_summary import summarize
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply, status
-from tests.evaluator.test_vlm_agents import answer_in, endpoint, run, targets
+from tests.evaluator.test_vlm_agents import answer_in, endpoint, ma2_decision, run, targets
 
 
 def test_a_503_with_backoff_is_retry_time_not_inference(synthetic, tmp_path):
@@ -74,3 +74,48 @@ def test_agents_without_a_model_are_timed_by_the_protocol(synthetic, tmp_path):
     assert results["task001"].success
     assert all(s.inference_seconds > 0 for s in store.read_steps("task001"))
     assert summarize(tmp_path / "run").to_json()["ail"] > 0
+
+
+def test_the_backoff_of_a_call_that_ended_in_an_error_is_retry_time(synthetic, tmp_path):
+    """The waits before an endpoint gave up are time the run spent: they are in the errored
+    task's retry seconds and in the report's "retries and backoff", as for a call that
+    was answered in the end."""
+    points = targets(synthetic.suite, "task001")
+    answers = [reply(answer_in("json", points[0]), 100, 10), status(503), status(503)]
+    with FakeLLMServer(answers) as server:
+        results, _ = run(
+            synthetic.suite,
+            tmp_path / "run",
+            endpoint(server, api_key_env=None, retries=1, backoff=0.4),
+            tasks=("task001",),
+        )
+    result = results["task001"]
+    assert result.status.value == "error" and "failed 2 time(s)" in result.reason
+    assert result.retry_seconds >= 0.4  # the wait between the two failed attempts
+    assert (result.steps, result.input_tokens, result.output_tokens) == (1, 100, 10)
+    summary = summarize(tmp_path / "run").to_json()
+    assert summary["retry_seconds"] == pytest.approx(result.retry_seconds)
+
+
+def test_a_multi_call_step_that_fails_keeps_what_its_answered_calls_spent(synthetic, tmp_path):
+    """Mobile-Agent-v2 calls the model up to three times a step: when the planning call
+    fails after the reflection was answered, the reflection's tokens are still spent."""
+    points = targets(synthetic.suite, "task001")
+    answers = [
+        reply(ma2_decision(points[0]), 100, 20),
+        reply("### Answer ###\nA", 50, 5),  # the reflection on step 0, in step 1
+        status(503),  # the planning call fails, twice
+        status(503),
+    ]
+    with FakeLLMServer(answers) as server:
+        results, _ = run(
+            synthetic.suite,
+            tmp_path / "run",
+            endpoint(server, api_key_env=None, retries=1, backoff=0.3),
+            tasks=("task001",),
+            agent="mobile_agent_v2",
+        )
+    result = results["task001"]
+    assert result.status.value == "error"
+    assert (result.input_tokens, result.output_tokens) == (100 + 50, 20 + 5)
+    assert result.retry_seconds >= 0.3

@@ -3,6 +3,7 @@ program behind the JSON-lines protocol."""
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -125,6 +126,38 @@ def test_subprocess_garbage_is_a_parse_failure_not_a_crash(synthetic, tmp_path):
     assert result.status.value == "failure" and result.parse_failures == 1
     step = RunStore.open(tmp_path / "run").read_steps("task000")[0]
     assert step.raw_output == "I think I will tap the blue button" and step.parse_error
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        {"action": {"action": "fly away"}},  # names no action: a parse failure
+        {"action": {"action": "click", "x": float("nan"), "y": 3}},  # an invalid action
+        {"action": "tap somewhere"},  # not an action object
+    ],
+)
+def test_subprocess_reply_that_fails_keeps_its_own_tokens_and_seconds(synthetic, tmp_path, answer):
+    """A reply whose action cannot be used still cost the tokens and the inference time the
+    program reports: they are the program's, not replaced by the harness's wait."""
+    reply = json.dumps({**answer, "input_tokens": 11, "output_tokens": 3, "inference_seconds": 4.5})
+    program = (
+        "import sys\nfor line in sys.stdin:\n"
+        f"    if '\"step\"' in line: print({reply!r}, flush=True)"
+    )
+    results = evaluate(
+        synthetic.suite,
+        tmp_path / "run",
+        "subprocess",
+        tasks=("task000",),
+        agent_config={"command": [sys.executable, "-c", program], "model": "m"},
+    )
+    result = results["task000"]
+    assert result.status.value == "failure" and result.parse_failures == 1
+    step = RunStore.open(tmp_path / "run").read_steps("task000")[0]
+    assert step.parse_error and step.outcome in ("parse_error", "invalid_action")
+    assert (step.input_tokens, step.output_tokens) == (11, 3)
+    assert step.inference_seconds == 4.5
+    assert (result.input_tokens, result.output_tokens) == (11, 3)
 
 
 @pytest.mark.parametrize(("mode", "reason"), [("crash", "exited"), ("slow", "no answer within")])

@@ -38,7 +38,7 @@ from evaluator.language.instructions import (
 from evaluator.language.text import features
 from evaluator.records import TaskResult, TaskStatus
 from evaluator.run_store import FailureCategory, FailureTag, RunStore
-from evaluator.stats import cohen_kappa, fisher_exact
+from evaluator.stats import chi_square, cohen_kappa, contingency_test, fisher_exact
 from graph_builder.io import load_task
 from graph_builder.model import Labels
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
@@ -447,3 +447,32 @@ def test_analyze_json_on_the_sample_suite(tmp_path, capsys):
     assert data["comparison"]["labels"] == []  # a plain list has no labels to compare
     assert "interactions" in data and data["interactions"] is None  # no runs given
     assert (tmp_path / "a" / "analysis.html").read_text().count("<svg") >= 2
+
+
+def test_length_bins_with_small_expected_counts_get_an_exact_test_and_say_so(tmp_path, capsys):
+    """analyze --against on small sets: most expected counts of the 2 x 5 length-bin table
+    are under 5, so the chi-square approximation is not used unmarked (as the 2x2 share
+    tests switch to Fisher under the same rule)."""
+    against = tmp_path / "other.txt"
+    against.write_text("please open the settings app and turn on airplane mode\n" * 6)
+    out = tmp_path / "a"
+    assert (
+        elderbench(["analyze", str(SAMPLE), "--against", str(against), "--json", "--out", str(out)])
+        == 0
+    )
+    bins = json.loads(capsys.readouterr().out)["comparison"]["length_bins_test"]
+    assert bins["test"] == "monte-carlo" and bins["small_expected"] > 0
+    assert bins["resamples"] == 10_000 and 0 < bins["p_value"] <= 1
+    text = (out / "analysis.md").read_text()
+    assert f"{bins['small_expected']} of {bins['cells']} expected counts are under 5" in text
+    assert "chi-square approximation does not hold" in text
+
+
+def test_length_bins_with_large_counts_keep_the_chi_square():
+    big = contingency_test([[30, 40, 22, 10, 8], [12, 25, 40, 30, 20]])
+    assert big.test == "chi-square" and big.small_expected == 0
+    assert big.p_value == chi_square([[30, 40, 22, 10, 8], [12, 25, 40, 30, 20]]).p_value
+    small = contingency_test([[3, 8, 2, 1, 0], [1, 2, 9, 6, 4]])
+    assert small.test == "monte-carlo" and small.small_expected == 8 and small.cells == 10
+    assert small == contingency_test([[3, 8, 2, 1, 0], [1, 2, 9, 6, 4]])  # seeded
+    assert contingency_test([[1, 9], [6, 4]]).test == "fisher"

@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 
 import pytest
+from scipy import stats
 
 from evaluator.metrics import (
     breakdowns,
@@ -134,7 +135,10 @@ def test_a_human_verdict_overrides_verification_not_termination():
     )
     m = group_metrics([*hand_results(), judged])
     assert (m.errors, m.judge_errors) == (2, 1)
-    assert m.sr_line == "SR 66.7% of 3; 1 judge error excluded; 1 other error excluded"
+    assert m.sr_line == (
+        "SR 66.7% (2 of 3 evaluated; 1 judge error excluded; 1 other error excluded)"
+        " · SR with errors as failures 40.0% (2 of 5)"
+    )
     decided = group_metrics([*hand_results(), judged], {"f": HumanVerdict(True)})
     assert (decided.n, decided.successes, decided.judge_errors) == (4, 3, 0)
 
@@ -259,7 +263,6 @@ def test_point_biserial_by_hand():
 
 
 def test_p_values_agree_with_scipy():
-    stats = pytest.importorskip("scipy.stats")
     for r, n in [(0.3, 20), (-0.6, 10), (0.05, 249), (0.99, 5)]:
         t = r * math.sqrt((n - 2) / (1 - r * r))
         assert correlation_p_value(r, n) == pytest.approx(2 * stats.t.sf(abs(t), n - 2), rel=1e-9)

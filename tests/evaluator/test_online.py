@@ -235,7 +235,9 @@ def test_a_judge_without_a_verdict_is_a_judge_error_and_judge_reruns_only_judges
     assert result.steps == 4 and result.decisions == 4  # the episode is all there
     assert result.judge_usage == (TokenUse("judge", 700, 20),)  # a reply without verdict costs
     summary = summarize(tmp_path / "run").to_json()
-    assert summary["sr_line"] == "SR n/a of 0; 1 judge error excluded"
+    assert summary["sr_line"] == (
+        "SR n/a (0 evaluated; 1 judge error excluded) · SR with errors as failures 0.0% (0 of 1)"
+    )
     assert summary["tokens"]["judge_input"] == 700
     agent_calls = len(server.received)
 
@@ -251,7 +253,7 @@ def test_a_judge_without_a_verdict_is_a_judge_error_and_judge_reruns_only_judges
     assert again.judge_usage == (TokenUse("judge", 700, 20), TokenUse("judge", 650, 15))
     assert again.steps == result.steps and again.input_tokens == result.input_tokens
     out = capsys.readouterr()
-    assert "font: error -> success" in out.err and "SR 100.0% of 1" in out.out
+    assert "font: error -> success" in out.err and "SR 100.0% (1 of 1 evaluated)" in out.out
     prices = PriceTable("USD", {"judge": Price(1.0, 2.0)})
     assert summarize(tmp_path / "run", prices=prices).to_json()["judge_cost"] == pytest.approx(
         (1350 * 1.0 + 35 * 2.0) / 1e6
@@ -412,7 +414,9 @@ def test_a_start_screen_that_is_not_start_is_a_dirty_start_error(recorded, tmp_p
     result = RunStore.open(tmp_path / "run").results()[0]
     assert (result.status.value, result.error_kind, result.steps) == ("error", "dirty_start", 0)
     assert result.reason.startswith("dirty start: the first screen matches no node of the graph")
-    assert summarize(tmp_path / "run").sr_line == "SR n/a of 0; 1 dirty start excluded"
+    assert summarize(tmp_path / "run").sr_line == (
+        "SR n/a (0 evaluated; 1 dirty start excluded) · SR with errors as failures 0.0% (0 of 1)"
+    )
 
 
 def test_every_task_starts_from_the_snapshot_taken_when_the_run_began(

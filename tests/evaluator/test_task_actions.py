@@ -221,3 +221,29 @@ def test_online_launch_key_answer_and_give_up_on_the_virtual_phone(virtual_serve
     ]
     assert "no installed app" in records[3].rule and "outside the screen" in records[4].rule
     assert result.answer == "Sunny, 21 degrees" and result.answer_correct
+
+
+def test_task_actions_are_not_da_decisions_and_are_counted_apart():
+    """The decision in docs/evaluation.md: answer, ask_user and give_up move nothing on the
+    graph, so DA leaves them out (neither right nor wrong) and the report counts them as
+    steps that are not decisions."""
+    from evaluator.metrics import group_metrics
+
+    task = Task(
+        id="t1",
+        instruction="when is my alarm",
+        answers=("7:30",),
+        clarifications=("the morning one",),
+        max_steps=8,
+    )
+    steps = [Action.ask_user("Which alarm?"), Action.launch("Clock"), *PATH]
+    result, records = run([*steps, Action.answer("at 7:30"), Action.done()], task)
+    assert result.success, result.reason
+    assert [r.outcome for r in records] == ["asked_user", None, None, None, "answered", None]
+    assert [r.decision_correct for r in records] == [None, True, True, True, None, True]
+    assert (result.steps, result.decisions, result.correct_decisions) == (6, 4, 4)
+    da = group_metrics([result]).bases()["da"]
+    assert (da["decisions"], da["unscored_steps"]) == (4, 2)
+    gave_up, records = run([Action.launch("Clock"), Action.give_up("no alarm app")])
+    assert records[-1].decision_correct is None and gave_up.decisions == 1
+    assert group_metrics([gave_up]).bases()["da"]["unscored_steps"] == 1

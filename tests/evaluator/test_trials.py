@@ -9,7 +9,14 @@ import pytest
 from elderbench.cli import main as elderbench_main
 from evaluator.records import TaskResult
 from evaluator.run_store import HumanVerdict, RunStore
-from evaluator.trials import pass_at_k, pass_hat_k, summarize_trials, t_quantile, trial_dir
+from evaluator.trials import (
+    pass_at_k,
+    pass_hat_k,
+    summarize_trials,
+    t_quantile,
+    trial_dir,
+    write_trials,
+)
 
 
 def trials(tmp_path, table: dict[str, str]):
@@ -61,9 +68,42 @@ def test_three_trials_by_hand(tmp_path):
 
 def test_identical_trials_have_a_degenerate_interval(tmp_path):
     summary = summarize_trials(trials(tmp_path, {"a": "ss", "b": "ff"}))
-    assert summary["sr_interval"] == {"low": 0.5, "high": 0.5, "degenerate": True}
+    interval = summary["sr_interval"]
+    assert (interval["low"], interval["high"], interval["degenerate"]) == (0.5, 0.5, True)
+    assert interval["clipped"] is False
     one = summarize_trials(trials(tmp_path / "one", {"a": "s"}))
-    assert one["sr_interval"] == {"low": None, "high": None, "degenerate": True}
+    interval = one["sr_interval"]
+    assert (interval["low"], interval["high"], interval["degenerate"]) == (None, None, True)
+
+
+def test_trials_md_names_every_base_and_says_when_the_interval_is_clipped(tmp_path):
+    """Each trial's SR with its count (2 of 5 after an error) and with errors as failures,
+    pass@k with the number of tasks it averages over, and a clipped t-interval said so."""
+    dirs = trials(
+        tmp_path,
+        {"a": "fsff", "b": "fsff", "c": "feff", "d": "ffff", "e": "ffff", "f": "ffff"},
+    )
+    summary = summarize_trials(dirs)
+    assert summary["per_trial"][1] == {
+        "sr": 0.4,
+        "successes": 2,
+        "evaluated": 5,
+        "errors": 1,
+        "sr_errors_as_failures": 2 / 6,
+    }
+    assert summary["pass_k_tasks"] == {"1": 6, "2": 6, "3": 6, "4": 5}
+    # trial SRs 0, .4, 0, 0: mean .1, sd .2; the t formula reaches below 0
+    low = 0.1 - t_quantile(0.975, 3) * 0.2 / 2
+    interval = summary["sr_interval"]
+    assert interval["low_unclipped"] == pytest.approx(low) and low < 0
+    assert interval["low"] == 0.0 and interval["clipped"] is True
+    write_trials(tmp_path)
+    text = (tmp_path / "trials.md").read_text()
+    assert "| 2 | 40.0% (2 of 5 evaluated; 1 error excluded) | 33.3% (2 of 6) |" in text
+    assert "| 1 | 0.0% (0 of 6 evaluated) | 0.0% (0 of 6) |" in text
+    assert "| 4 | 5 of 6 |" in text and "| 3 | 6 of 6 |" in text
+    assert f"clipped to 0-100%; the t formula gives {100 * low:.1f}% to " in text
+    assert "the mean of the SRs of 4 trials" in text
 
 
 def test_trials_from_the_command_line(synthetic, tmp_path):
