@@ -4,7 +4,8 @@ For each task, the ``complete`` demonstrations under ``<demos>/<task>/`` are mer
 (incomplete, discarded and unreadable ones are skipped with a note). The task folder is
 written to a temporary folder beside it and swapped in at the end, so a crash leaves the
 old task folder or the new one. A graph with errors is not written over a valid graph
-unless ``force`` is given. Pins of the previous graph are reapplied.
+unless ``force`` is given. Pins of the previous graph and the task's merge constraints
+(``constraints.json``, kept in the task folder) are reapplied.
 
 The task.json is the suite's own when the task already exists there; otherwise the one
 an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline task made
@@ -32,6 +33,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from graph_builder.constraints import ConstraintOutcome, load_constraints
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.io import (
     GRAPH_FILE,
@@ -75,6 +77,7 @@ class TaskBuildReport:
     stale_pins: tuple[Pin, ...] = ()  # manual decisions whose screens are gone
     repairs: tuple[str, ...] = ()  # what the hierarchy parser fixed, per step
     kept_edits: tuple[str, ...] = ()  # edge edits of the previous graph carried over
+    constraints: tuple[ConstraintOutcome, ...] = ()  # the task's merge constraints, applied
     task_source: str = ""  # where task.json came from
 
     def summary(self) -> str:
@@ -128,7 +131,11 @@ def build_task(
         )
     try:
         result = merge_demonstrations(
-            inputs, settings=settings, task_id=task_id, pins=old_graph.pins if old_graph else ()
+            inputs,
+            settings=settings,
+            task_id=task_id,
+            pins=old_graph.pins if old_graph else (),
+            constraints=load_constraints(out, task_id).constraints,
         )
     except GraphBuilderError as exc:
         return TaskBuildReport(task_id, out, False, str(exc), skipped=tuple(notes))
@@ -153,6 +160,7 @@ def build_task(
         stale_pins=result.stale_pins,
         repairs=result.repairs,
         kept_edits=kept,
+        constraints=result.constraints,
     )
     if has_errors(problems) and old_valid and not force:
         return replace(

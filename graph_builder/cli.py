@@ -38,7 +38,10 @@ def register(subparsers: Any) -> None:
         help="JSON file overriding similarity settings (docs/graph_builder.md)",
     )
     build.add_argument(
-        "--explain", action="store_true", help="print every merge decision with its scores"
+        "--explain",
+        action="store_true",
+        help="print every merge decision with its scores, the possible merges to decide "
+        "(`elderbench constrain`) and the mixed and split nodes",
     )
     build.add_argument(
         "--jobs",
@@ -133,6 +136,8 @@ def _run_build(args: argparse.Namespace) -> int:
             print(f"  {problem}")
         for kept in report.kept_edits:
             print(f"  {kept}")
+        for outcome in report.constraints:
+            print(f"  constraint {outcome.describe()}")
         if report.written and not report.task_source:
             print(
                 "  note: no task.json found; wrote a minimal offline one from the "
@@ -143,6 +148,11 @@ def _run_build(args: argparse.Namespace) -> int:
             print(f"  hierarchy repairs: {len(report.repairs)} in {steps} steps")
             for decision in report.decisions:
                 print(f"  {decision.describe()}")
+            if report.written:
+                from graph_builder.review import review_task
+
+                for line in review_task(report.output, args.demos).lines():
+                    print(f"  {line}")
     return 0 if all(r.written for r in reports) else 1
 
 

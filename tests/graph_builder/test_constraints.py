@@ -1,0 +1,205 @@
+"""Merge constraints: people's must-link and cannot-link decisions, kept in the task folder
+and honoured by every rebuild; the possible merges and graph checks that lead to them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from elderbench.cli import main
+from graph_builder.build import build_task
+from graph_builder.constraints import CONSTRAINTS_FILE, load_constraints, set_decision
+from graph_builder.errors import FormatError
+from graph_builder.io import load_graph
+from graph_builder.model import Action, Constraint, ConstraintSet, LinkKind, MemberRef, now_utc
+from graph_builder.review import PairKind, review_task
+from graph_builder.similarity import SimilaritySettings
+from tests.graph_builder.gb_synthetic import Sketch, tap_row, write_demo
+
+HOME = Sketch("Home", ("Settings", "Contacts"))
+SETTINGS = Sketch("Settings", ("Display", "Sound"))
+# The same page with one more row: the builder calls it another state (a text appeared).
+SETTINGS_MORE = Sketch("Settings", ("Display", "Sound", "Battery"))
+DISPLAY = Sketch("Display", ("Brightness", "Dark theme"))
+# A first screen of another kind: START takes it all the same.
+LAUNCHER = Sketch("Launcher", ("Settings", "Clock", "Camera"))
+
+A1, B1, C1 = MemberRef("a", 1), MemberRef("b", 1), MemberRef("c", 1)
+
+
+def _path(settings: Sketch, clock: str, home: Sketch = HOME) -> list[tuple[Sketch, Action]]:
+    return [
+        (home.with_clock(clock), tap_row(home, "Settings")),
+        (settings.with_clock(clock), tap_row(settings, "Display")),
+        (DISPLAY.with_clock(clock), Action.done()),
+    ]
+
+
+@pytest.fixture
+def demos(tmp_path: Path) -> Path:
+    root = tmp_path / "demos"
+    write_demo(root, "a", _path(SETTINGS, "09:00"))
+    write_demo(root, "b", _path(SETTINGS_MORE, "09:30"))
+    write_demo(root, "c", _path(SETTINGS, "10:30", home=LAUNCHER))
+    return root
+
+
+def _build(demos: Path, suite: Path):  # type: ignore[no-untyped-def]
+    report = build_task(demos, "task1", suite, settings=SimilaritySettings())
+    assert report.written, report.note
+    return report
+
+
+def _node_of(suite: Path) -> dict[MemberRef, str]:
+    return {m: n.id for n in load_graph(suite / "task1").nodes for m in n.members}
+
+
+def _decide(task_dir: Path, kind: LinkKind, a: MemberRef, b: MemberRef) -> None:
+    set_decision(task_dir, a, b, Constraint(kind, a, b, "ann", now_utc()))
+
+
+def test_a_must_link_joins_nodes_the_builder_kept_apart_in_every_rebuild(
+    demos: Path, tmp_path: Path
+) -> None:
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    before = _node_of(suite)
+    assert before[A1] == before[C1] != before[B1]  # the extra row made another state
+    _decide(suite / "task1", LinkKind.MUST_LINK, A1, B1)
+    for _ in range(2):  # the decision outlives the rebuild that applied it
+        report = _build(demos, suite)
+        after = _node_of(suite)
+        assert after[A1] == after[B1] == after[C1]
+        assert len(set(after.values())) == len(set(before.values())) - 1
+        [outcome] = report.constraints
+        assert outcome.honoured and outcome.detail == f"both in {after[A1]}"
+    assert [c.pair for c in load_constraints(suite / "task1").constraints] == [(A1, B1)]
+
+
+def test_a_cannot_link_splits_what_the_builder_merged(demos: Path, tmp_path: Path) -> None:
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    assert _node_of(suite)[A1] == _node_of(suite)[C1]
+    _decide(suite / "task1", LinkKind.CANNOT_LINK, A1, C1)
+    report = _build(demos, suite)
+    after = _node_of(suite)
+    assert after[A1] != after[C1]
+    assert report.constraints[0].honoured
+    # The rebuilt graph keeps its edges on the split screens.
+    graph = load_graph(suite / "task1")
+    assert {(e.source, e.target) for e in graph.edges} >= {
+        ("start", after[A1]),
+        ("start", after[C1]),
+        (after[A1], "done"),
+        (after[C1], "done"),
+    }
+
+
+def test_a_cannot_link_reaches_through_a_must_link(demos: Path, tmp_path: Path) -> None:
+    """c#1 is the same screen as a#1, but people said it is not b#1's state, and b#1 is a#1's."""
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    _decide(suite / "task1", LinkKind.MUST_LINK, A1, B1)
+    _decide(suite / "task1", LinkKind.CANNOT_LINK, B1, C1)
+    report = _build(demos, suite)
+    after = _node_of(suite)
+    assert after[A1] == after[B1] != after[C1]
+    assert all(o.honoured for o in report.constraints)
+
+
+def test_constraints_that_cannot_hold_or_whose_steps_are_gone_are_reported_and_kept(
+    demos: Path, tmp_path: Path
+) -> None:
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    task_dir = suite / "task1"
+    _decide(task_dir, LinkKind.CANNOT_LINK, MemberRef("a", 0), MemberRef("b", 0))
+    _decide(task_dir, LinkKind.MUST_LINK, MemberRef("a", 0), MemberRef("a", 2))
+    _decide(task_dir, LinkKind.MUST_LINK, MemberRef("gone", 1), A1)
+    report = _build(demos, suite)
+    notes = [o.describe() for o in report.constraints]
+    assert [o.honoured for o in report.constraints] == [False, False, False]
+    assert "START holds every first screen" in notes[0]
+    assert "one holds the first screens (START), the other an end screen" in notes[1]
+    assert "stale: gone#1 no longer in the demonstrations" in notes[2]
+    assert all(n in report.warnings for n in notes)
+    assert len(load_constraints(task_dir).constraints) == 3  # nothing decided is dropped
+
+
+def test_a_broken_constraints_file_refuses_the_build_naming_the_file(
+    demos: Path, tmp_path: Path
+) -> None:
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    path = suite / "task1" / CONSTRAINTS_FILE
+    path.write_text(json.dumps({"schema_version": 1, "task_id": "task1", "constraints": [{}]}))
+    report = build_task(demos, "task1", suite, settings=SimilaritySettings())
+    assert not report.written and str(path) in report.note
+    with pytest.raises(FormatError, match="annotator|kind"):
+        load_constraints(suite / "task1")
+
+
+def test_the_constraints_file_round_trips_and_refuses_unsigned_decisions() -> None:
+    signed = Constraint(LinkKind.MUST_LINK, B1, A1, "ann", "2026-12-01T15:00:00Z", "same list")
+    decided = ConstraintSet("task1").decide(signed)
+    assert decided.constraints[0].pair == (A1, B1)  # stored in order
+    assert ConstraintSet.from_json(json.loads(json.dumps(decided.to_json()))) == decided
+    again = decided.decide(Constraint(LinkKind.CANNOT_LINK, A1, B1, "bo", now_utc()))
+    assert [c.kind for c in again.constraints] == [LinkKind.CANNOT_LINK]  # the later decision
+    with pytest.raises(ValueError, match="signed"):
+        Constraint(LinkKind.MUST_LINK, A1, B1, " ", now_utc())
+    with pytest.raises(ValueError, match="ISO 8601"):
+        Constraint(LinkKind.MUST_LINK, A1, B1, "ann", "yesterday")
+
+
+def test_review_lists_the_possible_merges_best_first_and_the_mixed_start(
+    demos: Path, tmp_path: Path
+) -> None:
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    review = review_task(suite / "task1", demos)
+    first = review.possible_merges[0]
+    assert (first.kind, first.a, first.b) == (PairKind.KEPT_APART, A1, B1)
+    assert "text changes" in first.verdict.reason and "battery" in first.verdict.reason
+    assert first.screenshots == (
+        demos / "task1" / "a" / "steps" / "0001.png",
+        demos / "task1" / "b" / "steps" / "0001.png",
+    )
+    distances = [p.distance for p in review.possible_merges]
+    assert distances == sorted(distances)
+    [start] = [m for m in review.mixed if m.node_id == "start"]
+    assert (start.checked, start.states) == (3, 2)  # the launcher is another first screen
+    # Decided pairs leave the list.
+    _decide(suite / "task1", LinkKind.CANNOT_LINK, A1, B1)
+    assert all({p.a, p.b} != {A1, B1} for p in review_task(suite / "task1", demos).possible_merges)
+
+
+def test_the_command_line_decides_and_the_next_build_honours_it(
+    demos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    suite = tmp_path / "suite"
+    assert main(["build", str(demos), "-o", str(suite), "--explain"]) == 0
+    out = capsys.readouterr().out
+    assert "possible merges: " in out
+    assert "kept apart: n1 and n2, a#1 vs b#1, score " in out
+    assert f"screenshot {demos / 'task1' / 'b' / 'steps' / '0001.png'}" in out
+    assert "mixed node start: 2 states among 3 screens" in out
+    args = ["constrain", str(suite), "--task", "task1"]
+    assert main([*args, "--must-link", "a#1", "b#1", "--annotator", "ann"]) == 0
+    assert "recorded must-link a#1 ~ b#1 (ann, " in capsys.readouterr().out
+    assert main([*args, "--cannot-link", "a#1", "zz#1"]) == 2
+    assert "zz#1 is not a screen of the graph of task1" in capsys.readouterr().err
+    assert main([*args, "--must-link", "a1", "b#1"]) == 2
+    assert "write DEMO#STEP" in capsys.readouterr().err
+    assert main(["build", str(demos), "-o", str(suite)]) == 0
+    out = capsys.readouterr().out
+    assert "constraint must-link a#1 ~ b#1 (ann, " in out and "honoured, both in n1" in out
+    assert _node_of(suite)[A1] == _node_of(suite)[B1]
+    assert main([*args, "--list"]) == 0
+    assert "1 constraints" in capsys.readouterr().out
+    assert main([*args, "--withdraw", "b#1", "a#1"]) == 0
+    assert "withdrew must-link a#1 ~ b#1" in capsys.readouterr().out
+    assert main(["build", str(demos), "-o", str(suite)]) == 0
+    assert _node_of(suite)[A1] != _node_of(suite)[B1]
