@@ -85,6 +85,10 @@ class PossibleMerge:
     screenshots: tuple[Path | None, Path | None] = (None, None)
 
     @property
+    def pair(self) -> tuple[MemberRef, MemberRef]:
+        return self.a, self.b
+
+    @property
     def title(self) -> str:
         where = (
             f"{self.node_a} and {self.node_b}" if self.kind is PairKind.KEPT_APART else self.node_a

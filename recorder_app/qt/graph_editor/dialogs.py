@@ -264,6 +264,11 @@ def report_html(
                 "again if the screens come back):</p>"
                 + _list([describe_pin(p) for p in report.stale_pins])
             )
+        if report.constraints:
+            parts.append(
+                "<p><b>Merge decisions (constraints.json)</b></p>"
+                + _list([o.describe() for o in report.constraints])
+            )
         sections = (
             ("Skipped demonstrations", list(report.skipped)),
             ("Warnings", [w for w in report.warnings if not w.startswith("pin no longer")]),
