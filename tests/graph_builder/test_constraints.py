@@ -203,3 +203,46 @@ def test_the_command_line_decides_and_the_next_build_honours_it(
     assert "withdrew must-link a#1 ~ b#1" in capsys.readouterr().out
     assert main(["build", str(demos), "-o", str(suite)]) == 0
     assert _node_of(suite)[A1] != _node_of(suite)[B1]
+
+
+def test_build_explain_names_a_mixed_start_on_real_first_screens(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Real demonstrations start wherever the phone was: START then holds different states."""
+    from graph_builder.io import DemoWriter
+    from graph_builder.model import Task
+    from tests.shared_fixtures import require_dev_screens
+
+    root = require_dev_screens()
+    rows = [line.split("\t") for line in (root / "screens.tsv").read_text().splitlines()]
+    header, rows = rows[0], rows[1:]
+    col = {name: i for i, name in enumerate(header)}
+
+    def first_of(label: str, k: int = 1) -> list[list[str]]:
+        return [r for r in rows if r[col["label"]] == label][:k]
+
+    starts = [
+        *first_of("facebook:login_empty", 2),  # one state, twice
+        *first_of("haoce:home"),
+        *first_of("settings:main"),
+    ]
+    [end] = first_of("miui_launcher:home_page1")
+    demos = tmp_path / "demos"
+    task = Task(id="task1", instruction="Open the app", app="com.example.app")
+    for i, start in enumerate(starts):
+        writer = DemoWriter.create(demos, task, demo_id=f"d{i}")
+        for row, action in ((start, Action.home()), (end, Action.done())):
+            size = (int(row[col["width"]]), int(row[col["height"]]))
+            writer.add_step(
+                (root / row[col["png"]]).read_bytes(),
+                (root / row[col["xml"]]).read_text(encoding="utf-8"),
+                action=action,
+                activity=None,
+                screen=size,
+                time=0.0,
+            )
+        writer.finish()
+    assert main(["build", str(demos), "-o", str(tmp_path / "suite"), "--explain"]) == 0
+    out = capsys.readouterr().out
+    # Three apps' screens among the four first screens; the two empty login forms are one.
+    assert "mixed node start: 3 states among 4 screens" in out
