@@ -104,6 +104,9 @@ def _run(args: argparse.Namespace) -> int:
     except (GraphBuilderError, ValueError) as exc:
         print(f"elderbench constrain: {exc}", file=sys.stderr)
         return 2
+    except OSError as exc:
+        print(f"elderbench constrain: cannot write in {task_dir}: {exc}", file=sys.stderr)
+        return 1
     if constraint is None:
         print(f"withdrew {before.describe()}" if before else f"{a} ~ {b} was not decided")
     else:
