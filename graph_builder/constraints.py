@@ -13,6 +13,8 @@ Every build honours them (``MergeRules`` is what the merge consults):
 - after placing every screen, the nodes of two must-linked screens become one node, unless
   that would put two cannot-linked screens together or a first screen (START) with an end
   screen (DONE);
+- when decisions contradict (a cannot-link between two steps that must-links would join),
+  the cannot-link wins and the must-links that would break it are not honoured;
 - ``outcomes`` says, per constraint, whether the graph honours it and if not why; the
   constraints whose steps are no longer in the demonstrations are reported as stale and
   kept in the file, as nothing people decided is thrown away.
@@ -152,25 +154,36 @@ class MergeRules:
             linked.join(link.a, link.b)
         apart += [c.pair for c in self.cannot_links]
         self._linked = linked
-        self._apart = {frozenset((linked.find(x), linked.find(y))) for x, y in apart}
+        # Apart by component (a must-link carries a cannot-link to its partner), except
+        # for pairs the must-links join anyway: those contradict, and only the two steps
+        # themselves are kept apart.
+        self._apart: set[frozenset[MemberRef]] = set()
+        self._direct: set[frozenset[MemberRef]] = set()
+        for x, y in apart:
+            rx, ry = linked.find(x), linked.find(y)
+            if rx == ry:
+                self._direct.add(frozenset((x, y)))
+            else:
+                self._apart.add(frozenset((rx, ry)))
         roots: dict[MemberRef, int] = {}
         for m in list(together.parent):
             self.group[m] = roots.setdefault(together.find(m), len(roots))
 
+    def _keeps_apart(self, x: MemberRef, y: MemberRef) -> bool:
+        roots = frozenset((self._linked.find(x), self._linked.find(y)))
+        return roots in self._apart or frozenset((x, y)) in self._direct
+
     def allows(self, member: MemberRef | None, members: Iterable[MemberRef]) -> bool:
-        if member is None or not self._apart:
+        if member is None or not (self._apart or self._direct):
             return True
-        mine = self._linked.find(member)
-        return not any(frozenset((mine, self._linked.find(m))) in self._apart for m in members)
+        return not any(self._keeps_apart(member, m) for m in members)
 
     def apart(self, left: Iterable[MemberRef], right: Iterable[MemberRef]) -> bool:
         """True when two nodes hold steps that must stay apart (so they cannot join)."""
-        if not self._apart:
+        if not (self._apart or self._direct):
             return False
-        roots = {self._linked.find(m) for m in left}
-        return any(
-            frozenset((r, self._linked.find(m))) in self._apart for m in right for r in roots
-        )
+        others = list(right)
+        return any(self._keeps_apart(x, y) for x in left for y in others)
 
 
 @dataclass(frozen=True, slots=True)

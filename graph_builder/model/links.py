@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Self
 
-from graph_builder.errors import FormatError
+from graph_builder.errors import FormatError, RecordError
 from graph_builder.model._json import SCHEMA_VERSION, Reader
 from graph_builder.model.graphs import MemberRef
 
@@ -52,17 +52,17 @@ class Constraint:
     def __post_init__(self) -> None:
         object.__setattr__(self, "kind", LinkKind(self.kind))
         if self.a == self.b:
-            raise ValueError(f"a constraint needs two different steps, got {self.a} twice")
+            raise RecordError(f"a constraint needs two different steps, got {self.a} twice")
         if self.b < self.a:
             a, b = self.b, self.a
             object.__setattr__(self, "a", a)
             object.__setattr__(self, "b", b)
         if not self.annotator.strip():
-            raise ValueError("a constraint must be signed with the annotator's id")
+            raise RecordError("a constraint must be signed with the annotator's id")
         try:
             dt.datetime.fromisoformat(self.decided_at)
         except ValueError:
-            raise ValueError(
+            raise RecordError(
                 f"decided_at must be an ISO 8601 time, got {self.decided_at!r}"
             ) from None
 

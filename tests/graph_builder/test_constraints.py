@@ -246,3 +246,21 @@ def test_build_explain_names_a_mixed_start_on_real_first_screens(
     out = capsys.readouterr().out
     # Three apps' screens among the four first screens; the two empty login forms are one.
     assert "mixed node start: 3 states among 4 screens" in out
+
+
+def test_when_decisions_contradict_the_cannot_link_wins_and_the_report_says_so(
+    demos: Path, tmp_path: Path
+) -> None:
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    _decide(suite / "task1", LinkKind.MUST_LINK, A1, B1)
+    _decide(suite / "task1", LinkKind.MUST_LINK, B1, C1)
+    _decide(suite / "task1", LinkKind.CANNOT_LINK, A1, C1)
+    report = _build(demos, suite)
+    after = _node_of(suite)
+    assert after[A1] != after[C1]
+    must_ab, must_bc, cannot_ac = report.constraints
+    assert cannot_ac.honoured
+    assert not (must_ab.honoured and must_bc.honoured)
+    refused = [o for o in (must_ab, must_bc) if not o.honoured]
+    assert all("must stay apart" in o.detail for o in refused)
