@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -118,4 +119,42 @@ def test_delete_in_the_list_rejects_the_pair_not_the_selected_screen(qtbot, page
     assert (decided.kind, decided.pair) == (LinkKind.CANNOT_LINK, (A1, B1))
     qtbot.waitUntil(lambda: panel.pair_titles() == [])
     page.undo_action.trigger()
+    assert load_constraints(task_dir).constraints == ()
+
+
+def test_rejecting_a_merged_pair_splits_it_out_until_undone(qtbot, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Two visits of an inbox whose sync line changed: merged, with little margin."""
+    inbox = Sketch("Inbox", ("Mail from Ann", "Mail from Bo"), extra={"sync": "Updated 5 min ago"})
+    later = Sketch("Inbox", inbox.rows, extra={"sync": "Updated 7 min ago"})
+    ws = Workspace.open(tmp_path / "ws")
+    for demo_id, screen in (("a", inbox), ("b", later)):
+        path = [
+            (HOME, tap_row(HOME, "Settings")),
+            (screen, tap_row(screen, "Mail from Ann")),
+            (DISPLAY, Action.done()),
+        ]
+        write_demo(ws.demos_dir, demo_id, path, task_id=TASK)
+    strict = dataclasses.replace(SimilaritySettings(), same_threshold=0.93)
+    assert build_task(ws.demos_dir, TASK, ws.suite_dir("default"), settings=strict).written
+    page = GraphEditorPage()
+    qtbot.addWidget(page)
+    page.show()
+    page.set_workspace(ws)
+    assert page.open_task(ws.suite_dir("default") / TASK)
+    before = page.document.graph
+    assert _node_of(page)[A1] == _node_of(page)[B1]
+    panel = page.merges
+    panel.annotator_edit.setText("ann")
+    panel.refresh()
+    titles = panel.pair_titles()
+    row = next(i for i, t in enumerate(titles) if t.startswith("merged: n1, a#1 vs b#1"))
+    panel.pairs.setCurrentRow(row)
+    panel.pairs.setFocus()
+    qtbot.keyClick(panel.pairs, Qt.Key.Key_R)
+    assert _node_of(page)[A1] != _node_of(page)[B1]
+    task_dir = ws.suite_dir("default") / TASK
+    [decided] = load_constraints(task_dir).constraints
+    assert (decided.kind, decided.pair) == (LinkKind.CANNOT_LINK, (A1, B1))
+    page.undo_action.trigger()
+    assert page.document.graph == before
     assert load_constraints(task_dir).constraints == ()

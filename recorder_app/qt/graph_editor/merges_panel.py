@@ -236,6 +236,11 @@ class PossibleMergesPanel(QWidget):
         checks = [m.describe() for m in self.review.mixed] + [
             s.describe() for s in self.review.split
         ]
+        if self.review.unreadable:
+            checks.append(
+                f"{len(self.review.unreadable)} screens could not be compared (their "
+                "demonstrations are not in this workspace, or their files are damaged)"
+            )
         self.checks.setText("\n".join(checks))
         keep = next(
             (i for i, p in enumerate(self.review.possible_merges) if current and p.pair == current),
