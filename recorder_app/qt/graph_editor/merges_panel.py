@@ -24,6 +24,7 @@ from PySide6.QtWidgets import (
     QListWidget,
     QListWidgetItem,
     QPushButton,
+    QScrollArea,
     QVBoxLayout,
     QWidget,
 )
@@ -40,7 +41,8 @@ from recorder_app.qt.graph_editor.sources import graph_settings
 log = logging.getLogger(__name__)
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole  # index into the review's possible merges
-SHOT_WIDTH = 150
+SHOT_WIDTH = 120
+PAIRS_MIN_HEIGHT = 90
 ACCEPT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_A)
 REJECT_KEYS = (Qt.Key.Key_R, Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
 
@@ -143,7 +145,7 @@ class PossibleMergesPanel(QWidget):
         self.pairs.setToolTip("Enter or A: one state (must-link) · R or Delete: two states")
         self.left_shot, self.right_shot = QLabel(), QLabel()
         for shot in (self.left_shot, self.right_shot):
-            shot.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            shot.setAlignment(Qt.AlignmentFlag.AlignHCenter | Qt.AlignmentFlag.AlignTop)
             shot.setMinimumWidth(SHOT_WIDTH)
         self.reason = QLabel("")
         self.reason.setObjectName("possibleMergeReason")
@@ -177,15 +179,25 @@ class PossibleMergesPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.reject_button)
+        self.pairs.setMinimumHeight(PAIRS_MIN_HEIGHT)
+        body = QWidget()
+        inner = QVBoxLayout(body)
+        inner.setContentsMargins(0, 0, 0, 0)
+        inner.addWidget(self.annotator_edit)
+        inner.addWidget(self.pairs, 1)
+        inner.addLayout(shots)
+        inner.addWidget(self.reason)
+        inner.addLayout(buttons)
+        inner.addWidget(self.checks)
+        # Scrolled, so the panel never makes the window taller than the screen.
+        scroll = QScrollArea()
+        scroll.setWidgetResizable(True)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        scroll.setWidget(body)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(self.annotator_edit)
-        layout.addWidget(self.pairs, 1)
-        layout.addLayout(shots)
-        layout.addWidget(self.reason)
-        layout.addLayout(buttons)
-        layout.addWidget(self.checks)
+        layout.addWidget(scroll, 1)
 
     # -- listing
 
