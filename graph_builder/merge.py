@@ -366,7 +366,7 @@ def _place(
     for cluster in clusters:
         if cluster.kind not in allowed or not cluster.states:
             continue
-        if not rules.allows(member, cluster.members):
+        if not rules.allows(member, (s.member for s in cluster.states if s.member)):
             continue
         fits, score, weakest, verdict = _linkage(features, cluster, settings)
         if fits and (best is None or score > best[0]):
