@@ -3,8 +3,9 @@
 **Possible merges** are the pairs of screens the builder decided about with the least
 margin, on both sides of its decision:
 
-- *kept apart*: two nodes whose closest screens score within ``margin`` below the
-  decision line, or above it while a rule (a floor, a text change) said different;
+- *kept apart*: two nodes whose closest screens are within ``margin`` of being called the
+  same (``flip_distance``: below the decision line by the score, or past a rule's limit
+  such as the allowed text changes), or that ``compare()`` calls the same;
 - *merged*: a screen whose weakest match inside its node scores within ``margin`` above
   the line, or that ``compare()`` now calls different.
 
@@ -25,6 +26,7 @@ node between nodes), so a review stays quick on big tasks.
 from __future__ import annotations
 
 import itertools
+import math
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
@@ -65,10 +67,43 @@ class PairKind(StrEnum):
     MERGED = "merged"  # the builder put them in one node
 
 
+TEXT_CHANGE_UNIT = 10.0  # one changed text past the allowance is this far in score units
+
+
 def decision_line(settings: SimilaritySettings) -> float:
     """Where a pair's score flips the decision: the similarity threshold, or one half when
     the settings have none (a score that is a calibrated probability)."""
     return float(getattr(settings, "same_threshold", 0.5))
+
+
+def flip_distance(verdict: Verdict, settings: SimilaritySettings) -> float:
+    """How far a decision is from going the other way, in score units.
+
+    Every measure that said "different" must change for the decision to flip, so it is the
+    largest of: the score's distance below the line, and how far each rule's measure is
+    past its limit (a floor, or the allowed text changes at ``TEXT_CHANGE_UNIT`` per text).
+    One new list row is close; a typed e-mail address that differs is not. Different
+    activities never flip.
+    """
+    line = decision_line(settings)
+    if verdict.same:
+        return max(0.0, verdict.score - line)
+    if verdict.activity == "different" and getattr(settings, "activity_must_match", True):
+        return math.inf
+    past = [line - verdict.score] if verdict.score < line else []
+    past += [
+        limit - value
+        for value, limit in (
+            (verdict.visual, getattr(settings, "visual_floor", None)),
+            (verdict.structure, getattr(settings, "structure_floor", None)),
+            (verdict.content, getattr(settings, "content_floor", None)),
+        )
+        if value is not None and limit is not None and value < limit
+    ]
+    allowed = getattr(settings, "max_text_changes", None)
+    if verdict.changes is not None and allowed is not None and verdict.changes > allowed:
+        past.append((verdict.changes - allowed) / TEXT_CHANGE_UNIT)
+    return max(past, default=0.0)
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,7 +231,6 @@ class _Reviewer:
         self, screens: ScreenLookup, settings: SimilaritySettings, margin: float, sample: int
     ) -> None:
         self.screens, self.settings, self.margin, self.sample = screens, settings, margin, sample
-        self.line = decision_line(settings)
         self.features: dict[MemberRef, Features | None] = {}
         self.unreadable: list[str] = []
 
@@ -251,7 +285,7 @@ class _Reviewer:
                     weakest[m] = (other, v)
         out: dict[frozenset[MemberRef], PossibleMerge] = {}
         for m, (other, v) in weakest.items():
-            distance = max(0.0, v.score - self.line) if v.same else 0.0
+            distance = flip_distance(v, self.settings) if v.same else 0.0
             if distance > self.margin or decided.pair(m, other):
                 continue
             a, b = sorted((m, other))
@@ -266,7 +300,7 @@ class _Reviewer:
         """The closest screens of two nodes, when they are (nearly) the same state."""
         if {x.kind, y.kind} == {NodeKind.START, NodeKind.DONE} or decided.nodes_apart(x, y):
             return None, None
-        best: tuple[MemberRef, MemberRef, Verdict] | None = None
+        best: tuple[float, float, MemberRef, MemberRef, Verdict] | None = None
         cross = DEFAULT_CROSS_SAMPLE
         for a in _spread(x.members, cross):
             for b in _spread(y.members, cross):
@@ -274,13 +308,13 @@ class _Reviewer:
                 if fa is None or fb is None or clearly_different(fa, fb, self.settings):
                     continue
                 v = compare_features(fa, fb, self.settings)
-                if best is None or (v.same, v.score) > (best[2].same, best[2].score):
-                    best = (a, b, v)
+                d = 0.0 if v.same else flip_distance(v, self.settings)
+                if best is None or (d, -v.score) < best[:2]:
+                    best = (d, -v.score, a, b, v)
         if best is None:
             return None, None
-        a, b, v = best
+        distance, _, a, b, v = best
         split = SplitNodes(x.id, y.id, a, b, v) if v.same else None
-        distance = 0.0 if v.same else max(0.0, self.line - v.score)
         if distance > self.margin or decided.pair(a, b):
             return split, None
         pair = PossibleMerge(

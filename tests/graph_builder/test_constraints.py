@@ -264,3 +264,25 @@ def test_when_decisions_contradict_the_cannot_link_wins_and_the_report_says_so(
     assert not (must_ab.honoured and must_bc.honoured)
     refused = [o for o in (must_ab, must_bc) if not o.honoured]
     assert all("must stay apart" in o.detail for o in refused)
+
+
+def test_a_pair_is_borderline_by_every_measure_that_said_different() -> None:
+    from graph_builder.review import flip_distance
+    from graph_builder.similarity import Verdict
+
+    settings = SimilaritySettings()  # line 0.88, 0.5 text changes allowed, floors 0.75/0.7/0.6
+
+    def verdict(same: bool, score: float, changes: float = 0.0, visual: float = 1.0) -> Verdict:
+        return Verdict(same, score, visual, 1.0, 1.0, "same", "why", changes)
+
+    assert flip_distance(verdict(True, 0.93), settings) == pytest.approx(0.05)
+    assert flip_distance(verdict(False, 0.80), settings) == pytest.approx(0.08)
+    one_row = verdict(False, 0.95, changes=1.0)  # one new list row
+    typed = verdict(False, 0.95, changes=3.0)  # another e-mail address typed
+    assert flip_distance(one_row, settings) == pytest.approx(0.05)
+    assert flip_distance(typed, settings) == pytest.approx(0.25)
+    low_and_changed = verdict(False, 0.87, changes=3.0)  # just under the line, far by text
+    assert flip_distance(low_and_changed, settings) == pytest.approx(0.25)
+    assert flip_distance(verdict(False, 0.95, visual=0.72), settings) == pytest.approx(0.03)
+    other_app = Verdict(False, 0.99, 1.0, 1.0, 1.0, "different", "different activities")
+    assert flip_distance(other_app, settings) == float("inf")
