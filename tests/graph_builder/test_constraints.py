@@ -286,3 +286,25 @@ def test_a_pair_is_borderline_by_every_measure_that_said_different() -> None:
     assert flip_distance(verdict(False, 0.95, visual=0.72), settings) == pytest.approx(0.03)
     other_app = Verdict(False, 0.99, 1.0, 1.0, 1.0, "different", "different activities")
     assert flip_distance(other_app, settings) == float("inf")
+
+
+def test_a_mixed_start_leaves_a_split_state_that_explain_names(tmp_path: Path) -> None:
+    """A demonstration that starts on Settings puts Settings in START, where the other
+    demonstrations' Settings screens cannot join (START also holds Home): one state, two
+    nodes."""
+    demos = tmp_path / "demos"
+    write_demo(demos, "a", _path(SETTINGS, "09:00"))
+    write_demo(demos, "d", _path(SETTINGS, "09:10")[1:])
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    node_of = _node_of(suite)
+    assert node_of[MemberRef("d", 0)] == "start" != node_of[A1]
+    review = review_task(suite / "task1", demos)
+    [split] = review.split
+    assert {split.node_a, split.node_b} == {"start", node_of[A1]}
+    assert {split.a, split.b} == {MemberRef("d", 0), A1}
+    assert [m.node_id for m in review.mixed] == ["start"]
+    assert any(
+        p.kind is PairKind.KEPT_APART and {p.a, p.b} == {MemberRef("d", 0), A1}
+        for p in review.possible_merges
+    )
