@@ -21,7 +21,8 @@ from bench_build import workspace
 
 from graph_builder.build import build_workspace, default_jobs
 from graph_builder.io import load_graph
-from graph_builder.review import DemoScreens, built_with, review_graph, review_task
+from graph_builder.review import DemoScreens, review_graph, review_task
+from graph_builder.settings import graph_settings
 from graph_builder.similarity import SimilaritySettings
 
 
@@ -47,9 +48,9 @@ def main() -> None:
             pairs += len(review.possible_merges)
             graph = load_graph(report.output)
             screens = DemoScreens(demos_root, graph.task_id)
-            review_graph(graph, screens, built_with(graph))  # loads the features
+            review_graph(graph, screens, graph_settings(graph).settings)  # loads the features
             started = time.perf_counter()
-            review_graph(graph, screens, built_with(graph))
+            review_graph(graph, screens, graph_settings(graph).settings)
             warm.append(time.perf_counter() - started)
     nodes = statistics.median(r.nodes for r in reports)
     print(

@@ -34,25 +34,30 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import email.utils
 import io
 import json
+import math
 import os
 import re
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from evaluator import http_call
 from evaluator.errors import ConfigError, EndpointError
-from evaluator.secrets import SECRET_NAME
+from evaluator.secrets import SECRET_NAME, Secrets, remember
 
 if TYPE_CHECKING:
     from PIL import Image
 
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
+# A chat completion is kilobytes; a reply larger than this is refused unread.
+MAX_REPLY_BYTES = 32 * 1024 * 1024
+# More tokens than any model's context holds: a usage count above it is not a count.
+MAX_TOKENS_PER_CALL = 100_000_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +67,10 @@ class EndpointConfig:
     base_url: str
     model: str
     api_key_env: str | None = None
-    timeout: float = 60.0
+    timeout: float = 60.0  # one whole attempt: connect, send and every byte of the reply
+    # the whole call, every attempt and every wait between them; None: what the attempts
+    # and backoffs can take at most
+    call_timeout: float | None = None
     retries: int = 3
     backoff: float = 1.0
     max_backoff: float = 30.0
@@ -78,6 +86,14 @@ class EndpointConfig:
             raise ConfigError("an endpoint needs a model name ('model' in the agent config)")
         if self.timeout <= 0 or self.retries < 0 or self.backoff < 0:
             raise ConfigError("timeout must be positive; retries and backoff must not be negative")
+        if self.call_timeout is not None and not self.call_timeout > 0:
+            raise ConfigError("call_timeout must be a positive number of seconds")
+
+    def whole_call_seconds(self) -> float:
+        """The deadline of one ``complete`` call, retries and waits included."""
+        if self.call_timeout is not None:
+            return self.call_timeout
+        return (self.retries + 1) * self.timeout + self.retries * self.max_backoff
 
     @classmethod
     def from_config(cls, config: Mapping[str, Any]) -> EndpointConfig:
@@ -107,6 +123,7 @@ class EndpointConfig:
             "model": self.model,
             "api_key_env": self.api_key_env,
             "timeout": self.timeout,
+            "call_timeout": self.whole_call_seconds(),
             "retries": self.retries,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
@@ -144,7 +161,9 @@ class ChatReply:
 
 
 class ChatClient:
-    """Posts chat-completions requests with retries (exponential backoff) and timeouts."""
+    """Posts chat-completions requests with retries (exponential backoff, or the wait a
+    server asks for with ``Retry-After``) under two deadlines: ``timeout`` for each whole
+    attempt and ``call_timeout`` for the call, waits between attempts included."""
 
     def __init__(
         self,
@@ -164,12 +183,20 @@ class ChatClient:
         key = os.environ.get(name)
         if not key:
             raise EndpointError(f"environment variable {name} is not set; export the API key there")
+        remember([key])  # every writer of this process masks it from now on
         return key
 
+    def secrets(self) -> Secrets:
+        """The key this client sends (for writers that store what the endpoint said)."""
+        key = self._key() if self.config.api_key_env else None
+        return Secrets([key] if key else [])
+
     def complete(self, messages: list[dict[str, Any]]) -> ChatReply:
-        """One chat completion. Raises EndpointError when every attempt failed."""
+        """One chat completion. Raises EndpointError when every attempt failed or the
+        call's deadline passed. The key never appears in the reply or an error."""
         cfg = self.config
         key = self._key()
+        secrets = Secrets([key] if key else [])
         body: dict[str, Any] = {"model": cfg.model, "messages": messages, **cfg.extra_body}
         if cfg.temperature is not None:
             body["temperature"] = cfg.temperature
@@ -181,58 +208,96 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {key}"
         problem = "no attempt made"
         started = self._clock()
+        deadline = started + cfg.whole_call_seconds()
+        wait = 0.0
         for attempt in range(1, cfg.retries + 2):
             if attempt > 1:
-                self._sleep(min(cfg.backoff * 2 ** (attempt - 2), cfg.max_backoff))
+                self._sleep(wait)
+            left = deadline - self._clock()
+            if left <= 0:
+                break
             sent = self._clock()
             try:
-                reply = self._post(data, headers)
+                text, tokens_in, tokens_out = self._post(data, headers, min(cfg.timeout, left))
             except _Retryable as exc:
-                problem = _redact(str(exc), key)
+                problem = secrets.scrub(str(exc))
+                wait = max(
+                    exc.retry_after or 0.0, min(cfg.backoff * 2 ** (attempt - 1), cfg.max_backoff)
+                )
+                if exc.retry_after is not None and self._clock() + wait > deadline:
+                    raise EndpointError(
+                        f"{cfg.url} asked to wait {exc.retry_after:g} s before trying again "
+                        f"(Retry-After), past this call's deadline "
+                        f"of {cfg.whole_call_seconds():g} s; "
+                        f"last problem: {problem}"
+                    ) from None
                 continue
             except _Fatal as exc:
                 raise EndpointError(
-                    f"{cfg.url} refused the request: {_redact(str(exc), key)}"
+                    f"{cfg.url} refused the request: {secrets.scrub(str(exc))}"
                 ) from None
-            text, tokens_in, tokens_out = reply
             answered = self._clock()
             retried = sent - started if attempt > 1 else 0.0
-            return ChatReply(text, tokens_in, tokens_out, answered - sent, attempt, retried)
+            return ChatReply(
+                secrets.scrub(text), tokens_in, tokens_out, answered - sent, attempt, retried
+            )
         raise EndpointError(
-            f"{cfg.url} failed {cfg.retries + 1} time(s); last problem: {problem}. "
-            "Check that the server is up and the model name is right."
+            f"{cfg.url} failed {attempt} time(s) within {cfg.whole_call_seconds():g} s; "
+            f"last problem: {problem}. Check that the server is up and the model name is right."
         )
 
-    def _post(self, data: bytes, headers: dict[str, str]) -> tuple[str, int, int]:
-        request = urllib.request.Request(self.config.url, data=data, headers=headers, method="POST")
+    def _post(self, data: bytes, headers: dict[str, str], seconds: float) -> tuple[str, int, int]:
         try:
-            with urllib.request.urlopen(request, timeout=self.config.timeout) as response:
-                raw = response.read()
-        except urllib.error.HTTPError as exc:
-            detail = exc.read()[:300].decode("utf-8", "replace")
-            message = f"HTTP {exc.code}: {detail}"
-            if exc.code in _RETRY_STATUS:
-                raise _Retryable(message) from None
+            answer = http_call.post(
+                self.config.url, data, headers, seconds=seconds, max_bytes=MAX_REPLY_BYTES
+            )
+        except http_call.CallTimeout:
+            raise _Retryable(f"no answer within {seconds:g} s") from None
+        except http_call.HttpCallError as exc:
+            raise _Retryable(str(exc)) from None
+        if answer.status >= 400:
+            detail = answer.body[:300].decode("utf-8", "replace")
+            message = f"HTTP {answer.status}: {detail}"
+            if answer.status in _RETRY_STATUS:
+                raise _Retryable(message, retry_after(answer.headers.get("retry-after"))) from None
             raise _Fatal(message) from None
-        except TimeoutError:
-            raise _Retryable(f"no answer within {self.config.timeout} s") from None
-        except urllib.error.URLError as exc:
-            raise _Retryable(f"cannot connect: {exc.reason}") from None
-        except (ConnectionError, OSError) as exc:
-            raise _Retryable(f"connection failed: {exc}") from None
-        return _read_completion(raw)
+        return _read_completion(answer.body)
 
 
 class _Retryable(Exception):
-    pass
+    def __init__(self, message: str, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 class _Fatal(Exception):
     pass
 
 
-def _redact(message: str, key: str | None) -> str:
-    return message.replace(key, "***") if key else message
+def retry_after(value: str | None, *, now: float | None = None) -> float | None:
+    """Seconds to wait from a ``Retry-After`` header: a number of seconds or an HTTP date.
+
+    >>> retry_after("7")
+    7.0
+    >>> retry_after("Wed, 21 Oct 2015 07:28:00 GMT", now=1445412470.0)
+    10.0
+    >>> retry_after("soon") is None
+    True
+    """
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        try:
+            when = email.utils.parsedate_to_datetime(value)
+        except (TypeError, ValueError):
+            return None
+        if when.tzinfo is None:
+            return None
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds) if math.isfinite(seconds) else None
 
 
 def _read_completion(raw: bytes) -> tuple[str, int, int]:
@@ -258,12 +323,23 @@ def _read_completion(raw: bytes) -> tuple[str, int, int]:
             + json.dumps({"name": function.get("name"), "arguments": args})
             + "</tool_call>"
         )
-    usage = payload.get("usage") or {}
-    return text, _int(usage.get("prompt_tokens")), _int(usage.get("completion_tokens"))
+    usage = payload.get("usage")
+    if not isinstance(usage, dict):
+        usage = {}
+    return text, _count(usage, "prompt_tokens"), _count(usage, "completion_tokens")
 
 
-def _int(value: Any) -> int:
-    return value if isinstance(value, int) and not isinstance(value, bool) and value >= 0 else 0
+def _count(usage: Mapping[str, Any], name: str) -> int:
+    """A token count from ``usage``; a count no call can reach is the reply's garbage."""
+    value = usage.get(name)
+    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+        return 0
+    if value > MAX_TOKENS_PER_CALL:
+        raise _Retryable(
+            f"the answer's usage claims {name} = {value:.3g}, more than any call can use "
+            f"(at most {MAX_TOKENS_PER_CALL}); it is not a real count"
+        )
+    return value
 
 
 def image_part(

@@ -268,11 +268,16 @@ def run_parse_action(args: argparse.Namespace) -> int:
 
 
 def read_config(path: Path | None) -> dict[str, Any]:
+    from graph_builder.errors import GraphBuilderError
+    from graph_builder.io import parse_json
+
     if path is None:
         return {}
     try:
         text = path.read_text(encoding="utf-8")
-        data = tomllib.loads(text) if path.suffix == ".toml" else json.loads(text)
+        data = tomllib.loads(text) if path.suffix == ".toml" else parse_json(text, source=path)
+    except GraphBuilderError as exc:
+        raise ConfigError(str(exc)) from exc
     except OSError as exc:
         raise ConfigError(f"cannot read {path}: {exc.strerror}") from exc
     except (ValueError, tomllib.TOMLDecodeError) as exc:

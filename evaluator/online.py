@@ -17,7 +17,7 @@ changed without following an edge (unscored when the state is off-graph).
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from functools import partial
 from typing import Any
@@ -45,6 +45,7 @@ from evaluator.task_actions import Episode, action_problem, graph_packages, reso
 from graph_builder.errors import FormatError
 from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
 from graph_builder.screen import Screen
+from graph_builder.settings import graph_settings
 from graph_builder.similarity import SimilaritySettings, compare
 
 
@@ -123,13 +124,7 @@ class StateMapper:
 
 def similarity_settings(context: GraphContext | None) -> SimilaritySettings:
     """The settings the graph was built with (stored in its meta), or the defaults."""
-    stored = context.graph.meta.get("settings") if context is not None else None
-    if isinstance(stored, Mapping):
-        try:
-            return SimilaritySettings.from_json(stored)
-        except FormatError:
-            pass
-    return SimilaritySettings()
+    return graph_settings(context.graph if context is not None else None).settings
 
 
 def online_reflection_truth(previous: StepRecord | None) -> frozenset[ReflectionVerdict] | None:

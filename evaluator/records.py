@@ -10,6 +10,23 @@ from typing import Any
 
 from graph_builder.model import InstructionVariant, Labels, Task
 
+# The most of a model's text a step stores (raw output, reasoning, parse error): a reply
+# of megabytes would make steps.jsonl, the report and every reader of the trace as large.
+MAX_STORED_TEXT = 64 * 1024
+
+
+def stored_text(text: str, limit: int = MAX_STORED_TEXT) -> str:
+    """``text``, or its first ``limit`` characters and a mark saying how much was cut.
+
+    >>> stored_text("abcdefghij", 4)
+    'abcd[... cut, 6 of 10 bytes]'
+    """
+    if len(text) <= limit:
+        return text
+    whole = len(text.encode("utf-8", "surrogatepass"))
+    cut = whole - len(text[:limit].encode("utf-8", "surrogatepass"))
+    return f"{text[:limit]}[... cut, {cut} of {whole} bytes]"
+
 
 class TaskStatus(StrEnum):
     SUCCESS = "success"

@@ -5,6 +5,8 @@
     <run>/traces/<task>/        steps.jsonl, and online the screenshots and hierarchies
     <run>/overrides.json        human verdicts that override the judges
     <run>/tags.json             failure categories per task (with the step they refer to)
+    <run>/.lock                 the run's lock, held by the evaluation writing it
+    <run>/.annotations.lock     held for each read-modify-write of overrides.json / tags.json
     <run>/report.md, report.html
 
 A crash can at worst leave a torn last line in results.jsonl; loading skips it and the next
@@ -28,18 +30,25 @@ import os
 import shutil
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
 from typing import IO, Any
 
 from evaluator.errors import RunStoreError
-from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.records import StepRecord, TaskResult, TaskStatus, stored_text
 from evaluator.secrets import Secrets, redact
 from graph_builder.errors import GraphBuilderError
 from graph_builder.folder_lock import LOCK_FILE, FolderLock, FolderLockedError
-from graph_builder.io import atomic_write_bytes, atomic_write_json, confined, read_json
+from graph_builder.io import (
+    atomic_write_bytes,
+    atomic_write_json,
+    confined,
+    parse_json,
+    read_json,
+)
 from graph_builder.model import validate_id
 
 RUN_FILE = "run.json"
@@ -48,6 +57,9 @@ TRACES_DIR = "traces"
 STEPS_FILE = "steps.jsonl"
 OVERRIDES_FILE = "overrides.json"
 TAGS_FILE = "tags.json"
+ANNOTATION_LOCK = ".annotations.lock"
+# Each holder keeps the annotation lock for one small read-modify-write (milliseconds).
+ANNOTATION_LOCK_WAIT_S = 10.0
 RUN_SCHEMA_VERSION = 1
 
 
@@ -141,6 +153,10 @@ class FailureTag:
         )
 
 
+# What a model wrote, kept whole up to records.MAX_STORED_TEXT characters.
+_CAPPED_STEP_TEXTS = ("raw_output", "reasoning", "parse_error")
+
+
 class TraceWriter:
     """Writes one task's trace: files beside ``steps.jsonl``, one line per step."""
 
@@ -162,7 +178,11 @@ class TraceWriter:
     def add(self, record: StepRecord) -> None:
         if self._steps is None:
             raise RunStoreError(f"the trace of {self.folder.name} is already closed")
-        line = json.dumps(self.secrets.scrub_json(record.to_json()), ensure_ascii=False)
+        data = self.secrets.scrub_json(record.to_json())
+        for name in _CAPPED_STEP_TEXTS:
+            if isinstance(data.get(name), str):
+                data[name] = stored_text(data[name])
+        line = json.dumps(data, ensure_ascii=False)
         self._steps.write(line + "\n")
         self._steps.flush()
 
@@ -175,16 +195,23 @@ class TraceWriter:
             self._steps = None
 
 
+def _parse_tags(value: Any) -> tuple[FailureTag, ...]:
+    if not isinstance(value, list):
+        raise TypeError("expected a list of tags")
+    return tuple(FailureTag.from_json(t) for t in value)
+
+
 def _has_content(folder: Path) -> bool:
     """True when ``folder`` holds anything but a lock file and a torn first run.json."""
     return any(
-        p.name != LOCK_FILE and not (p.name.startswith(f".{RUN_FILE}.") and p.suffix == ".tmp")
+        p.name not in (LOCK_FILE, ANNOTATION_LOCK)
+        and not (p.name.startswith(f".{RUN_FILE}.") and p.suffix == ".tmp")
         for p in folder.iterdir()
     )
 
 
 def _result_line(line: bytes) -> TaskResult:
-    data = json.loads(line)
+    data = parse_json(line)
     if not isinstance(data, dict):
         raise TypeError(f"a result line must be an object, not {type(data).__name__}")
     for key, kind in (("labels", dict), ("verification", list)):
@@ -329,7 +356,7 @@ class RunStore:
                 continue
             try:
                 result = _result_line(line)
-            except (ValueError, TypeError, KeyError, AttributeError):
+            except (ValueError, TypeError, KeyError, AttributeError, GraphBuilderError):
                 skipped += 1  # valid JSON of the wrong shape is as unreadable as a torn line
                 continue
             latest[result.task_id] = result
@@ -391,8 +418,8 @@ class RunStore:
         steps = []
         for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
             try:
-                steps.append(StepRecord.from_json(json.loads(line)))
-            except (ValueError, TypeError, KeyError, AttributeError):
+                steps.append(StepRecord.from_json(parse_json(line)))
+            except (ValueError, TypeError, KeyError, AttributeError, GraphBuilderError):
                 continue
         return steps
 
@@ -443,11 +470,32 @@ class RunStore:
                 ) from exc
         return out
 
-    def _write_map(self, name: str, tasks: Mapping[str, Any]) -> None:
-        atomic_write_json(
-            self.run_dir / name,
-            {"schema_version": RUN_SCHEMA_VERSION, "tasks": dict(sorted(tasks.items()))},
-        )
+    def _update_map(self, name: str, change: Callable[[dict[str, Any]], None]) -> None:
+        """Read ``name``, apply ``change`` to its tasks and write it back, all under the
+        run's annotation lock: another process writing meanwhile waits instead of having
+        its write overwritten by our stale copy."""
+        with self._lock, self.annotation_lock():
+            tasks = self._read_map(name)
+            change(tasks)
+            atomic_write_json(
+                self.run_dir / name,
+                {"schema_version": RUN_SCHEMA_VERSION, "tasks": dict(sorted(tasks.items()))},
+            )
+
+    @contextmanager
+    def annotation_lock(self) -> Iterator[None]:
+        """Hold ``<run>/.annotations.lock`` for one read-modify-write of a person's
+        annotations (verdicts, tags, reviewed proposals). It is not the run's lock, which a
+        running evaluation holds for hours: people annotate while a run goes on."""
+        lock = FolderLock(self.run_dir, purpose="a verdict or tag write", file_name=ANNOTATION_LOCK)
+        try:
+            lock.acquire(wait=ANNOTATION_LOCK_WAIT_S)
+        except FolderLockedError as exc:
+            raise RunStoreError(str(exc)) from None
+        try:
+            yield
+        finally:
+            lock.release()
 
     def overrides(self) -> dict[str, HumanVerdict]:
         return self._parse_map(OVERRIDES_FILE, HumanVerdict.from_json)
@@ -455,41 +503,79 @@ class RunStore:
     def set_override(self, task_id: str, verdict: HumanVerdict | None) -> None:
         """Record (or with None, remove) a human verdict for ``task_id``."""
         validate_id(task_id, "task id")
-        with self._lock:
-            tasks = self._read_map(OVERRIDES_FILE)
-            if verdict is None:
+        stamped = (
+            None
+            if verdict is None
+            else verdict
+            if verdict.time
+            else HumanVerdict(verdict.success, verdict.note, verdict.annotator, time.time())
+        )
+
+        def change(tasks: dict[str, Any]) -> None:
+            if stamped is None:
                 tasks.pop(task_id, None)
             else:
-                stamped = (
-                    verdict
-                    if verdict.time
-                    else HumanVerdict(verdict.success, verdict.note, verdict.annotator, time.time())
-                )
                 tasks[task_id] = stamped.to_json()
-            self._write_map(OVERRIDES_FILE, tasks)
+
+        self._update_map(OVERRIDES_FILE, change)
 
     def tags(self) -> dict[str, tuple[FailureTag, ...]]:
-        def parse(value: Any) -> tuple[FailureTag, ...]:
-            if not isinstance(value, list):
-                raise TypeError("expected a list of tags")
-            return tuple(FailureTag.from_json(t) for t in value)
-
-        return self._parse_map(TAGS_FILE, parse)
+        return self._parse_map(TAGS_FILE, _parse_tags)
 
     def set_tags(self, task_id: str, tags: tuple[FailureTag, ...] | list[FailureTag]) -> None:
         """Replace the failure tags of ``task_id`` (an empty list removes them)."""
         validate_id(task_id, "task id")
-        with self._lock:
-            tasks = self._read_map(TAGS_FILE)
-            if tags:
-                tasks[task_id] = [t.to_json() for t in tags]
+        entries = [t.to_json() for t in tags]
+
+        def change(tasks: dict[str, Any]) -> None:
+            if entries:
+                tasks[task_id] = entries
             else:
                 tasks.pop(task_id, None)
-            self._write_map(TAGS_FILE, tasks)
+
+        self._update_map(TAGS_FILE, change)
 
     def add_tag(self, task_id: str, tag: FailureTag) -> None:
-        with self._lock:
-            self.set_tags(task_id, [*self.tags().get(task_id, ()), tag])
+        """Append one tag to those of ``task_id`` as they are on disk at this moment."""
+        validate_id(task_id, "task id")
+
+        def change(tasks: dict[str, Any]) -> None:
+            try:
+                present = _parse_tags(tasks.get(task_id, []))
+            except (ValueError, TypeError, KeyError, AttributeError) as exc:
+                raise RunStoreError(
+                    f"{self.run_dir / TAGS_FILE}: the entry of task {task_id!r} is damaged "
+                    f"({exc}); fix or remove it"
+                ) from exc
+            tasks[task_id] = [t.to_json() for t in (*present, tag)]
+
+        self._update_map(TAGS_FILE, change)
+
+    def remove_tag(self, task_id: str, tag: FailureTag) -> bool:
+        """Remove the first tag of ``task_id`` equal to ``tag`` as they are on disk at this
+        moment (a tag another writer added meanwhile stays); False when none is equal."""
+        validate_id(task_id, "task id")
+        removed = False
+
+        def change(tasks: dict[str, Any]) -> None:
+            nonlocal removed
+            entries = list(tasks.get(task_id, []))
+            for i, entry in enumerate(entries):
+                try:
+                    same = FailureTag.from_json(entry) == tag
+                except (ValueError, TypeError, KeyError, AttributeError):
+                    same = False
+                if same:
+                    del entries[i]
+                    removed = True
+                    break
+            if entries:
+                tasks[task_id] = entries
+            else:
+                tasks.pop(task_id, None)
+
+        self._update_map(TAGS_FILE, change)
+        return removed
 
     def write_text(self, name: str, text: str) -> Path:
         path = self.run_dir / name

@@ -132,7 +132,7 @@ class RunConfig:
 
     def secrets(self) -> Secrets:
         """The secret values this run knows (scrubbed from everything it writes)."""
-        return Secrets.of(self.agent_config, self.judge_config)
+        return Secrets.of(self.agent_config, self.judge_config, self.farm.to_json())
 
     def to_json(self) -> dict[str, Any]:
         """What run.json records (``_JSON_FIELDS``); ``agent_config`` includes the demos,
@@ -227,7 +227,7 @@ def resume_changes(previous: Mapping[str, Any], config: RunConfig) -> list[str]:
     """How ``config`` differs from the configuration recorded in a run's run.json, one
     phrase per setting (empty: the run may be resumed with it). Settings an older run.json
     did not record are not compared."""
-    current = redact(config.to_json())
+    current = config.secrets().scrub_json(redact(config.to_json()))
     changes = []
     for key, value in current.items():
         if key in _RESUME_MAY_CHANGE or key not in previous:

@@ -1,28 +1,61 @@
 """Build task graphs from recorded demonstrations into a suite folder, safely.
 
 For each task, the ``complete`` demonstrations under ``<demos>/<task>/`` are merged
-(incomplete, discarded and unreadable ones are skipped with a note). The task folder is
-written to a temporary folder beside it and swapped in at the end, so a crash leaves the
-old task folder or the new one. A graph with errors is not written over a valid graph
-unless ``force`` is given. Pins of the previous graph and the task's merge constraints
-(``constraints.json``, kept in the task folder) are reapplied.
+(incomplete and discarded ones are skipped with a note; a demo.json that cannot be read
+refuses the task unless ``skip_unreadable``). The task folder is written to a temporary
+folder beside it and swapped in at the end, under the suite's lock, so a crash leaves the
+old task folder or the new one and a second build of the suite is refused. A graph with
+errors is not written over a valid graph unless ``force`` is given.
+
+A rebuild is the same for every caller (the CLI and the studio): it reuses the settings
+stored in the previous graph unless settings are given, reapplies its pins and the task's
+merge constraints (``constraints.json``, kept in the task folder; ``graph_builder.
+constraints``), carries its hand edits over (``graph_builder.hand_edits``), and the report
+says which settings it used, what it kept and dropped, and what it made of each constraint.
 
 The task.json is the suite's own when the task already exists there; otherwise the one
 an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline task made
 from the demonstrations' instruction and app.
 
 >>> import tempfile
->>> from importlib.resources import files
->>> with tempfile.TemporaryDirectory() as tmp:
-...     [report] = build_workspace(files("task_graphs") / "sample" / "demos", Path(tmp) / "suite",
-...                                settings=SimilaritySettings(), tasks=["font_bigger"])
-...     written = sorted(p.name for p in (Path(tmp) / "suite" / "font_bigger").iterdir())
->>> report.written, report.demos_used, report.nodes, report.edges, written
-(True, 3, 8, 9, ['graph.json', 'nodes', 'task.json'])
+>>> from io import BytesIO
+>>> from PIL import Image, ImageDraw
+>>> from graph_builder.io import DemoWriter
+>>> from graph_builder.model import Action, Task
+>>> def shot(title, shade):  # a screen with one coloured title bar, and its hierarchy
+...     image = Image.new("RGB", (270, 600), "white")
+...     ImageDraw.Draw(image).rectangle((0, 21, 270, 100 + 3 * shade), fill=(shade, 90, 160))
+...     png = BytesIO()
+...     image.save(png, "PNG")
+...     xml = (f'<hierarchy><node class="android.widget.TextView" package="app" '
+...            f'text="{title}" bounds="[0,21][270,100]"/></hierarchy>')
+...     return png.getvalue(), xml
+>>> def record(demos, demo_id):  # Home -> Settings -> Display, then done
+...     task = Task("display", "Open the display settings", app="app")
+...     writer = DemoWriter.create(demos, task, demo_id=demo_id)
+...     tap = Action.tap(135, 60, screen=(270, 600))
+...     for title, shade, action in (("Home", 0, tap), ("Settings", 80, tap),
+...                                  ("Display", 160, Action.done())):
+...         _ = writer.add_step(*shot(title, shade), action=action, activity="app/.Main",
+...                             screen=(270, 600), time=0.0)
+...     return writer.finish()
+>>> tmp = tempfile.TemporaryDirectory()
+>>> demos = Path(tmp.name) / "demos"
+>>> _, _ = record(demos, "d1"), record(demos, "d2")
+>>> [report] = build_workspace(demos, Path(tmp.name) / "suite")
+>>> report.written, report.demos_used, report.nodes, report.edges, report.settings_origin
+(True, 2, 3, 2, 'the defaults (there is no previous graph)')
+>>> sorted(p.name for p in (Path(tmp.name) / "suite" / "display").iterdir())
+['graph.json', 'nodes', 'task.json']
+>>> build_workspace(demos, Path(tmp.name) / "suite")[0].settings_origin  # a rebuild
+'the settings stored in the previous graph'
+>>> tmp.cleanup()
 """
 
 from __future__ import annotations
 
+import contextlib
+import logging
 import multiprocessing
 import os
 import shutil
@@ -35,15 +68,24 @@ from pathlib import Path
 
 from graph_builder.constraints import ConstraintOutcome, load_constraints
 from graph_builder.errors import FormatError, GraphBuilderError
+from graph_builder.folder_lock import FolderLock
+from graph_builder.hand_edits import HandEdits, carry_hand_edits, stored_form
 from graph_builder.io import (
+    DEMO_FILE,
     GRAPH_FILE,
     NODES_DIR,
+    SUITE_FILE,
     TASK_FILE,
+    demo_dirs,
+    is_hidden,
+    leftover_task,
+    leftovers,
     load_demo,
     load_graph,
     load_suite,
     load_task,
     make_temp_dir,
+    recover_folder,
     replace_folder,
     save_graph,
     save_suite,
@@ -51,10 +93,11 @@ from graph_builder.io import (
 )
 from graph_builder.merge import BuildResult, DemoInput, MergeDecision, merge_demonstrations
 from graph_builder.model import Demonstration, DemoStatus, Pin, Suite, Task, TaskGraph
-from graph_builder.rebuild import carry_edge_edits
 from graph_builder.screen import Screen
-from graph_builder.similarity import SimilaritySettings
+from graph_builder.settings import ChosenSettings, SimilaritySettings, graph_settings
 from graph_builder.validate import Problem, has_errors, validate_graph
+
+log = logging.getLogger(__name__)
 
 BuildProgressCallback = Callable[[int, int, str], None]
 """progress(done, total, task_id): called once with (0, total, "") and after each task."""
@@ -76,7 +119,10 @@ class TaskBuildReport:
     decisions: tuple[MergeDecision, ...] = ()
     stale_pins: tuple[Pin, ...] = ()  # manual decisions whose screens are gone
     repairs: tuple[str, ...] = ()  # what the hierarchy parser fixed, per step
-    kept_edits: tuple[str, ...] = ()  # edge edits of the previous graph carried over
+    hand_edits: HandEdits = HandEdits()  # what the rebuild kept and dropped of them
+    settings_origin: str = ""  # which settings the build used, in words
+    unreadable: tuple[Path, ...] = ()  # demo.json files that could not be read
+    cleaned: tuple[str, ...] = ()  # leftovers of a killed build that were removed
     constraints: tuple[ConstraintOutcome, ...] = ()  # the task's merge constraints, applied
     task_source: str = ""  # where task.json came from
 
@@ -90,65 +136,143 @@ class TaskBuildReport:
         )
 
 
+@dataclass(frozen=True, slots=True)
+class PreparedBuild:
+    """One task merged and checked, not written yet (``write_task`` writes it).
+
+    ``previous`` is graph.json as it was when the build was prepared, so that writing
+    refuses when someone changed the graph meanwhile.
+    """
+
+    report: TaskBuildReport
+    demos_root: Path
+    result: BuildResult | None = None
+    previous: bytes | None = None
+    demos: tuple[Demonstration, ...] = ()  # the demonstrations the graph was made from
+
+    @property
+    def writable(self) -> bool:
+        return self.result is not None
+
+
 def task_ids(demos_root: Path) -> list[str]:
-    """Tasks that have at least one demonstration folder, sorted."""
-    return sorted({p.parent.parent.name for p in Path(demos_root).glob("*/*/demo.json")})
+    """Tasks that have at least one demonstration folder, sorted (hidden folders are not)."""
+    return sorted(
+        {
+            p.parent.parent.name
+            for p in Path(demos_root).glob(f"*/*/{DEMO_FILE}")
+            if not is_hidden(p.parent) and not is_hidden(p.parent.parent)
+        }
+    )
 
 
-def load_demo_inputs(demos_root: Path, task_id: str) -> tuple[list[DemoInput], list[str]]:
-    """The complete demonstrations of a task, and a note for each one left out."""
+def _read_demos(demos_root: Path, task_id: str) -> tuple[list[DemoInput], list[str], list[Path]]:
+    """The complete demonstrations of a task, a note for each one left out, and the
+    demo.json files among them that could not be read."""
     inputs: list[DemoInput] = []
     notes: list[str] = []
-    for folder in sorted(p.parent for p in (Path(demos_root) / task_id).glob("*/demo.json")):
+    unreadable: list[Path] = []
+    for folder in demo_dirs(demos_root, task_id):
         try:
             demo = load_demo(folder)
         except GraphBuilderError as exc:
             notes.append(f"{folder.name}: unreadable demo.json ({exc})")
+            unreadable.append(folder / DEMO_FILE)
             continue
         if demo.status is not DemoStatus.COMPLETE:
             notes.append(f"{demo.id}: {demo.status.value}")
             continue
         inputs.append(DemoInput.from_folder(folder, demo))
+    return inputs, notes, unreadable
+
+
+def load_demo_inputs(demos_root: Path, task_id: str) -> tuple[list[DemoInput], list[str]]:
+    """The complete demonstrations of a task, and a note for each one left out."""
+    inputs, notes, _ = _read_demos(demos_root, task_id)
     return inputs, notes
 
 
-def build_task(
+def suite_lock(suite_dir: Path, purpose: str = "a build of task graphs") -> FolderLock:
+    """The suite's lock (``<suite>/.lock``), held by whoever writes its task folders."""
+    Path(suite_dir).mkdir(parents=True, exist_ok=True)
+    return FolderLock(Path(suite_dir), purpose=purpose)
+
+
+def _chosen_settings(
+    out: Path, settings: SimilaritySettings | None, old_graph: TaskGraph | None
+) -> ChosenSettings:
+    """The one rebuild policy: settings given now win, else the previous graph's own."""
+    if settings is not None:
+        return ChosenSettings(settings, "the settings given to this build")
+    if old_graph is None and (out / GRAPH_FILE).exists():
+        return ChosenSettings(
+            SimilaritySettings(), "the defaults (the previous graph is unreadable)"
+        )
+    return graph_settings(old_graph)
+
+
+def prepare_task(
     demos_root: Path,
     task_id: str,
     suite_dir: Path,
     *,
-    settings: SimilaritySettings,
+    settings: SimilaritySettings | None = None,
     force: bool = False,
-) -> TaskBuildReport:
-    """Merge one task's demonstrations and write ``<suite>/<task>/`` atomically."""
-    suite_dir = Path(suite_dir)
+    skip_unreadable: bool = False,
+) -> PreparedBuild:
+    """Merge one task's demonstrations and carry the previous graph's hand edits over.
+
+    Nothing is written. ``settings`` None reuses the settings stored in the previous
+    graph (the defaults when there is none); the report says which were used. A
+    demo.json that cannot be read refuses the build, naming the file, unless
+    ``skip_unreadable``.
+    """
+    suite_dir, demos_root = Path(suite_dir), Path(demos_root)
     out = suite_dir / task_id
-    inputs, notes = load_demo_inputs(demos_root, task_id)
+    inputs, notes, unreadable = _read_demos(demos_root, task_id)
     old_graph, old_valid = _previous_graph(out)
-    if not inputs:
-        return TaskBuildReport(
-            task_id, out, False, "no complete demonstration", skipped=tuple(notes)
+    chosen = _chosen_settings(out, settings, old_graph)
+    base = TaskBuildReport(
+        task_id,
+        out,
+        False,
+        skipped=tuple(notes),
+        settings_origin=chosen.origin,
+        unreadable=tuple(unreadable),
+    )
+    if unreadable and not skip_unreadable:
+        names = ", ".join(str(u) for u in unreadable)
+        return PreparedBuild(
+            replace(
+                base,
+                note=f"cannot read {names}; the graph is left as it is (fix the file, or "
+                "build without it: --skip-unreadable)",
+            ),
+            demos_root,
         )
+    if not inputs:
+        return PreparedBuild(replace(base, note="no complete demonstration"), demos_root)
     try:
         result = merge_demonstrations(
             inputs,
-            settings=settings,
+            settings=chosen.settings,
             task_id=task_id,
             pins=old_graph.pins if old_graph else (),
             constraints=load_constraints(out, task_id).constraints,
         )
     except GraphBuilderError as exc:
-        return TaskBuildReport(task_id, out, False, str(exc), skipped=tuple(notes))
-    kept: tuple[str, ...] = ()
+        return PreparedBuild(replace(base, note=str(exc)), demos_root)
+    edits = HandEdits()
     if old_graph is not None:
-        graph, kept = carry_edge_edits(old_graph, result.graph)
-        result = replace(result, graph=graph)
+        graph, edits = carry_hand_edits(old_graph, result.graph)
+    else:
+        graph = stored_form(result.graph)
+    result = replace(result, graph=graph)
     used = [i.demo for i in inputs if i.demo.id in set(result.graph.meta.get("demos", ()))]
     problems = validate_graph(result.graph, used)
-    report = TaskBuildReport(
-        task_id,
-        out,
-        True,
+    report = replace(
+        base,
+        written=True,
         demos_used=len(used),
         skipped=(*notes, *(f"{s.demo_id}: {s.reason}" for s in result.skipped)),
         nodes=len(result.graph.nodes),
@@ -159,45 +283,153 @@ def build_task(
         decisions=result.decisions,
         stale_pins=result.stale_pins,
         repairs=result.repairs,
-        kept_edits=kept,
+        hand_edits=edits,
         constraints=result.constraints,
     )
     if has_errors(problems) and old_valid and not force:
-        return replace(
-            report,
-            written=False,
-            note="the new graph has errors and the existing graph is valid "
-            "(use --force to replace it)",
+        return PreparedBuild(
+            replace(
+                report,
+                written=False,
+                note="the new graph has errors and the existing graph is valid "
+                "(use --force to replace it)",
+            ),
+            demos_root,
         )
-    try:
-        task, source = _task_for(out, Path(demos_root), task_id, used)
-        report = replace(report, task_source=source)
-        _write_task_folder(out, task, result)
-    except (OSError, GraphBuilderError) as exc:
-        return replace(report, written=False, note=f"writing failed: {exc}")
-    if not (suite_dir / "suite.json").exists():
-        save_suite(Suite(name=suite_dir.resolve().name), suite_dir)
-    else:
-        load_suite(suite_dir)  # a broken suite.json is reported, never overwritten
+    previous = (out / GRAPH_FILE).read_bytes() if (out / GRAPH_FILE).is_file() else None
+    return PreparedBuild(report, demos_root, result, previous, tuple(used))
+
+
+def write_task(prepared: PreparedBuild, *, locked: bool = False) -> TaskBuildReport:
+    """Write a prepared task folder atomically under the suite's lock.
+
+    ``locked`` says the caller holds the lock already (``build_workspace`` does, for all
+    its tasks). Refuses, keeping what is there, when graph.json changed since the build
+    was prepared.
+    """
+    report = prepared.report
+    if not prepared.writable:
+        return report
+    out = report.output
+    suite_dir = out.parent
+    with contextlib.ExitStack() as stack:
+        if not locked:
+            stack.enter_context(suite_lock(suite_dir))
+        now = (out / GRAPH_FILE).read_bytes() if (out / GRAPH_FILE).is_file() else None
+        if now != prepared.previous:
+            return replace(
+                report,
+                written=False,
+                note=f"{out / GRAPH_FILE} changed while the build was running; build again",
+            )
+        report = replace(report, cleaned=tuple(clean_leftovers(suite_dir, out.name)))
+        assert prepared.result is not None
+        try:
+            task, source = _task_for(out, prepared.demos_root, report.task_id, prepared.demos)
+            report = replace(report, task_source=source)
+            _write_task_folder(out, task, prepared.result)
+        except (OSError, GraphBuilderError) as exc:
+            return replace(report, written=False, note=f"writing failed: {exc}")
+        if not (suite_dir / SUITE_FILE).exists():
+            save_suite(Suite(name=suite_dir.resolve().name), suite_dir)
+        else:
+            load_suite(suite_dir)  # a broken suite.json is reported, never overwritten
     return report
+
+
+def clean_leftovers(suite_dir: Path, task_id: str | None = None) -> list[str]:
+    """Remove what killed builds left in the suite (of one task, or all), saying what.
+
+    Only a holder of the suite's lock may call this: a build still running owns its
+    temporary folder.
+    """
+    notes = []
+    for folder in leftovers(suite_dir):
+        if task_id is not None and leftover_task(folder) != task_id:
+            continue
+        if folder.name.endswith(".old"):
+            recover_folder(folder.parent / leftover_task(folder))
+            notes.append(f"put back or removed {folder.name}, left by a build that was killed")
+        else:
+            shutil.rmtree(folder, ignore_errors=True)
+            notes.append(f"removed {folder.name}, left by a build that was killed")
+    return notes
+
+
+def _build_locked(
+    demos_root: Path,
+    task_id: str,
+    suite_dir: Path,
+    settings: SimilaritySettings | None,
+    force: bool,
+    skip_unreadable: bool,
+) -> TaskBuildReport:
+    cleaned = clean_leftovers(suite_dir, task_id)
+    prepared = prepare_task(
+        demos_root,
+        task_id,
+        suite_dir,
+        settings=settings,
+        force=force,
+        skip_unreadable=skip_unreadable,
+    )
+    report = write_task(prepared, locked=True)
+    return replace(report, cleaned=(*cleaned, *report.cleaned))
+
+
+def build_task(
+    demos_root: Path,
+    task_id: str,
+    suite_dir: Path,
+    *,
+    settings: SimilaritySettings | None = None,
+    force: bool = False,
+    skip_unreadable: bool = False,
+) -> TaskBuildReport:
+    """Merge one task's demonstrations and write ``<suite>/<task>/`` atomically, holding
+    the suite's lock (FolderLockedError names whoever else holds it)."""
+    with suite_lock(suite_dir):
+        return _build_locked(demos_root, task_id, suite_dir, settings, force, skip_unreadable)
 
 
 def build_workspace(
     demos_root: Path,
     suite_dir: Path,
     *,
-    settings: SimilaritySettings,
+    settings: SimilaritySettings | None = None,
     tasks: Sequence[str] | None = None,
     force: bool = False,
+    skip_unreadable: bool = False,
     jobs: int = 1,
     progress: BuildProgressCallback | None = None,
 ) -> list[TaskBuildReport]:
     """Build every task with demonstrations (or the given ones); reports in task order.
 
-    Tasks are independent, so ``jobs > 1`` builds them in that many worker processes
-    (spawned, so it is safe to call from a GUI worker thread).
+    The suite's lock is held for the whole build (FolderLockedError names whoever else
+    holds it), and leftovers of killed builds are removed first. ``settings`` None
+    reuses each task's stored settings (see ``prepare_task``). Tasks are independent, so
+    ``jobs > 1`` builds them in that many worker processes (spawned, so it is safe to
+    call from a GUI worker thread).
     """
     ids = list(dict.fromkeys(tasks)) if tasks else task_ids(demos_root)
+    with suite_lock(suite_dir):
+        for leftover in leftovers(suite_dir):
+            if leftover_task(leftover) not in ids:  # the others are cleaned in their reports
+                for note in clean_leftovers(suite_dir, leftover_task(leftover)):
+                    log.warning("%s: %s", suite_dir, note)
+        return _build_all(
+            demos_root, suite_dir, ids, (settings, force, skip_unreadable), jobs, progress
+        )
+
+
+def _build_all(
+    demos_root: Path,
+    suite_dir: Path,
+    ids: list[str],
+    options: tuple[SimilaritySettings | None, bool, bool],
+    jobs: int,
+    progress: BuildProgressCallback | None,
+) -> list[TaskBuildReport]:
     if progress:
         progress(0, len(ids), "")
     reports: dict[str, TaskBuildReport] = {}
@@ -209,9 +441,7 @@ def build_workspace(
 
     if jobs <= 1 or len(ids) <= 1:
         for task_id in ids:
-            finished(
-                task_id, build_task(demos_root, task_id, suite_dir, settings=settings, force=force)
-            )
+            finished(task_id, _build_locked(demos_root, task_id, suite_dir, *options))
     else:
         context = multiprocessing.get_context("spawn")
         with ProcessPoolExecutor(
@@ -221,9 +451,7 @@ def build_workspace(
             initargs=(os.getpid(),),
         ) as pool:
             futures = {
-                pool.submit(
-                    build_task, demos_root, task_id, suite_dir, settings=settings, force=force
-                ): task_id
+                pool.submit(_build_locked, demos_root, task_id, suite_dir, *options): task_id
                 for task_id in ids
             }
             for future in as_completed(futures):

@@ -1,7 +1,7 @@
 """The ``build`` and ``import`` subcommands.
 
 elderbench build DEMOS_DIR -o SUITE_DIR [--task ID ...] [--settings FILE] [--explain]
-                     [--jobs N] [--force]
+                     [--jobs N] [--force] [--skip-unreadable]
 elderbench import llamatouch|droidbot FOLDER --task ID -o DEMOS_DIR [--demo-id ID]
 elderbench import colorbench GRAPH_JSON --task ID -o SUITE_DIR --images DIR --start IMAGE
                      --done IMAGE [--done IMAGE ...] --instruction TEXT
@@ -12,7 +12,10 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    from graph_builder.build import TaskBuildReport
 
 
 def register(subparsers: Any) -> None:
@@ -35,7 +38,8 @@ def register(subparsers: Any) -> None:
         "--settings",
         type=Path,
         metavar="FILE",
-        help="JSON file overriding similarity settings (docs/graph_builder.md)",
+        help="JSON file of similarity settings (docs/graph_builder.md); default: a task "
+        "that has a graph is rebuilt with the settings stored in it, a new one with the defaults",
     )
     build.add_argument(
         "--explain",
@@ -54,6 +58,12 @@ def register(subparsers: Any) -> None:
         "--force",
         action="store_true",
         help="write a graph with errors even over a valid existing graph",
+    )
+    build.add_argument(
+        "--skip-unreadable",
+        action="store_true",
+        help="build without demonstrations whose demo.json cannot be read (default: such "
+        "a task is not built and keeps its graph)",
     )
     build.set_defaults(func=_run_build)
 
@@ -108,9 +118,9 @@ class _ProgressBar:
 
 def _run_build(args: argparse.Namespace) -> int:
     from graph_builder.build import build_workspace, default_jobs
-    from graph_builder.similarity import SimilaritySettings, load_settings
+    from graph_builder.similarity import load_settings
 
-    settings = load_settings(args.settings) if args.settings else SimilaritySettings()
+    settings = load_settings(args.settings) if args.settings else None
     if not args.demos.is_dir():
         print(f"elderbench build: {args.demos} is not a folder of demonstrations", file=sys.stderr)
         return 2
@@ -120,6 +130,7 @@ def _run_build(args: argparse.Namespace) -> int:
         settings=settings,
         tasks=args.tasks,
         force=args.force,
+        skip_unreadable=args.skip_unreadable,
         jobs=args.jobs or default_jobs(),
         progress=_ProgressBar(sys.stderr),
     )
@@ -127,33 +138,43 @@ def _run_build(args: argparse.Namespace) -> int:
         print(f"no demonstrations found under {args.demos} (expected <task>/<demo>/demo.json)")
         return 1
     for report in reports:
-        print(report.summary())
-        for note in report.skipped:
-            print(f"  skipped {note}")
-        for warning in report.warnings:
-            print(f"  warning: {warning}")
-        for problem in report.problems:
-            print(f"  {problem}")
-        for kept in report.kept_edits:
-            print(f"  {kept}")
-        for outcome in report.constraints:
-            print(f"  constraint {outcome.describe()}")
-        if report.written and not report.task_source:
-            print(
-                "  note: no task.json found; wrote a minimal offline one from the "
-                "demonstrations (add labels, criteria and the protocol in the studio)"
-            )
-        if args.explain:
-            steps = len({r.partition(": ")[0] for r in report.repairs})
-            print(f"  hierarchy repairs: {len(report.repairs)} in {steps} steps")
-            for decision in report.decisions:
-                print(f"  {decision.describe()}")
-            if report.written:
-                from graph_builder.review import review_task
+        _print_report(report, explain=args.explain)
+        if args.explain and report.written:
+            from graph_builder.review import review_task
 
-                for line in review_task(report.output, args.demos).lines():
-                    print(f"  {line}")
+            for line in review_task(report.output, args.demos).lines():
+                print(f"  {line}")
     return 0 if all(r.written for r in reports) else 1
+
+
+def _print_report(report: TaskBuildReport, *, explain: bool) -> None:
+    print(report.summary())
+    if report.settings_origin:
+        print(f"  settings: {report.settings_origin}")
+    for note in report.cleaned:
+        print(f"  {note}")
+    for note in report.skipped:
+        print(f"  skipped {note}")
+    for warning in report.warnings:
+        print(f"  warning: {warning}")
+    for problem in report.problems:
+        print(f"  {problem}")
+    for kept in report.hand_edits.kept:
+        print(f"  kept {kept}")
+    for dropped in report.hand_edits.dropped:
+        print(f"  dropped {dropped}")
+    for outcome in report.constraints:
+        print(f"  constraint {outcome.describe()}")
+    if report.written and not report.task_source:
+        print(
+            "  note: no task.json found; wrote a minimal offline one from the "
+            "demonstrations (add labels, criteria and the protocol in the studio)"
+        )
+    if explain:
+        steps = len({r.partition(": ")[0] for r in report.repairs})
+        print(f"  hierarchy repairs: {len(report.repairs)} in {steps} steps")
+        for decision in report.decisions:
+            print(f"  {decision.describe()}")
 
 
 def _run_colorbench(args: argparse.Namespace) -> int:

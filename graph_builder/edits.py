@@ -8,14 +8,20 @@ Node images: a split creates a node whose ``nodes/<id>.png`` does not exist yet,
 node whose first member (its representative) moved shows a stale image. The caller
 refreshes them (``graph_builder.build.write_node_files``).
 
->>> from importlib.resources import files
->>> from graph_builder.io import load_graph
->>> graph = load_graph(files("task_graphs") / "sample" / "font_bigger")
->>> graph2, undo = MergeNodes("n1", ("n3",)).apply(graph)
->>> len(graph.nodes), len(graph2.nodes)
-(8, 7)
->>> undo.apply(graph2)[0] == graph
-True
+>>> from graph_builder.model import ActionType
+>>> def node(node_id, kind=NodeKind.STATE, *steps):
+...     members = [MemberRef("d1", step) for step in steps]
+...     return Node(node_id, kind, f"nodes/{node_id}.png", (1080, 2400), members)
+>>> back = MatchRule(ActionType.BACK)
+>>> graph = TaskGraph("t", (node("start", NodeKind.START, 0), node("n1", NodeKind.STATE, 1),
+...                          node("n2", NodeKind.STATE, 2), node("done", NodeKind.DONE, 3)),
+...                   (Edge("e1", "start", "n1", back), Edge("e2", "n1", "n2", back),
+...                    Edge("e3", "n2", "done", back)))
+>>> graph2, undo = MergeNodes("n1", ("n2",)).apply(graph)
+>>> [n.id for n in graph2.nodes], [(e.source, e.target) for e in graph2.edges][1]
+(['start', 'n1', 'done'], ('n1', 'n1'))
+>>> graph2.pins[0].kind.value, undo.apply(graph2)[0] == graph
+('together', True)
 """
 
 from __future__ import annotations
@@ -226,6 +232,25 @@ class RestoreParts:
     def apply(self, graph: TaskGraph) -> tuple[TaskGraph, Command]:
         new = graph.with_changes(nodes=self.nodes, edges=self.edges, pins=self.pins)
         return new, RestoreParts(graph.nodes, graph.edges, graph.pins)
+
+
+@dataclass(frozen=True, slots=True)
+class ReplaceGraph:
+    """Put another version of the whole graph in place (a rebuild from the demonstrations);
+    the inverse puts the replaced one back."""
+
+    graph: TaskGraph
+    what: str = "rebuild from the demonstrations"
+
+    def describe(self) -> str:
+        return self.what
+
+    def apply(self, graph: TaskGraph) -> tuple[TaskGraph, Command]:
+        if graph.task_id != self.graph.task_id:
+            raise GraphEditError(
+                f"the graph of {self.graph.task_id} cannot replace the graph of {graph.task_id}"
+            )
+        return self.graph, ReplaceGraph(graph, self.what)
 
 
 def _add_pin(pins: tuple[Pin, ...], pin: Pin) -> tuple[Pin, ...]:

@@ -43,22 +43,29 @@ class FolderLockedError(GraphBuilderError):
 class FolderLock:
     """Held from ``acquire()`` (or ``with``) until ``release()``; not reentrant."""
 
-    def __init__(self, folder: Path, *, purpose: str) -> None:
+    def __init__(self, folder: Path, *, purpose: str, file_name: str = LOCK_FILE) -> None:
         self.folder = Path(folder)
         self.purpose = purpose
+        # Another name gives a second, independent lock on the folder (a short one for a
+        # single read-modify-write beside the long one a run holds).
+        self.file_name = file_name
         self._file: IO[str] | None = None
 
     @property
     def path(self) -> Path:
-        return self.folder / LOCK_FILE
+        return self.folder / self.file_name
 
-    def acquire(self) -> Self:
-        """Take the lock, or raise FolderLockedError naming the holder."""
+    def acquire(self, *, wait: float = 0.0) -> Self:
+        """Take the lock, or raise FolderLockedError naming the holder.
+
+        ``wait`` seconds: how long to keep trying while another holder has it (for locks
+        held only for a moment); 0 refuses at once.
+        """
         if self._file is not None:
             return self
         handle = open(self.path, "a+", encoding="utf-8")  # noqa: SIM115 - held while locked
         try:
-            _lock(handle)
+            _lock_within(handle, wait)
         except OSError:
             handle.seek(0)
             holder = _describe(handle.read())
@@ -98,6 +105,20 @@ class FolderLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def _lock_within(handle: IO[str], wait: float) -> None:
+    deadline = time.monotonic() + wait
+    pause = 0.001
+    while True:
+        try:
+            _lock(handle)
+            return
+        except OSError:
+            if time.monotonic() + pause > deadline:
+                raise
+        time.sleep(pause)
+        pause = min(pause * 2, 0.05)
 
 
 def _lock(handle: IO[str]) -> None:

@@ -4,14 +4,20 @@ The view is an index: payloads stay in the model, and the networkx graph holds i
 keys are edge ids). Edges whose endpoints are missing are left out of the view; the
 validator reports them.
 
->>> from importlib.resources import files
->>> from graph_builder.io import load_graph
->>> graph = load_graph(files("task_graphs") / "sample" / "font_bigger")
+>>> from graph_builder.model import ActionType, Edge, MatchRule, Node, NodeKind, TaskGraph
+>>> def node(node_id, kind=NodeKind.STATE):
+...     return Node(node_id, kind, f"nodes/{node_id}.png", (1080, 2400))
+>>> def edge(edge_id, source, target, action=ActionType.BACK):
+...     return Edge(edge_id, source, target, MatchRule(action))
+>>> graph = TaskGraph("t", (node("start", NodeKind.START), node("n1"), node("n2"),
+...                          node("done", NodeKind.DONE)),
+...                   (edge("e1", "start", "n1"), edge("e2", "n1", "done"),
+...                    edge("e3", "start", "n2"), edge("e4", "n2", "start")))
 >>> g = to_networkx(graph)
 >>> g.number_of_nodes(), g.number_of_edges()
-(8, 9)
->>> sorted(reachable_from(graph, "n3"))
-['done', 'n2', 'n3', 'n4']
+(4, 4)
+>>> sorted(reachable_from(graph, "n2")), shortest_path_length(graph, "start", ["done"])
+(['done', 'n1', 'n2', 'start'], 2)
 """
 
 from __future__ import annotations

@@ -11,8 +11,10 @@ folder and is renamed over the target, so a crash leaves either the old or the n
 
 from __future__ import annotations
 
+import itertools
 import json
 import os
+import re
 import shutil
 import tempfile
 import time
@@ -47,9 +49,16 @@ SUITE_DEMOS_DIR = "demos"
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 PNG_END = b"IEND\xaeB`\x82"  # the IEND chunk's type and CRC: the last bytes of every PNG
+# Limits of every JSON file read (read_json): the largest graph.json we know is a few MB,
+# the deepest document nests under ten levels.
+MAX_JSON_BYTES = 64 * 1024 * 1024
+MAX_JSON_DEPTH = 100
 # A screenshot larger than this many pixels is a decompression bomb, not a phone screen
 # (Pillow's own warning limit; the largest phones are about 1440 x 3200 = 4.6 M).
 MAX_PNG_PIXELS = 89_478_485
+# A phone screenshot is a few MB (4.6 M pixels stored uncompressed are 18 MB); a larger
+# "PNG" is refused at capture, build and eval before it is read, copied or decoded.
+MAX_PNG_BYTES = 48 * 1024 * 1024
 
 # --------------------------------------------------------------------------- atomic writes
 
@@ -152,23 +161,75 @@ def atomic_write_json(path: Path, data: Any) -> None:
     atomic_write_text(path, text + "\n")
 
 
-def read_json(path: Path) -> Any:
-    """Parse a JSON file; a missing or malformed file is a FormatError naming it."""
+def read_json(path: Path, *, max_bytes: int | None = None) -> Any:
+    """Parse a JSON file; a missing, malformed, too large or too deeply nested file is a
+    FormatError naming it (``max_bytes`` defaults to ``MAX_JSON_BYTES``)."""
     path = Path(path)
+    limit = MAX_JSON_BYTES if max_bytes is None else max_bytes
     try:
-        raw = path.read_bytes()
+        with path.open("rb") as fh:
+            raw = fh.read(limit + 1)
     except FileNotFoundError:
         raise FormatError("file not found", source=path) from None
     except OSError as exc:
         raise FormatError(f"cannot read: {exc.strerror}", source=path) from exc
+    if len(raw) > limit:
+        raise FormatError(
+            f"the file is larger than {limit:,} bytes; no file of this format is that large, "
+            "so it is refused unread",
+            source=path,
+        )
     if not raw.strip():
         raise FormatError("the file is empty", source=path)
+    return parse_json(raw, source=path)
+
+
+def parse_json(raw: str | bytes, *, source: object = None) -> Any:
+    """Parse one JSON document (a file's bytes, or a line of a .jsonl file), refusing
+    NaN, infinity and nesting deeper than ``MAX_JSON_DEPTH`` with a FormatError naming
+    ``source``. Python's parser recurses once per level: a small file nested a hundred
+    thousand levels deep would stop the whole program with a RecursionError.
+
+    >>> parse_json('{"a": [1, {"b": 2}]}')
+    {'a': [1, {'b': 2}]}
+    >>> parse_json("[" * 500 + "]" * 500, source="deep.json")
+    Traceback (most recent call last):
+    ...
+    graph_builder.errors.FormatError: deep.json: nested 500 levels deep (at most 100); ...
+    """
+    data = raw.encode("utf-8", "surrogatepass") if isinstance(raw, str) else raw
+    depth = json_depth(data)
+    if depth > MAX_JSON_DEPTH:
+        raise FormatError(
+            f"nested {depth} levels deep (at most {MAX_JSON_DEPTH}); no file of ours nests "
+            "that deep, so it is damaged or made to crash the reader",
+            source=source,
+        )
     try:
         return json.loads(raw, parse_constant=_no_constant)
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise FormatError(f"not valid JSON: {exc}", source=path) from exc
+        raise FormatError(f"not valid JSON: {exc}", source=source) from exc
     except ValueError as exc:
-        raise FormatError(str(exc), source=path) from exc
+        raise FormatError(str(exc), source=source) from exc
+    except RecursionError as exc:  # the stack was already deep where we were called
+        raise FormatError("nested too deep to read", source=source) from exc
+
+
+# A JSON string, escapes included (written unrolled so long strings match in linear time).
+_JSON_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"')
+_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_DEPTH_STEP = {ord("["): 1, ord("{"): 1, ord("]"): -1, ord("}"): -1}
+
+
+def json_depth(raw: bytes) -> int:
+    """How deep the arrays and objects of a JSON text nest (brackets inside strings do
+    not count), without parsing it.
+
+    >>> json_depth(b'{"a": [1, "[[[", {"b": []}]}')
+    4
+    """
+    brackets = _JSON_STRING.sub(b"", raw).translate(None, _NOT_BRACKETS)
+    return max(itertools.accumulate(_DEPTH_STEP[b] for b in brackets), default=0)
 
 
 def _no_constant(name: str) -> Any:
@@ -270,9 +331,36 @@ def save_suite(suite: Suite, folder: Path) -> Path:
     return path
 
 
+def is_hidden(path: Path) -> bool:
+    """A hidden folder (``.name``) is never a task or a demonstration: builds write their
+    temporary ``.<task>.building`` and ``.<task>.old`` folders under such names."""
+    return Path(path).name.startswith(".")
+
+
 def suite_task_dirs(folder: Path) -> list[Path]:
-    """Task folders of a suite, sorted by id."""
-    return sorted(p.parent for p in Path(folder).glob(f"*/{TASK_FILE}"))
+    """Task folders of a suite, sorted by id (hidden and temporary folders are not)."""
+    return sorted(p.parent for p in Path(folder).glob(f"*/{TASK_FILE}") if not is_hidden(p.parent))
+
+
+LEFTOVER_SUFFIXES = (".building", ".old")
+
+
+def leftovers(suite_dir: Path) -> list[Path]:
+    """Temporary folders a killed build left in a suite (``.<task>.building``, ``.<task>.old``)."""
+    folder = Path(suite_dir)
+    if not folder.is_dir():
+        return []
+    return sorted(
+        p
+        for p in folder.iterdir()
+        if p.is_dir() and is_hidden(p) and p.name.endswith(LEFTOVER_SUFFIXES)
+    )
+
+
+def leftover_task(folder: Path) -> str:
+    """The task a leftover folder belongs to (``.font_bigger.building`` -> ``font_bigger``)."""
+    name = Path(folder).name[1:]
+    return name.rsplit(".", 1)[0]
 
 
 def load_suite_tasks(folder: Path) -> list[Task]:
@@ -325,25 +413,43 @@ def shipped_demos(suite_dir: Path, task_id: str | None = None) -> Path | None:
 def demo_dirs(demos_root: Path, task_id: str | None = None) -> list[Path]:
     """Demonstration folders under ``demos_root`` (``<task>/<demo>/demo.json``), sorted."""
     if task_id is None:
-        return sorted(p.parent for p in Path(demos_root).glob(f"*/*/{DEMO_FILE}"))
+        found = Path(demos_root).glob(f"*/*/{DEMO_FILE}")
+        return sorted(
+            p.parent for p in found if not is_hidden(p.parent) and not is_hidden(p.parent.parent)
+        )
     # Glob inside the task's own folder: a pattern starting at the root lists the whole
     # root for every task, which made a 10,000-task evaluation quadratic.
     folder = Path(demos_root) / validate_id(task_id, "task id")
-    return sorted(p.parent for p in folder.glob(f"*/{DEMO_FILE}"))
+    return sorted(p.parent for p in folder.glob(f"*/{DEMO_FILE}") if not is_hidden(p.parent))
 
 
 def read_png(path: Path) -> bytes:
-    """The bytes of a PNG file, checked by signature; a FormatError otherwise."""
+    """The bytes of a PNG file, checked by signature, file size and claimed pixels before
+    it is read whole; a FormatError naming the file otherwise."""
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with path.open("rb") as fh:
+            size = os.fstat(fh.fileno()).st_size
+            _check_png_size(size, path)
+            data = fh.read(MAX_PNG_BYTES + 1)
     except FileNotFoundError:
         raise FormatError("screenshot not found", source=path) from None
     except OSError as exc:
         raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
+    _check_png_size(len(data), path)  # the file grew while it was read
     if not data.startswith(PNG_MAGIC):
         raise FormatError("not a PNG file (bad signature)", source=path)
+    _check_png_header(data[:24], path)
     return data
+
+
+def _check_png_size(size: int, path: Path | None) -> None:
+    if size > MAX_PNG_BYTES:
+        raise FormatError(
+            f"the PNG is {size:,} bytes (at most {MAX_PNG_BYTES:,}): not a phone screenshot; "
+            "recapture the screen",
+            source=path,
+        )
 
 
 def check_png_file(path: Path) -> tuple[int, int]:
@@ -353,18 +459,35 @@ def check_png_file(path: Path) -> tuple[int, int]:
     try:
         with path.open("rb") as fh:
             head = fh.read(24)
-            fh.seek(max(0, fh.seek(0, os.SEEK_END) - len(PNG_END)))
+            size = fh.seek(0, os.SEEK_END)
+            fh.seek(max(0, size - len(PNG_END)))
             tail = fh.read()
     except FileNotFoundError:
         raise FormatError("screenshot not found", source=path) from None
     except OSError as exc:
         raise FormatError(f"cannot read screenshot: {exc.strerror}", source=path) from exc
-    return check_png_bytes(head, tail, path)
+    return check_png_bytes(head, tail, path, size=size)
 
 
-def check_png_bytes(head: bytes, tail: bytes, path: Path | None) -> tuple[int, int]:
+def check_png_bytes(
+    head: bytes, tail: bytes, path: Path | None, *, size: int | None = None
+) -> tuple[int, int]:
+    """The checks of ``check_png_file`` on the first 24 and last 8 bytes of a PNG (and
+    its size in bytes, when known)."""
+    if size is not None:
+        _check_png_size(size, path)
     if not head.startswith(PNG_MAGIC):
         raise FormatError("not a PNG file (bad signature)", source=path)
+    width, height = _check_png_header(head, path)
+    if tail != PNG_END:
+        raise FormatError(
+            "the PNG is cut short (no end chunk): the file was truncated; recapture the screen",
+            source=path,
+        )
+    return width, height
+
+
+def _check_png_header(head: bytes, path: Path | None) -> tuple[int, int]:
     if len(head) < 24 or head[12:16] != b"IHDR":
         raise FormatError("not a PNG file (no image header)", source=path)
     width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
@@ -372,11 +495,6 @@ def check_png_bytes(head: bytes, tail: bytes, path: Path | None) -> tuple[int, i
         raise FormatError(
             f"the PNG claims {width} x {height} pixels: not a screenshot (a decompression "
             "bomb?); recapture the screen",
-            source=path,
-        )
-    if tail != PNG_END:
-        raise FormatError(
-            "the PNG is cut short (no end chunk): the file was truncated; recapture the screen",
             source=path,
         )
     return width, height
@@ -478,9 +596,20 @@ class DemoWriter:
         screen: tuple[int, int],
         time: float,
         phash: str | None = None,
+        performed: bool = True,
     ) -> Step:
+        """Write one step. ``performed=False`` saves it before its action is sent (the
+        recorder); ``mark_performed`` records that the action returned. A step is added
+        only after the previous action returned, so the previous step is marked too."""
         index = len(self._demo.steps)
         stem = f"{STEPS_DIR}/{index:04d}"
+        # refused at capture: a screenshot that build and eval would refuse
+        check_png_bytes(
+            screenshot_png[:24],
+            screenshot_png[-len(PNG_END) :],
+            self.folder / f"{stem}.png",
+            size=len(screenshot_png),
+        )
         atomic_write_bytes(self.folder / f"{stem}.png", screenshot_png)
         xml_name = None
         if hierarchy_xml is not None:
@@ -500,9 +629,23 @@ class DemoWriter:
                 phash=phash,
             ),
             action=action,
+            performed=performed,
         )
-        self._commit(replace(self._demo, steps=(*self._demo.steps, step)))
+        earlier = self._demo.steps
+        if earlier and not earlier[-1].performed:
+            earlier = (*earlier[:-1], replace(earlier[-1], performed=True))
+        self._commit(replace(self._demo, steps=(*earlier, step)))
         return step
+
+    def mark_performed(self) -> Step:
+        """Record that the last step's action returned from the phone."""
+        if not self._demo.steps:
+            raise GraphBuilderError("the demonstration has no steps to mark")
+        last = self._demo.steps[-1]
+        if not last.performed:
+            last = replace(last, performed=True)
+            self._commit(replace(self._demo, steps=(*self._demo.steps[:-1], last)))
+        return last
 
     def drop_last_step(self) -> Step:
         """Remove the trailing step (its files stay until overwritten by the next step)."""

@@ -12,15 +12,15 @@ every reader sees the ordinary suite format; the evaluator and the studio call i
 suites they open. A source checkout has every file and no ``duplicates.json``.
 
 >>> import tempfile
->>> from importlib.resources import files
->>> sample = files("task_graphs") / "sample"
 >>> tmp = tempfile.TemporaryDirectory()
->>> suite = Path(tmp.name) / "suite"  # a build copy of one task and its demonstrations
->>> for part in ("font_bigger", "demos/font_bigger"):
-...     _ = shutil.copytree(sample / part, suite / part)
+>>> suite = Path(tmp.name) / "suite"  # a node image that is also a step of a demonstration
+>>> for name in ("task/nodes/n1.png", "demos/task/d1/steps/0000.png",
+...              "demos/task/d2/steps/0000.png"):
+...     (suite / name).parent.mkdir(parents=True, exist_ok=True)
+...     _ = (suite / name).write_bytes(b"\\x89PNG the same bytes")
 >>> dropped = pack(suite)
->>> dropped > 0, (suite / DUPLICATES_FILE).is_file()
-(True, True)
+>>> dropped, (suite / DUPLICATES_FILE).is_file()
+(2, True)
 >>> restore(suite) == dropped, restore(suite)  # every copy back, then nothing left to do
 (True, 0)
 >>> tmp.cleanup()
@@ -69,13 +69,13 @@ def pack(suite: Path) -> int:
 def restore(suite: Path) -> int:
     """Put back the files a packed suite left out; returns how many were written. A suite
     with no duplicates.json, or with every file present, is left alone."""
-    from graph_builder.io import confined  # here: setup.py loads this file on its own
+    from graph_builder.io import confined, read_json  # here: setup.py loads this file on its own
 
     suite = Path(suite)
     manifest = suite / DUPLICATES_FILE
     if not manifest.is_file():
         return 0
-    data = json.loads(manifest.read_text(encoding="utf-8"))
+    data = read_json(manifest)
     files = data.get("files", {}) if isinstance(data, dict) else {}
     written = 0
     for relative, source in sorted(files.items()):

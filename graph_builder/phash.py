@@ -5,15 +5,18 @@ builder reuses it and decodes no PNG when it is present. The string carries the 
 size (``"phash16:<hex>"``) so that a hash made with other settings is recognised and
 recomputed instead of being compared with an incompatible one.
 
->>> from importlib.resources import files
->>> from graph_builder.hierarchy import load_hierarchy
->>> from graph_builder.io import load_demo
->>> demo = files("task_graphs") / "sample" / "demos" / "font_bigger" / "d1"
->>> first = load_demo(demo).steps[0].observation
->>> digest = compute_phash((demo / first.screenshot).read_bytes(),
-...                        load_hierarchy(demo / first.hierarchy))
->>> digest[:8], digest == first.phash  # the hash recorded at capture
+>>> from PIL import ImageDraw
+>>> def screenshot(clock, title=(30, 90, 160)):  # a title bar under the status bar
+...     image = Image.new("RGB", (270, 600), "white")
+...     draw = ImageDraw.Draw(image)
+...     draw.rectangle((0, 21, 270, 70), fill=title)
+...     draw.text((4, 2), clock, fill="black")
+...     return image
+>>> digest = compute_phash(screenshot("12:00"))
+>>> digest[:8], digest == compute_phash(screenshot("12:59"))  # the clock is masked
 ('phash16:', True)
+>>> digest == compute_phash(screenshot("12:00", title=(160, 60, 30)))
+False
 """
 
 from __future__ import annotations
@@ -77,7 +80,7 @@ def bits_to_hex(bits: np.ndarray) -> str:
     return f"{value:0{-(-flat.size // 4)}x}"
 
 
-_HASHERS: dict[str, Callable[[Image.Image, int], np.ndarray]] = {
+HASHERS: dict[str, Callable[[Image.Image, int], np.ndarray]] = {
     "phash": _phash_bits,
     "dhash": _dhash_bits,
     "average": _average_bits,
@@ -138,7 +141,7 @@ def compute_phash(
             y0 = (rtop / 1000 * height - top) / span * side
             y1 = (rbottom / 1000 * height - top) / span * side
             draw.rectangle((left / 1000 * side, y0, right / 1000 * side, y1), fill=128)
-    digest = bits_to_hex(_HASHERS[settings.hash_method](small, settings.hash_size))
+    digest = bits_to_hex(HASHERS[settings.hash_method](small, settings.hash_size))
     return f"{hash_prefix(settings)}:{digest}"
 
 

@@ -45,7 +45,7 @@ from graph_builder.model import (
     TaskGraph,
 )
 from graph_builder.screen import Screen
-from graph_builder.settings import SimilaritySettings
+from graph_builder.settings import SimilaritySettings, graph_settings
 from graph_builder.similarity import (
     Features,
     Verdict,
@@ -355,14 +355,6 @@ def review_graph(
     )
 
 
-def built_with(graph: TaskGraph) -> SimilaritySettings:
-    """The settings stored in the graph's meta, else the defaults."""
-    try:
-        return SimilaritySettings.from_json(graph.meta.get("settings", {}))
-    except GraphBuilderError:
-        return SimilaritySettings()
-
-
 class DemoScreens:
     """Recorded screens of a task's demonstration steps, read from the demos folder once."""
 
@@ -403,7 +395,7 @@ def review_task(
     return review_graph(
         graph,
         DemoScreens(demos_root, graph.task_id),
-        settings or built_with(graph),
+        settings or graph_settings(graph).settings,
         constraints=load_constraints(task_dir, graph.task_id).constraints,
         margin=margin,
     )

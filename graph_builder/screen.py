@@ -6,12 +6,16 @@ PNG is read, the image decoded and the hierarchy parsed on first use only, and e
 kept, so the studio, the graph builder, the agents and the online protocol can pass the
 same object around without converting it. Safe to share between threads.
 
->>> from importlib.resources import files
->>> steps = files("task_graphs") / "sample" / "demos" / "font_bigger" / "d1" / "steps"
->>> screen = Screen((1080, 2400), png=(steps / "0000.png").read_bytes(),
-...                 hierarchy_xml=(steps / "0000.xml").read_text(encoding="utf-8"))
+>>> from io import BytesIO
+>>> from PIL import Image
+>>> buffer = BytesIO()
+>>> Image.new("RGB", (270, 600), "white").save(buffer, "PNG")
+>>> xml = ('<hierarchy><node class="android.widget.FrameLayout" bounds="[0,0][270,600]">'
+...        '<node class="android.widget.TextView" text="Display" bounds="[10,100][260,140]"/>'
+...        "</node></hierarchy>")
+>>> screen = Screen((270, 600), png=buffer.getvalue(), hierarchy_xml=xml)
 >>> screen.image().size, [e.bounds for e in screen.hierarchy().find(text="Display")]
-((1080, 2400), [Bounds(left=198, top=2026, right=1036, bottom=2093)])
+((270, 600), [Bounds(left=10, top=100, right=260, bottom=140)])
 """
 
 from __future__ import annotations

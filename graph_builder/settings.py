@@ -20,9 +20,12 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from graph_builder.errors import FormatError
+
+if TYPE_CHECKING:
+    from graph_builder.model import TaskGraph
 
 Box = tuple[float, float, float, float]
 
@@ -86,11 +89,11 @@ class SimilaritySettings:
     max_element_area: float = 0.25
 
     def __post_init__(self) -> None:
-        from graph_builder.phash import _HASHERS  # the hash registry lives with the hasher
+        from graph_builder.phash import HASHERS  # the hash registry lives with the hasher
 
-        if self.hash_method not in _HASHERS:
+        if self.hash_method not in HASHERS:
             raise ValueError(
-                f"hash_method {self.hash_method!r} is unknown; use one of {', '.join(_HASHERS)}"
+                f"hash_method {self.hash_method!r} is unknown; use one of {', '.join(HASHERS)}"
             )
         if not 4 <= self.hash_size <= 32:
             raise ValueError("hash_size must be between 4 and 32")
@@ -179,3 +182,41 @@ def load_settings(path: Path) -> SimilaritySettings:
     from graph_builder.io import read_json
 
     return SimilaritySettings.from_json(read_json(path), source=path)
+
+
+@dataclass(frozen=True, slots=True)
+class ChosenSettings:
+    """Settings for a build, with where they came from in words (the build report says it)."""
+
+    settings: SimilaritySettings
+    origin: str
+
+
+def graph_settings(graph: TaskGraph | None) -> ChosenSettings:
+    """The settings ``graph`` was built with (kept in its meta), else the defaults.
+
+    The one reader of stored build settings: the rebuild, the studio and online evaluation
+    all go through it. Settings that cannot be read fall back to the defaults, and
+    ``origin`` says why.
+
+    >>> from graph_builder.model import TaskGraph
+    >>> stored = {"settings": {"tap_radius": 80.0}}
+    >>> graph_settings(TaskGraph("t", nodes=(), edges=(), meta=stored)).settings.tap_radius
+    80.0
+    >>> graph_settings(TaskGraph("t", nodes=(), edges=(), meta={"settings": 3})).origin
+    'the defaults (the stored settings are unreadable: settings must be a JSON object)'
+    """
+    if graph is None:
+        return ChosenSettings(SimilaritySettings(), "the defaults (there is no previous graph)")
+    stored = graph.meta.get("settings")
+    if stored is None:
+        return ChosenSettings(SimilaritySettings(), "the defaults (the graph stores none)")
+    try:
+        return ChosenSettings(
+            SimilaritySettings.from_json(stored), "the settings stored in the previous graph"
+        )
+    except FormatError as exc:
+        return ChosenSettings(
+            SimilaritySettings(),
+            f"the defaults (the stored settings are unreadable: {exc.problem})",
+        )

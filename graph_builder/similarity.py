@@ -14,16 +14,24 @@ text changing (a counter, a typed word, a switch) is a different state, so at mo
 ``max_text_changes`` is allowed, which a few ticking clocks stay under. System UI elements
 (status bar, navigation bar) are left out of the hierarchy components.
 
->>> from importlib.resources import files
->>> from graph_builder.io import demo_dirs, load_demo
->>> d1, d2 = demo_dirs(files("task_graphs") / "sample" / "demos", "font_bigger")[:2]
->>> def state(folder, step):
-...     return Screen.from_observation(load_demo(folder).steps[step].observation, folder)
->>> verdict = compare(state(d1, 0), state(d2, 0), settings=SimilaritySettings())
+>>> from PIL import Image, ImageDraw
+>>> def state(title, clock="12:00", activity="app/.Main"):
+...     image = Image.new("RGB", (270, 600), "white")
+...     draw = ImageDraw.Draw(image)
+...     draw.text((4, 2), clock, fill="black")
+...     draw.rectangle((0, 21, 270, 70), fill=(30, 90, 160))
+...     xml = ('<hierarchy><node class="android.widget.FrameLayout" package="app" '
+...            'bounds="[0,0][270,600]"><node class="android.widget.TextView" package="app" '
+...            f'text="{title}" bounds="[0,21][270,70]"/></node></hierarchy>')
+...     return Screen((270, 600), image=image, hierarchy_xml=xml, activity=activity)
+>>> verdict = compare(state("Display"), state("Display", "12:07"), settings=SimilaritySettings())
 >>> verdict.same, verdict.reason
 (True, 'score 1.00 >= 0.88')
->>> compare(state(d1, 0), state(d1, 1), settings=SimilaritySettings()).reason
-'different activities (com.android.settings/.Settings vs com.android.settings/.SubSettings)'
+>>> compare(state("Display"), state("Sound"), settings=SimilaritySettings()).same
+False
+>>> compare(state("Display"), state("Display", activity="app/.Other"),
+...         settings=SimilaritySettings()).reason
+'different activities (app/.Main vs app/.Other)'
 """
 
 from __future__ import annotations

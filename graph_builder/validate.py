@@ -3,19 +3,26 @@
 Errors make a graph unusable (the builder will not write it over a valid one); warnings
 point at something a person should look at.
 
->>> from importlib.resources import files
->>> from graph_builder.io import load_graph
->>> graph = load_graph(files("task_graphs") / "sample" / "font_bigger")
+>>> from graph_builder.model import ActionType, Edge, MatchRule, Node, NodeKind, TaskGraph
+>>> def node(node_id, kind=NodeKind.STATE):
+...     return Node(node_id, kind, f"nodes/{node_id}.png", (1080, 2400))
+>>> def edge(edge_id, source, target, action=ActionType.BACK):
+...     return Edge(edge_id, source, target, MatchRule(action))
+>>> graph = TaskGraph("t", (node("start", NodeKind.START), node("n1"), node("n2"),
+...                          node("done", NodeKind.DONE)),
+...                   (edge("e1", "start", "n1"), edge("e2", "n1", "n2"), edge("e3", "n2", "done")))
 >>> validate_graph(graph)
 []
 >>> from dataclasses import replace
->>> e4 = replace(graph.edge("e4"), target="n9")
->>> broken = graph.with_changes(edges=tuple(e4 if e.id == "e4" else e for e in graph.edges))
+>>> e2 = replace(graph.edge("e2"), target="n9")
+>>> broken = graph.with_changes(edges=tuple(e2 if e.id == "e2" else e for e in graph.edges))
 >>> for problem in validate_graph(broken):
 ...     print(problem)
-error [edge e4]: edge e4 goes to node 'n9', which does not exist
-warning [node n3]: node n3 cannot be reached from START
-warning [node n4]: node n4 cannot be reached from START
+error [edge e2]: edge e2 goes to node 'n9', which does not exist
+warning [node n2]: node n2 cannot be reached from START
+warning [node done]: node done cannot be reached from START
+warning [node start]: no DONE node can be reached from node start (a dead end)
+warning [node n1]: no DONE node can be reached from node n1 (a dead end)
 """
 
 from __future__ import annotations

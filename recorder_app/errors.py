@@ -17,6 +17,11 @@ class RecordingError(StudioError):
     """A recording step that could not be taken; the message says what to do next."""
 
 
+class SettingsError(StudioError):
+    """A setting typed into the studio that cannot make a run; the message says which and
+    how to fix it."""
+
+
 _OS_ERROR_WORDS: dict[int, str] = {
     errno.ENOSPC: "the disk is full; free some space, then try again",
     errno.EDQUOT: "the disk quota is used up; free some space, then try again",

@@ -41,6 +41,7 @@ from devices.clock import DeviceClock
 from evaluator.judges import JudgeEvidence, RuleJudge
 from evaluator.offline import graph_problems
 from graph_builder.build import TaskBuildReport, build_workspace
+from graph_builder.folder_lock import LOCK_FILE
 from graph_builder.io import (
     SUITE_DEMOS_DIR,
     atomic_write_bytes,
@@ -292,6 +293,8 @@ def _generate_into(
     if progress:
         print(f"building {len(offline_ids)} graphs", file=sys.stderr)
     builds = build_workspace(demos_root, folder, settings=SimilaritySettings(), tasks=offline_ids)
+    # The build's lock file records who held it and when: not part of the shipped suite.
+    (folder / LOCK_FILE).unlink(missing_ok=True)
     failures = []
     for report in builds:
         defects = [str(p) for p in report.problems if p.severity is Severity.ERROR]
@@ -310,7 +313,9 @@ def _generate_into(
 
 
 def _files(root: Path) -> dict[str, Path]:
-    return {p.relative_to(root).as_posix(): p for p in sorted(root.rglob("*")) if p.is_file()}
+    """The suite's files; a lock file says who last wrote it, not what the suite holds."""
+    found = sorted(p for p in root.rglob("*") if p.is_file() and p.name != LOCK_FILE)
+    return {p.relative_to(root).as_posix(): p for p in found}
 
 
 def _same_pixels(a: Path, b: Path) -> bool:

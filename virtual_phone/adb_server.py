@@ -38,8 +38,13 @@ if TYPE_CHECKING:
 
 ADB_SERVER_VERSION = 41
 DEVICE_STATE = "device"
-# Each client connection is a thread; past this many at once, new ones are refused.
+# Each client connection is a thread. Past this many connections being served at once, a
+# new request is refused; as many more may wait for their first request, and past that the
+# one that has waited longest is closed: idle connections never lock a client out.
 MAX_CONNECTIONS = 256
+# A connection must send each whole request within this many seconds (real clients send
+# theirs at once); a client that sends nothing, or trickles, is closed.
+IDLE_TIMEOUT_S = 30.0
 _POLL_S = 0.2
 
 
@@ -87,8 +92,12 @@ class AdbServer:
 
     The listening socket is bound in the constructor, so `port` is known at once (pass
     `port=0` for a free one); `start()` serves in a background thread, `serve_forever()`
-    in the calling one. Phones can be plugged in and out while it runs. At most
-    `max_connections` clients are served at once; one more gets a FAIL and is closed.
+    in the calling one. Phones can be plugged in and out while it runs.
+
+    A connection takes one of `max_connections` slots once its first request arrives
+    (a request past the cap gets a FAIL and is closed). Until then it is idle: it holds no
+    slot, at most `max_connections` idle ones are kept (a newcomer closes the one that
+    waited longest) and each must send every whole request within `idle_timeout` seconds.
     """
 
     def __init__(
@@ -98,12 +107,20 @@ class AdbServer:
         host: str = "127.0.0.1",
         port: int = 0,
         max_connections: int = MAX_CONNECTIONS,
+        idle_timeout: float = IDLE_TIMEOUT_S,
     ) -> None:
         if max_connections < 1:
             raise ValueError(f"max_connections must be at least 1, not {max_connections}")
+        if not idle_timeout > 0:
+            raise ValueError(
+                f"idle_timeout must be a positive number of seconds, not {idle_timeout}"
+            )
         self._lock = threading.RLock()
         self._slots = threading.BoundedSemaphore(max_connections)
         self.max_connections = max_connections
+        self.idle_timeout = idle_timeout
+        # Connections waiting for their first request, oldest first (they hold no slot).
+        self._waiting: dict[socket.socket, None] = {}
         self._changed = threading.Condition(self._lock)
         self._devices: dict[str, VirtualDevice] = {}
         self._forwards: dict[str, _Forward] = {}
@@ -161,15 +178,33 @@ class AdbServer:
                 sock, _ = self._listener.accept()
             except OSError:
                 break
-            if not self._slots.acquire(blocking=False):
-                self._refuse(sock)
-                continue
             if not self._connections.add(sock):
-                self._slots.release()
                 break
+            with self._lock:
+                evicted = (
+                    next(iter(self._waiting))
+                    if len(self._waiting) >= self.max_connections
+                    else None
+                )
+                if evicted is not None:
+                    del self._waiting[evicted]
+                self._waiting[sock] = None
+            if evicted is not None:
+                close_socket(evicted)  # its thread sees the close and ends
             threading.Thread(
                 target=self._handle, args=(sock,), name="adb-connection", daemon=True
             ).start()
+
+    def _activate(self, sock: socket.socket) -> bool:
+        """The first request arrived: take a slot (False: evicted meanwhile, or refused)."""
+        with self._lock:
+            if sock not in self._waiting:
+                return False  # closed as the longest-waiting idle connection
+            del self._waiting[sock]
+        if not self._slots.acquire(blocking=False):
+            self._refuse(sock)
+            return False
+        return True
 
     def _refuse(self, sock: socket.socket) -> None:
         with contextlib.suppress(OSError):
@@ -276,14 +311,18 @@ class AdbServer:
     # ------------------------------------------------------------ connections
 
     def _handle(self, sock: socket.socket) -> None:
-        channel = Channel(sock)
-        handed_over = False
+        channel = Channel(sock, idle_timeout=self.idle_timeout)
+        handed_over = active = False
         device: VirtualDevice | None = None
         try:
             while True:
                 request = channel.read_request()
                 if request is None:
                     return
+                if not active:
+                    active = self._activate(sock)
+                    if not active:
+                        return
                 if device is None or request.startswith("host"):
                     outcome = self._host_request(channel, request, device)
                     if not outcome.keep_reading:
@@ -300,9 +339,13 @@ class AdbServer:
             with contextlib.suppress(OSError):
                 channel.fail(str(exc))
         except (OSError, PeerClosed):
-            pass  # the client went away; nothing to answer
+            pass  # the client went away, or sent no whole request in time (IdleTimeout)
         finally:
-            self._slots.release()
+            if active:
+                self._slots.release()
+            else:
+                with self._lock:
+                    self._waiting.pop(sock, None)
             if not handed_over:
                 self._connections.discard(sock)
                 channel.close()

@@ -72,6 +72,10 @@ class LocalSockets:
             return self._listeners.get(address)
 
 
+# A command's output waiting for its next flush; past this it is sent at once.
+MAX_PENDING_OUTPUT = 256 * 1024
+
+
 class _ShellOutput:
     """Buffers a shell command's output; each flush is one `sendall` (v1 raw or v2 packets)."""
 
@@ -89,6 +93,9 @@ class _ShellOutput:
             if self._v2:
                 self._pending += _SHELL_PACKET.pack(packet_id, len(data))
             self._pending += data
+            full = len(self._pending) >= MAX_PENDING_OUTPUT
+        if full:
+            self.flush()  # a command that prints without end streams, as on a phone
 
     def _stdout(self, data: bytes) -> None:
         self._append(_STDOUT, data)
@@ -113,6 +120,42 @@ MAX_STDIN = 16 * 1024 * 1024  # a shell command's stdin past this is read and dr
 _CLOSE_STDIN = 4  # shell protocol v2, client to device (5 is a window size change)
 
 
+class _PacketReader:
+    """Shell protocol v2 packets from the client, taken apart as their bytes arrive.
+
+    A payload is passed on piece by piece and never gathered whole, so a header claiming
+    4 GB costs no memory: what this holds at once is at most one 5-byte header.
+    """
+
+    def __init__(self, stdin: Callable[[bytes], None], close_stdin: Callable[[], None]) -> None:
+        self._stdin = stdin
+        self._close_stdin = close_stdin
+        self._header = bytearray()
+        self._packet_id: int | None = None
+        self._left = 0
+
+    def feed(self, chunk: bytes) -> None:
+        data = memoryview(chunk)
+        while data:
+            if self._packet_id is None:
+                need = _SHELL_PACKET.size - len(self._header)
+                self._header += data[:need]
+                data = data[need:]
+                if len(self._header) < _SHELL_PACKET.size:
+                    return
+                self._packet_id, self._left = _SHELL_PACKET.unpack(self._header)
+                self._header.clear()
+            else:
+                piece, data = data[: self._left], data[self._left :]
+                self._left -= len(piece)
+                if self._packet_id == _STDIN:
+                    self._stdin(bytes(piece))
+            if self._left == 0:
+                if self._packet_id == _CLOSE_STDIN:
+                    self._close_stdin()
+                self._packet_id = None
+
+
 class _ClientInput:
     """What the client sends a shell command: its stdin, then its going away.
 
@@ -132,23 +175,13 @@ class _ClientInput:
         self.gone = threading.Event()
 
     def run(self) -> None:
-        pending = bytearray()
+        packets = _PacketReader(self._add, self._end)
         try:
             while chunk := self._sock.recv(65536):
-                if not self._v2:
+                if self._v2:
+                    packets.feed(chunk)
+                else:
                     self._add(chunk)
-                    continue
-                pending += chunk
-                while len(pending) >= _SHELL_PACKET.size:
-                    packet_id, size = _SHELL_PACKET.unpack_from(pending)
-                    if len(pending) < _SHELL_PACKET.size + size:
-                        break
-                    payload = bytes(pending[_SHELL_PACKET.size : _SHELL_PACKET.size + size])
-                    del pending[: _SHELL_PACKET.size + size]
-                    if packet_id == _STDIN:
-                        self._add(payload)
-                    elif packet_id == _CLOSE_STDIN:
-                        self._end()
         except OSError:
             pass
         self._end()
@@ -156,8 +189,9 @@ class _ClientInput:
 
     def _add(self, data: bytes) -> None:
         with self._changed:
-            if len(self._data) + len(data) <= MAX_STDIN:
-                self._data += data
+            room = MAX_STDIN - len(self._data)  # the command sees a prefix, never a gap
+            if room > 0:
+                self._data += data[:room]
 
     def _end(self) -> None:
         with self._changed:

@@ -21,6 +21,16 @@ def _device_count(text: str) -> int:
     return int(text)
 
 
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = float("nan")
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"expected a positive number of seconds, not {text!r}")
+    return value
+
+
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
     parser = subparsers.add_parser(
         "phone",
@@ -54,6 +64,13 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="screen size in pixels (default 1080x2400)",
     )
     parser.add_argument(
+        "--idle-timeout",
+        type=_seconds,
+        metavar="S",
+        help="close a connection that sends no whole request within S seconds "
+        "(default: the server's, 30)",
+    )
+    parser.add_argument(
         "--no-adb-keyboard",
         action="store_true",
         help="do not install the ADB Keyboard input method",
@@ -76,7 +93,8 @@ def run(args: argparse.Namespace) -> int:
         for index in range(1, args.devices + 1)
     ]
     try:
-        server = AdbServer(phones, host=args.host, port=args.port)
+        limits = {} if args.idle_timeout is None else {"idle_timeout": args.idle_timeout}
+        server = AdbServer(phones, host=args.host, port=args.port, **limits)
     except OSError as exc:
         print(f"cannot listen on {args.host}:{args.port}: {exc.strerror}; try --port")
         return 1

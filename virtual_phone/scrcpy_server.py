@@ -40,7 +40,7 @@ from PIL import Image
 
 from virtual_phone.filesystem import FileSystemError
 from virtual_phone.shell import Invocation
-from virtual_phone.wire import Channel, PeerClosed, close_socket
+from virtual_phone.wire import Channel, PeerClosed, ProtocolError, close_socket
 
 if TYPE_CHECKING:
     from virtual_phone.filesystem import MemoryFileSystem
@@ -57,6 +57,10 @@ REPEAT_FRAME_S = 0.5
 DEFAULT_MAX_FPS = 60
 KEY_FRAME_INTERVAL_S = 10
 SCROLL_STEP_PX = 150
+# The longest text and clipboard a scrcpy client sends in one control message; a longer
+# length is damage or an attack, and reading it would buffer up to 4 GB.
+MAX_INJECT_TEXT = 300
+MAX_CLIPBOARD = (1 << 18) - 14
 KEYCODE_BACK = 4
 _ACTION_DOWN = 0
 _TOUCH_ACTIONS = {0: "down", 1: "up", 2: "move", 3: "up", 5: "down", 6: "up"}
@@ -362,6 +366,13 @@ class _Controller:
     def _read(self, fmt: str) -> tuple[int, ...]:
         return struct.unpack(fmt, self._channel.read_exact(struct.calcsize(fmt)))
 
+    def _read_text(self, length: int, limit: int) -> str:
+        if length > limit:
+            raise ProtocolError(
+                f"a control message announces {length} bytes of text (at most {limit})"
+            )
+        return self._channel.read_exact(length).decode("utf-8", errors="replace")
+
     def _skip(self, size: int) -> None:
         self._channel.read_exact(size)
 
@@ -378,7 +389,7 @@ class _Controller:
 
     def _inject_text(self) -> None:
         (length,) = self._read(">I")
-        text = self._channel.read_exact(length).decode("utf-8", errors="replace")
+        text = self._read_text(length, MAX_INJECT_TEXT)
         # scrcpy types text through the key character map, which has only ASCII characters.
         typable = "".join(c for c in text if c.isascii())
         if typable:
@@ -415,7 +426,7 @@ class _Controller:
 
     def _set_clipboard(self) -> None:
         sequence, paste, length = self._read(">QBI")
-        self._clipboard = self._channel.read_exact(length).decode("utf-8", errors="replace")
+        self._clipboard = self._read_text(length, MAX_CLIPBOARD)
         if paste:
             self._phone.commit_text(self._clipboard)
         if sequence:
@@ -534,8 +545,8 @@ class _Session:
         """Run one worker; when it ends for any reason, the whole session ends."""
         try:
             work()
-        except (OSError, PeerClosed):
-            pass  # the client disconnected
+        except (OSError, PeerClosed, ProtocolError):
+            pass  # the client disconnected, or sent what no client sends: the session ends
         finally:
             self.stopped.set()
 

@@ -109,11 +109,9 @@ def _send(channel: Channel, fs: MemoryFileSystem, spec: str) -> bytes:
 def serve_sync(channel: Channel, fs: MemoryFileSystem) -> None:
     """Answer sync requests until the client sends QUIT or closes the connection."""
     while True:
-        head = channel.sock.recv(8)
+        head = channel.read_head(8)  # an idle sync connection ends after the idle timeout
         if not head:
             return
-        if len(head) < 8:
-            head += channel.read_exact(8 - len(head))
         record_id, length = struct.unpack("<4sI", head)
         if length > MAX_PATH_LENGTH:
             channel.send(_fail(f"path too long: {length} bytes"))

@@ -10,6 +10,8 @@ import contextlib
 import re
 import socket
 import threading
+import time
+from collections.abc import Iterator
 
 from virtual_phone.errors import VirtualPhoneError
 
@@ -30,34 +32,83 @@ class ProtocolError(VirtualPhoneError, ValueError):
     """The client sent bytes that do not follow the protocol."""
 
 
-class Channel:
-    """One client connection with the smart-socket helpers (`OKAY`, `FAIL`, hex blocks)."""
+class IdleTimeout(VirtualPhoneError, TimeoutError):
+    """A whole request did not arrive within the idle timeout (an idle or trickling client)."""
 
-    def __init__(self, sock: socket.socket) -> None:
+
+class Channel:
+    """One client connection with the smart-socket helpers (`OKAY`, `FAIL`, hex blocks).
+
+    `idle_timeout` (seconds, None: wait forever) bounds the wait for each whole request
+    (`read_request`, `read_head`), however slowly its bytes trickle in; a service's own
+    reads (a push's data, a mirror's stream) are not bounded by it.
+    """
+
+    def __init__(self, sock: socket.socket, *, idle_timeout: float | None = None) -> None:
         self.sock = sock
+        self.idle_timeout = idle_timeout
+        self._deadline: float | None = None
+
+    def _recv(self, size: int) -> bytes:
+        if self._deadline is None:
+            return self.sock.recv(size)
+        remaining = self._deadline - time.monotonic()
+        if remaining <= 0:
+            raise IdleTimeout(f"no whole request within {self.idle_timeout:g} s")
+        self.sock.settimeout(remaining)
+        try:
+            return self.sock.recv(size)
+        except TimeoutError:
+            raise IdleTimeout(f"no whole request within {self.idle_timeout:g} s") from None
 
     def read_exact(self, size: int) -> bytes:
         data = bytearray()
         while len(data) < size:
-            chunk = self.sock.recv(size - len(data))
+            chunk = self._recv(size - len(data))
             if not chunk:
                 raise PeerClosed(f"connection closed after {len(data)} of {size} bytes")
             data.extend(chunk)
         return bytes(data)
 
-    def read_request(self) -> str | None:
-        """The next `LLLLpayload` request, or None when the client closed cleanly."""
-        head = self.sock.recv(4)
-        if not head:
-            return None
-        head += self.read_exact(4 - len(head)) if len(head) < 4 else b""
+    @contextlib.contextmanager
+    def _within_idle_timeout(self) -> Iterator[None]:
+        if self.idle_timeout is None:
+            yield
+            return
+        self._deadline = time.monotonic() + self.idle_timeout
         try:
-            length = int(head.decode("ascii"), 16)
-        except (UnicodeDecodeError, ValueError) as exc:
-            raise ProtocolError(f"bad request length {head!r}") from exc
-        if not 0 < length <= MAX_REQUEST_LENGTH:
-            raise ProtocolError(f"bad request length {head!r}")
-        request = self.read_exact(length).decode("utf-8", errors="replace")
+            yield
+        finally:
+            self._deadline = None
+            with contextlib.suppress(OSError):
+                self.sock.settimeout(None)  # services read and write blocking
+
+    def read_head(self, size: int) -> bytes:
+        """The first `size` bytes of the next request (within the idle timeout), or b""
+        when the client closed cleanly before sending any."""
+        with self._within_idle_timeout():
+            head = self._recv(size)
+            if head and len(head) < size:
+                head += self.read_exact(size - len(head))
+            return head
+
+    def read_request(self) -> str | None:
+        """The next `LLLLpayload` request, or None when the client closed cleanly.
+
+        The whole request must arrive within `idle_timeout` (IdleTimeout otherwise).
+        """
+        with self._within_idle_timeout():
+            head = self._recv(4)
+            if not head:
+                return None
+            head += self.read_exact(4 - len(head)) if len(head) < 4 else b""
+            try:
+                length = int(head.decode("ascii"), 16)
+            except (UnicodeDecodeError, ValueError) as exc:
+                raise ProtocolError(f"bad request length {head!r}") from exc
+            if not 0 < length <= MAX_REQUEST_LENGTH:
+                raise ProtocolError(f"bad request length {head!r}")
+            request = self.read_exact(length).decode("utf-8", errors="replace")
         if _SPILLED_LENGTH.match(request):
             raise ProtocolError(
                 f"request too long: its length must fit in 4 hex digits ({MAX_REQUEST_LENGTH} "

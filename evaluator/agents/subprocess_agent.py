@@ -5,6 +5,10 @@ object per line: ``reset`` (the task), ``step`` (paths to the screenshot and hie
 and ``close``; the program answers every ``step`` with one line holding an ``action``.
 Config: ``command`` (list of arguments, or a string split by shlex), ``cwd``, ``env``
 (extra variables), ``timeout`` (seconds per step, default 120), ``model`` (for costs).
+
+The program's stderr is passed on to the evaluator's stderr line by line, with its
+secrets masked: the values of its secret-looking flags (``--api-key``), of the
+secret-looking variables of its environment, and of the keys this process knows.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ import os
 import queue
 import shlex
 import subprocess
+import sys
 import threading
 import time
 from typing import IO, Any
@@ -29,6 +34,7 @@ from evaluator.agents.base import (
 from evaluator.agents.families.generic import action_from_fields
 from evaluator.agents.families.grammar import ActionParseError, InvalidActionError
 from evaluator.errors import AgentError, ConfigError
+from evaluator.secrets import SECRET_NAME, Secrets
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import NORMALIZED_SCREEN, Action, InstructionVariant, Task
 
@@ -65,13 +71,18 @@ class SubprocessAgent(BaseAgent):
         if self._process is not None and self._process.poll() is None:
             return self._process
         env = {**os.environ, **{k: str(v) for k, v in self.config.get("env", {}).items()}}
+        secrets = Secrets.of(
+            self.config, {k: v for k, v in env.items() if SECRET_NAME.search(k)}, environ=env
+        )
         try:
             process = subprocess.Popen(
                 self.command,
                 stdin=subprocess.PIPE,
                 stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
                 text=True,
                 encoding="utf-8",
+                errors="replace",  # a stray byte must not stop the stderr relay
                 bufsize=1,
                 cwd=self.config.get("cwd"),
                 env=env,
@@ -86,6 +97,13 @@ class SubprocessAgent(BaseAgent):
             args=(process.stdout, self._lines),
             daemon=True,
             name="subprocess-agent-reader",
+        ).start()
+        assert process.stderr is not None
+        threading.Thread(
+            target=_relay_masked,
+            args=(process.stderr, secrets),
+            daemon=True,
+            name="subprocess-agent-stderr",
         ).start()
         self._process = process
         return process
@@ -197,7 +215,7 @@ class SubprocessAgent(BaseAgent):
         if process.poll() is None:
             process.kill()
             process.wait(timeout=5)
-        for stream in (process.stdin, process.stdout):
+        for stream in (process.stdin, process.stdout, process.stderr):
             if stream is not None and not stream.closed:
                 with contextlib.suppress(OSError):
                     stream.close()
@@ -212,6 +230,16 @@ def _pump(stream: IO[str], lines: queue.Queue[str | None]) -> None:
         pass
     finally:
         lines.put(None)
+
+
+def _relay_masked(stream: IO[str], secrets: Secrets) -> None:
+    """The program's stderr, a line at a time, to ours with its secrets masked."""
+    try:
+        for line in stream:
+            sys.stderr.write(secrets.scrub(line))
+            sys.stderr.flush()
+    except (OSError, ValueError):
+        pass
 
 
 def _count(value: Any) -> int:

@@ -12,6 +12,10 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evaluator.secrets import mask_json
+from graph_builder.errors import GraphBuilderError
+from graph_builder.io import parse_json
+
 FARM_LOG = "farm.jsonl"
 
 
@@ -23,7 +27,8 @@ class FarmLog:
         self._lock = threading.Lock()
 
     def record(self, event: str, device: str, **fields: Any) -> dict[str, Any]:
-        entry = {"time": time.time(), "event": event, "device": device, **fields}
+        # a restart command's output may repeat its token: masked like every writer's data
+        entry = mask_json({"time": time.time(), "event": event, "device": device, **fields})
         line = (json.dumps(entry, ensure_ascii=False) + "\n").encode("utf-8")
         with self._lock, open(self.path, "ab") as fh:
             fh.write(line)
@@ -40,8 +45,8 @@ def read_farm_log(run_dir: Path) -> list[dict[str, Any]]:
     out = []
     for line in path.read_text(encoding="utf-8", errors="replace").splitlines():
         try:
-            value = json.loads(line)
-        except ValueError:
+            value = parse_json(line)
+        except GraphBuilderError:
             continue
         if isinstance(value, dict):
             out.append(value)

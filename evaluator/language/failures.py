@@ -31,13 +31,14 @@ from evaluator.errors import ConfigError, EndpointError
 from evaluator.language.proposals import ProposalEvent, emit
 from evaluator.metrics import effective_status
 from evaluator.prompts import load_prompt, render
-from evaluator.records import TaskStatus
+from evaluator.records import TaskStatus, stored_text
 from evaluator.run_store import (
     CATEGORY_TITLES,
     FailureCategory,
     FailureTag,
     RunStore,
 )
+from evaluator.secrets import mask_json
 from graph_builder.io import atomic_write_json, read_json
 
 PROPOSALS_FILE = "failure_proposals.json"
@@ -121,9 +122,8 @@ def read_failure_proposals(store: RunStore) -> dict[str, dict[str, Any]]:
 
 
 def _write_failure_proposals(store: RunStore, tasks: Mapping[str, Any]) -> None:
-    atomic_write_json(
-        store.run_dir / PROPOSALS_FILE, {"schema_version": 1, "tasks": dict(sorted(tasks.items()))}
-    )
+    data = {"schema_version": 1, "tasks": dict(sorted(tasks.items()))}
+    atomic_write_json(store.run_dir / PROPOSALS_FILE, mask_json(data))
 
 
 def parse_failure_reply(text: str) -> tuple[FailureCategory, str]:
@@ -207,7 +207,7 @@ def propose_failures(
         entry: dict[str, Any] = {
             "model": client.config.model,
             "time": time.time(),
-            "raw": reply.text,
+            "raw": stored_text(reply.text),
         }
         try:
             category, reason = parse_failure_reply(reply.text)
@@ -239,6 +239,10 @@ def confirm_failure(
     tag = FailureTag(decided, None, note)
     store.add_tag(task_id, tag)
     if proposal:
-        proposals[task_id] = {**proposal, "review": {"annotator": annotator, "agreed": agreed}}
-        _write_failure_proposals(store, proposals)
+        with store.annotation_lock():  # re-read: another reviewer may have written meanwhile
+            proposals = read_failure_proposals(store)
+            current = proposals.get(task_id) or proposal
+            review = {"annotator": annotator, "agreed": agreed}
+            proposals[task_id] = {**current, "review": review}
+            _write_failure_proposals(store, proposals)
     return tag

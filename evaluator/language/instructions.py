@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import csv
 import io
-import json
 import statistics
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
@@ -26,7 +25,8 @@ from typing import Any
 from evaluator.errors import ConfigError
 from evaluator.language.text import features
 from evaluator.stats import chi_square, expected_counts, fisher_exact
-from graph_builder.io import SUITE_FILE, load_suite_tasks
+from graph_builder.errors import FormatError
+from graph_builder.io import SUITE_FILE, load_suite_tasks, parse_json
 from graph_builder.model import DEFAULT_VOCABULARIES, Labels
 
 SHORT_CHARS = 20  # ElderBench's cut: 78.31% of its instructions are under 20 characters
@@ -255,9 +255,9 @@ def _parse_instruction_file(path: Path, text: str) -> list[Instruction]:
         return _parse_tsv(path, text)
     if suffix == ".json":
         try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ConfigError(f"{path}: not valid JSON ({exc})") from exc
+            data = parse_json(text, source=path)
+        except FormatError as exc:
+            raise ConfigError(str(exc)) from exc
         if not isinstance(data, list):
             raise ConfigError(f"{path}: expected a JSON list of instructions")
         return [_instruction_from(value, path, n) for n, value in enumerate(data, 1)]
@@ -266,9 +266,9 @@ def _parse_instruction_file(path: Path, text: str) -> list[Instruction]:
         for n, line in enumerate(text.splitlines(), 1):
             if line.strip():
                 try:
-                    value = json.loads(line)
-                except json.JSONDecodeError as exc:
-                    raise ConfigError(f"{path}, line {n}: not valid JSON ({exc})") from exc
+                    value = parse_json(line, source=f"{path}, line {n}")
+                except FormatError as exc:
+                    raise ConfigError(str(exc)) from exc
                 out.append(_instruction_from(value, path, n))
         return out
     return [

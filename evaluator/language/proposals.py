@@ -28,6 +28,8 @@ from evaluator.chat_client import ChatClient
 from evaluator.errors import ConfigError, EndpointError
 from evaluator.language.definitions import label_definitions
 from evaluator.prompts import load_prompt, render
+from evaluator.records import stored_text
+from evaluator.secrets import mask_json
 from evaluator.stats import Kappa, cohen_kappa
 from graph_builder.io import atomic_write_json, load_suite, read_json, save_task, suite_task_dirs
 from graph_builder.io import load_task as _load_task
@@ -150,15 +152,18 @@ class ProposalStore:
         self.save()
 
     def save(self) -> None:
+        # mask_json: a reply that echoed the request must not put its key on disk
         atomic_write_json(
             self.path,
-            {
-                "schema_version": SCHEMA_VERSION,
-                **{
-                    k.value: {t: p.to_json() for t, p in sorted(v.items())}
-                    for k, v in self._data.items()
-                },
-            },
+            mask_json(
+                {
+                    "schema_version": SCHEMA_VERSION,
+                    **{
+                        k.value: {t: p.to_json() for t, p in sorted(v.items())}
+                        for k, v in self._data.items()
+                    },
+                }
+            ),
         )
 
 
@@ -310,7 +315,9 @@ def propose(
         store.put(
             kind,
             task.id,
-            Proposal(proposed, client.config.model, time.time(), reply.text, error, review),
+            Proposal(
+                proposed, client.config.model, time.time(), stored_text(reply.text), error, review
+            ),
         )
         emit(on_event, ProposalEvent(task.id, done, len(dirs), error=error))
     return store

@@ -32,7 +32,12 @@ from PIL import Image
 
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.importers import ImportResult
-from graph_builder.importers.writing import ImportedStep, png_bytes, write_demonstration
+from graph_builder.importers.writing import (
+    ImportedStep,
+    input_file,
+    png_bytes,
+    write_demonstration,
+)
 from graph_builder.model import Action, validate_id
 
 MIN_DIST = 30.0
@@ -154,8 +159,8 @@ def import_appagent(
             f"{Path(demos_root) / task_id / demo_id} already exists; choose another --demo-id"
         )
     try:
-        lines = (source / "record.txt").read_text(encoding="utf-8").splitlines()
-        instruction = (source / "task_desc.txt").read_text(encoding="utf-8").strip()
+        lines = input_file(source, "record.txt").read_text(encoding="utf-8").splitlines()
+        instruction = input_file(source, "task_desc.txt").read_text(encoding="utf-8").strip()
     except FileNotFoundError as exc:
         raise FormatError(
             f"not an AppAgent demonstration: {Path(exc.filename).name} is missing", source=source
@@ -167,8 +172,8 @@ def import_appagent(
         raise FormatError("task_desc.txt is empty", source=source / "task_desc.txt")
     steps: list[ImportedStep] = []
     for k, line in enumerate(lines, start=1):
-        png_path = source / "raw_screenshots" / f"{source.name}_{k}.png"
-        xml_path = source / "xml" / f"{source.name}_{k}.xml"
+        png_path = input_file(source, f"raw_screenshots/{source.name}_{k}.png")
+        xml_path = input_file(source, f"xml/{source.name}_{k}.xml")
         if not png_path.is_file() or not xml_path.is_file():
             raise FormatError(
                 f"step {k}: raw_screenshots/{png_path.name} or xml/{xml_path.name} is missing",

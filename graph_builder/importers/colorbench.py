@@ -19,9 +19,9 @@ PNG); ``graph.meta["colorbench_images"]`` keeps each node's original image name.
 
 from __future__ import annotations
 
-import json
+import os
 import shutil
-import tempfile
+import uuid
 from collections import deque
 from dataclasses import dataclass
 from pathlib import Path
@@ -30,8 +30,14 @@ from typing import Any
 from PIL import Image
 
 from graph_builder.errors import FormatError, GraphBuilderError
-from graph_builder.importers.writing import png_bytes
-from graph_builder.io import NODES_DIR, replace_folder, save_graph, save_task
+from graph_builder.importers.writing import input_file, png_bytes
+from graph_builder.io import (
+    NODES_DIR,
+    make_temp_dir,
+    read_json,
+    save_graph,
+    save_task,
+)
 from graph_builder.model import (
     NORMALIZED_SCREEN,
     ActionType,
@@ -58,10 +64,7 @@ class GraphImportResult:
 
 
 def load_colorbench_graph(path: Path) -> dict[str, dict[str, list[dict[str, Any]]]]:
-    try:
-        data = json.loads(Path(path).read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"cannot read the ColorBench graph: {exc}", source=path) from exc
+    data = read_json(Path(path))
     ok = isinstance(data, dict) and all(
         isinstance(v, dict) and all(isinstance(a, list) for a in v.values()) for v in data.values()
     )
@@ -171,7 +174,8 @@ def import_colorbench(
     part = _task_part(graph, start, set(done))
     if start not in part:
         raise FormatError(f"no done screenshot can be reached from {start!r}", source=graph_file)
-    missing = [name for name in part if not (Path(images) / name).is_file()]
+    files = {name: input_file(images, name, source=graph_file) for name in part}
+    missing = [name for name in part if not files[name].is_file()]
     if missing:
         raise FormatError(
             f"{len(missing)} screenshots of the task are not in the images folder, e.g. "
@@ -192,7 +196,7 @@ def import_colorbench(
             ids[name] = f"n{n}" if kind is NodeKind.STATE else ("done" if n == 1 else f"done{n}")
     sizes = {}
     for name in part:
-        with Image.open(Path(images) / name) as image:
+        with Image.open(files[name]) as image:
             sizes[name] = image.size
     notes: list[str] = []
     edges: list[Edge] = []
@@ -228,15 +232,27 @@ def import_colorbench(
     )
     parent = Path(suite_dir)
     parent.mkdir(parents=True, exist_ok=True)
-    tmp = Path(tempfile.mkdtemp(prefix=f".{task_id}.importing-", dir=parent))
+    # A name of its own (two imports never share it) and the mode the umask gives.
+    tmp = make_temp_dir(parent, f".{task_id}.importing-{uuid.uuid4().hex[:12]}")
     try:
         (tmp / NODES_DIR).mkdir()
         for name in part:
-            (tmp / NODES_DIR / f"{ids[name]}.png").write_bytes(png_bytes(Path(images) / name))
+            (tmp / NODES_DIR / f"{ids[name]}.png").write_bytes(png_bytes(files[name]))
         save_graph(task_graph, tmp)
         save_task(Task(id=task_id, instruction=instruction), tmp)
-        replace_folder(tmp, out)
+        _put_in_place(tmp, out)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise
     return GraphImportResult(out, task_graph, tuple(notes))
+
+
+def _put_in_place(tmp: Path, out: Path) -> None:
+    """Rename the finished folder to ``out``; never replaces a task that appeared meanwhile."""
+    try:
+        os.rename(tmp, out)  # refused when ``out`` is a folder with content
+    except OSError as exc:
+        raise GraphBuilderError(
+            f"{out} appeared while importing (another import of the same task?); it was "
+            "left as it is: import into a new task id"
+        ) from exc

@@ -27,7 +27,6 @@ the last event's ``stop_state``, with ``done``. The views become a uiautomator X
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -35,7 +34,13 @@ from xml.sax.saxutils import quoteattr
 
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.importers import ImportResult
-from graph_builder.importers.writing import ImportedStep, png_bytes, write_demonstration
+from graph_builder.importers.writing import (
+    ImportedStep,
+    input_file,
+    png_bytes,
+    write_demonstration,
+)
+from graph_builder.io import read_json
 from graph_builder.model import Action, Bounds, ElementRef, validate_id
 
 _APP_EVENTS = ("kill_app", "intent", "manual", "spawn", "exit")
@@ -60,10 +65,7 @@ class _State:
 
 
 def _read_json(path: Path) -> dict[str, Any]:
-    try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise FormatError(f"cannot read: {exc}", source=path) from exc
+    data = read_json(path)
     if not isinstance(data, dict):
         raise FormatError("expected a JSON object", source=path)
     return data
@@ -206,8 +208,8 @@ def import_droidbot(
         raise GraphBuilderError(
             f"{Path(demos_root) / task_id / demo_id} already exists; choose another --demo-id"
         )
-    state_files = sorted((source / "states").glob("state_*.json"))
-    event_files = sorted((source / "events").glob("event_*.json"))
+    state_files = [input_file(source, p) for p in sorted((source / "states").glob("state_*.json"))]
+    event_files = [input_file(source, p) for p in sorted((source / "events").glob("event_*.json"))]
     if not state_files or not event_files:
         raise FormatError(
             "not a DroidBot output folder: expected states/state_*.json and events/event_*.json",
@@ -252,13 +254,13 @@ def import_droidbot(
             action = parse_event(event, screen)
         except ValueError as exc:
             raise FormatError(f"{exc}", source=path) from exc
-        steps.append(_step(state, action, float(index)))
+        steps.append(_step(source, state, action, float(index)))
     final = state_before(*last_stop, after=True)
-    steps.append(_step(final, Action.done(), float(len(pairs))))
+    steps.append(_step(source, final, Action.done(), float(len(pairs))))
 
     instruction = ""
     if (source / "instruction.txt").is_file():
-        instruction = (source / "instruction.txt").read_text(encoding="utf-8").strip()
+        instruction = input_file(source, "instruction.txt").read_text(encoding="utf-8").strip()
     if not instruction:
         package = (steps[-1].activity or "").partition("/")[0] or "the app"
         instruction = f"(DroidBot run of {package}; write the task's instruction here)"
@@ -281,13 +283,13 @@ def _screen(state: _State) -> tuple[int, int]:
     raise FormatError("the state has no positive width and height", source=state.json_path)
 
 
-def _step(state: _State, action: Action, time: float) -> ImportedStep:
+def _step(source: Path, state: _State, action: Action, time: float) -> ImportedStep:
     views = state.data.get("views")
     if not isinstance(views, list):
         raise FormatError("the state has no views list", source=state.json_path)
     activity = state.data.get("foreground_activity")
     return ImportedStep(
-        png=png_bytes(state.screenshot()),
+        png=png_bytes(input_file(source, state.screenshot())),
         xml=views_to_xml(views, state.json_path),
         action=action,
         activity=str(activity) if activity else None,

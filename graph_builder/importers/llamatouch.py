@@ -29,7 +29,7 @@ from PIL import Image
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.hierarchy import parse_hierarchy
 from graph_builder.importers import ImportResult
-from graph_builder.importers.writing import ensure_task, with_element
+from graph_builder.importers.writing import ensure_task, input_file, with_element
 from graph_builder.io import TASK_FILE, DemoWriter, check_png_file, read_png
 from graph_builder.model import Action, DeviceInfo, validate_id
 from graph_builder.phash import compute_phash
@@ -122,7 +122,7 @@ def import_llamatouch(
     indices = sorted(int(p.stem) for p in source.glob("*.png") if p.stem.isdigit())
     if not indices or indices != list(range(len(indices))):
         raise FormatError("expected screenshots 0.png, 1.png, ... without gaps", source=source)
-    events_text = _read_text(source / "eventStructs.txt")
+    events_text = _read_text(input_file(source, "eventStructs.txt"))
     if events_text is None:
         raise FormatError("eventStructs.txt is missing", source=source)
     events = [line for line in events_text.splitlines() if line.strip()]
@@ -133,14 +133,14 @@ def import_llamatouch(
             source=source,
         )
     # The file may start with the trace number on a line of its own ("18\r\nPractice ...").
-    lines = (_read_text(source / "instruction.txt") or "").splitlines()
+    lines = (_read_text(input_file(source, "instruction.txt")) or "").splitlines()
     instruction = " ".join(t for line in lines if (t := line.strip()) and not t.isdigit())
     if not instruction:
         raise FormatError("instruction.txt is missing or empty", source=source)
 
     steps = []
     for i in indices:
-        png_path, xml_path = source / f"{i}.png", source / f"{i}.xml"
+        png_path, xml_path = input_file(source, f"{i}.png"), input_file(source, f"{i}.xml")
         check_png_file(png_path)  # truncated files and decompression bombs, before decoding
         png = read_png(png_path)
         try:
@@ -164,7 +164,7 @@ def import_llamatouch(
                 ) from exc
         else:
             action = Action.done()
-        activity = _read_text(source / f"{i}.activity")
+        activity = _read_text(input_file(source, f"{i}.activity"))
         activity = None if not activity or activity == "null" else activity
         steps.append((png, xml, action, activity, screen, phash))
 

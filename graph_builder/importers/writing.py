@@ -4,6 +4,7 @@ An importer turns its format into ``ImportedStep``s (screenshot PNG, uiautomator
 action, activity, time) and calls ``write_demonstration``, which computes each screen's
 perceptual hash, writes the demonstration with DemoWriter (a failure removes the half
 written folder) and leaves a task.json beside the demonstrations when the task has none.
+Every file an importer reads goes through ``input_file``, which keeps it inside the input.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from PIL import Image
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.hierarchy import Hierarchy, parse_hierarchy
 from graph_builder.importers import ImportResult
-from graph_builder.io import TASK_FILE, DemoWriter, load_task, save_task
+from graph_builder.io import TASK_FILE, DemoWriter, confined, load_task, save_task
 from graph_builder.model import Action, DeviceInfo, Task
 from graph_builder.phash import compute_phash
 
@@ -32,6 +33,19 @@ class ImportedStep:
     activity: str | None
     time: float
     source: Path  # the file the screenshot came from, for error messages
+
+
+def input_file(folder: Path, path: Path | str, *, source: Path | None = None) -> Path:
+    """A file an importer reads from its input ``folder``: ``path`` relative to it, or a
+    path below it. Refused with a FormatError naming ``source`` (the file that named the
+    path, else the folder) when it climbs out with '..', is absolute while not below the
+    folder, or leads out through a symbolic link: an import must never copy a file that
+    is not part of its input into a suite or a demonstration."""
+    folder = Path(folder)
+    relative = path
+    if isinstance(path, Path) and path.is_relative_to(folder):
+        relative = path.relative_to(folder).as_posix()
+    return confined(folder, str(relative), source=source or folder)
 
 
 def png_bytes(path: Path) -> bytes:

@@ -66,18 +66,28 @@ class Observation:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step of a demonstration: the observation before the action, and the action."""
+    """One step of a demonstration: the observation before the action, and the action.
+
+    ``performed`` is False from the moment the step is saved until its action returned
+    from the phone: a crash in between leaves a step the phone may never have seen, and
+    resuming drops it. Only the last step can be unperformed; files without the field
+    (written before it existed, or by importers) are performed.
+    """
 
     index: int
     observation: Observation
     action: Action
+    performed: bool = True
 
     def to_json(self) -> dict[str, Any]:
-        return {
+        data: dict[str, Any] = {
             "index": self.index,
             "observation": self.observation.to_json(),
             "action": self.action.to_json(),
         }
+        if not self.performed:  # absent means performed: older files read unchanged
+            data["performed"] = False
+        return data
 
     @classmethod
     def from_json(cls, data: object, *, where: str = "step", source: object = None) -> Self:
@@ -87,6 +97,7 @@ class Step:
             index=r.get("index", int),
             observation=r.record("observation", Observation.from_json),
             action=r.record("action", Action.from_json),
+            performed=r.get("performed", bool, default=True),
         )
 
 

@@ -6,9 +6,11 @@ choosing it. The pre-action observation is captured only after the screen has se
 and an action is accepted only while such an observation is pending, so input can never
 be recorded against the wrong screen.
 
-The step is written to disk *before* the action is performed. A full disk therefore
-refuses the action while the phone is still on the same screen (free space and do it
-again), and a failed perform removes the step it had just written.
+The step is written to disk *before* the action is performed, marked not yet performed,
+and marked performed once the action returned. A full disk therefore refuses the action
+while the phone is still on the same screen (free space and do it again), a failed
+perform removes the step it had just written, and a crash in between leaves a step that
+``resume`` drops (the phone may never have seen its action).
 
 >>> import tempfile
 >>> from devices.android import AndroidDevice, adb_client
@@ -121,6 +123,8 @@ class RecordingSession:
         self.settle_timeout = settle_timeout
         self.state = SessionState.CAPTURING
         self._pending: PendingStep | None = None
+        # The saved step whose action never returned, dropped by ``resume``.
+        self.dropped_step: Step | None = None
 
     @classmethod
     def start(
@@ -164,12 +168,33 @@ class RecordingSession:
     def resume(
         cls, device: Device, folder: Path, *, settle_timeout: float = SETTLE_TIMEOUT_S
     ) -> RecordingSession:
-        """Continue an incomplete demo; the next capture becomes its next step."""
+        """Continue an incomplete demo; the next capture becomes its next step.
+
+        A last step saved but never marked performed (the studio died while sending its
+        action) is dropped first, and kept in ``dropped_step``: the phone may never have
+        seen it, and the resume check compares the phone with the screen it was taken on.
+        """
         try:
             writer = DemoWriter.resume(folder)
+            steps = writer.demo.steps
+            dropped = writer.drop_last_step() if steps and not steps[-1].performed else None
         except GraphBuilderError as exc:
             raise RecordingError(f"Cannot resume {folder}: {exc}") from exc
-        return cls(device, writer, settle_timeout=settle_timeout)
+        except OSError as exc:
+            raise RecordingError(
+                f"Cannot resume {folder}: its unperformed last step could not be removed. "
+                f"{explain_os_error(exc)}"
+            ) from exc
+        if dropped is not None:
+            log.warning(
+                "%s: step %d (%s) was saved but never performed; it is dropped",
+                folder,
+                dropped.index,
+                dropped.action.describe(),
+            )
+        session = cls(device, writer, settle_timeout=settle_timeout)
+        session.dropped_step = dropped
+        return session
 
     @property
     def demo(self) -> Demonstration:
@@ -246,6 +271,12 @@ class RecordingSession:
 
         steps = self.demo.steps
         where = f"after step {len(steps)}" if steps else "before its first step"
+        if self.dropped_step is not None:
+            where += (
+                f"; its step {self.dropped_step.index + 1} "
+                f"({self.dropped_step.action.describe()}) was saved but the studio stopped "
+                "before performing it, so it was dropped"
+            )
         stem = self.folder / PENDING_STEM
         try:
             meta = read_json(stem.with_suffix(".json"))
@@ -335,13 +366,18 @@ class RecordingSession:
             action = action.to_device(pending.screen.size)
         action = self.with_element(action)
         self.state = SessionState.PERFORMING
-        step = self._save(pending, action)
+        step = self._save(pending, action, performed=False)
         try:
             self.device.perform(action)
         except Exception:
             self._unsave(step)
             raise
         self._pending = None
+        try:
+            step = self.writer.mark_performed()
+        except OSError as exc:
+            # The action happened; the next step's write marks this one (add_step).
+            log.warning("cannot mark step %d of %s performed: %s", step.index, self.folder, exc)
         return step
 
     def complete(self) -> Demonstration:
@@ -381,7 +417,7 @@ class RecordingSession:
             )
         return self._pending
 
-    def _save(self, pending: PendingStep, action: Action) -> Step:
+    def _save(self, pending: PendingStep, action: Action, *, performed: bool = True) -> Step:
         if pending.phash is None:
             self.hash_pending()
             pending = self._pending or pending
@@ -395,6 +431,7 @@ class RecordingSession:
                 screen=screen.size,
                 time=screen.time,
                 phash=pending.phash,
+                performed=performed,
             )
         except OSError as exc:
             self.state = SessionState.READY  # nothing was performed; the same screen waits

@@ -119,7 +119,8 @@ class Workspace:
         return self.suites_dir / validate_id(suite, "suite name")
 
     def suite_names(self) -> list[str]:
-        names = sorted(p.parent.name for p in self.suites_dir.glob(f"*/{io.SUITE_FILE}"))
+        found = self.suites_dir.glob(f"*/{io.SUITE_FILE}")
+        names = sorted(p.parent.name for p in found if not io.is_hidden(p.parent))
         return names or [DEFAULT_SUITE]
 
     def load_suite(self, suite: str) -> Suite:

@@ -25,11 +25,18 @@ from typing import Any
 
 @dataclass(frozen=True)
 class Answer:
-    """One canned HTTP answer: a chat completion, an error status, raw bytes, or a delay."""
+    """One canned HTTP answer: a chat completion, an error status, raw bytes, or a delay.
+
+    ``trickle`` sends the whole answer (status line included) a byte at a time with that
+    many seconds between bytes; ``announce`` claims a Content-Length other than the body's
+    (a reply cut short); ``headers`` are sent as well (``Retry-After``)."""
 
     status: int = 200
     body: bytes = b""
     delay: float = 0.0
+    trickle: float = 0.0
+    announce: int | None = None
+    headers: tuple[tuple[str, str], ...] = ()
 
 
 def reply(
@@ -55,8 +62,9 @@ def reply(
     return Answer(200, json.dumps(payload).encode(), delay)
 
 
-def status(code: int, text: str = "server error") -> Answer:
-    return Answer(code, json.dumps({"error": {"message": text}}).encode())
+def status(code: int, text: str = "server error", *, retry_after: str | None = None) -> Answer:
+    headers = (("Retry-After", retry_after),) if retry_after is not None else ()
+    return Answer(code, json.dumps({"error": {"message": text}}).encode(), headers=headers)
 
 
 def garbage(raw: bytes = b"<html>not json</html>") -> Answer:
@@ -95,6 +103,7 @@ class FakeLLMServer:
     received: list[Received] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        self.stopped = threading.Event()
         self._index = 0
         self._lock = threading.Lock()
         server = self
@@ -109,12 +118,26 @@ class FakeLLMServer:
                 answer = server._next(Received(body, self.headers.get("Authorization")))
                 if answer.delay:
                     time.sleep(answer.delay)
+                length = len(answer.body) if answer.announce is None else answer.announce
+                head = [
+                    f"HTTP/1.1 {answer.status} {self.responses.get(answer.status, ('',))[0]}",
+                    "Content-Type: application/json",
+                    f"Content-Length: {length}",
+                    "Connection: close",
+                    *(f"{name}: {value}" for name, value in answer.headers),
+                ]
+                data = ("\r\n".join(head) + "\r\n\r\n").encode() + answer.body
+                self.close_connection = True
                 try:
-                    self.send_response(answer.status)
-                    self.send_header("Content-Type", "application/json")
-                    self.send_header("Content-Length", str(len(answer.body)))
-                    self.end_headers()
-                    self.wfile.write(answer.body)
+                    if not answer.trickle:
+                        self.wfile.write(data)
+                        return
+                    for i in range(len(data)):
+                        if server.stopped.is_set():
+                            return
+                        self.wfile.write(data[i : i + 1])
+                        self.wfile.flush()
+                        time.sleep(answer.trickle)
                 except (BrokenPipeError, ConnectionResetError):
                     pass  # the client gave up (a timeout test)
 
@@ -149,5 +172,6 @@ class FakeLLMServer:
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self.stopped.set()
         self._httpd.shutdown()
         self._httpd.server_close()

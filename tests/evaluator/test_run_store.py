@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import multiprocessing
+import multiprocessing.synchronize
 import threading
+from pathlib import Path
 
 import pytest
 
@@ -150,3 +153,53 @@ def test_traces_restart_for_an_unfinished_task(store):
     trace.close()
     assert [s.action_text for s in store.read_steps("t1")] == ["back"]
     assert not (store.trace_dir("t1") / "0000.png").exists()
+
+
+def _annotate(run_dir: str, writer: str, count: int, start: multiprocessing.synchronize.Event):
+    """One process of two: ``count`` verdicts and two tags per task, each its own write."""
+    store = RunStore.open(Path(run_dir))
+    start.wait(10)
+    for n in range(count):
+        task_id = f"{writer}_{n:03d}"
+        store.set_override(task_id, HumanVerdict(n % 2 == 0, annotator=writer))
+        store.add_tag(task_id, FailureTag(FailureCategory.GROUNDING, n, writer))
+        store.add_tag(task_id, FailureTag(FailureCategory.PLANNING, None, writer))
+
+
+def test_two_processes_writing_verdicts_and_tags_lose_none(store):
+    """Each write is a read-modify-write under the run's annotation lock, so two studios
+    (or a studio and `elderbench failures`) on one run never drop the other's writes."""
+    count = 72
+    context = multiprocessing.get_context("spawn")
+    start = context.Event()
+    writers = [
+        context.Process(target=_annotate, args=(str(store.run_dir), name, count, start))
+        for name in ("a", "b")
+    ]
+    for process in writers:
+        process.start()
+    start.set()
+    for process in writers:
+        process.join(120)
+    assert [p.exitcode for p in writers] == [0, 0]
+    overrides, tags = store.overrides(), store.tags()
+    expected = {f"{w}_{n:03d}" for w in ("a", "b") for n in range(count)}
+    assert set(overrides) == expected  # 144 verdicts
+    assert sum(len(t) for t in tags.values()) == 2 * len(expected)  # 288 tags
+    assert all(overrides[t].annotator == t[0] for t in expected)
+    assert all([tag.note for tag in tags[t]] == [t[0], t[0]] for t in expected)
+
+
+def test_removing_a_tag_keeps_one_another_writer_added_meanwhile(store):
+    grounding, planning = (
+        FailureTag(FailureCategory.GROUNDING, 2),
+        FailureTag(FailureCategory.PLANNING),
+    )
+    store.add_tag("t1", grounding)
+    other = RunStore.open(store.run_dir)  # another studio on the same run
+    stale_view = store.tags()["t1"]
+    other.add_tag("t1", planning)
+    assert store.remove_tag("t1", stale_view[0])
+    assert store.tags()["t1"] == (planning,)
+    assert not store.remove_tag("t1", grounding)  # gone already: nothing else is touched
+    assert store.remove_tag("t1", planning) and "t1" not in store.tags()

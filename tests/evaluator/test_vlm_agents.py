@@ -146,6 +146,7 @@ def test_endpoint_down_is_a_task_error_and_the_run_goes_on(synthetic, tmp_path):
         ([garbage()], "not a chat completion"),
         ([status(401, "invalid key")], "refused the request: HTTP 401"),
         ([reply("{}", delay=1.0)], "no answer within"),
+        ([reply("{}", prompt_tokens=10**30)], "not a real count"),
     ],
 )
 def test_garbage_refusals_and_timeouts_are_errors(synthetic, tmp_path, answers, reason):
@@ -307,3 +308,20 @@ def test_mobile_agent_v2_presses_back_after_a_wrong_page(synthetic, tmp_path):
     # the automatic Back is not reflected on: the next reflection judges the next decision
     assert steps[2].reflection is None
     assert "did not meet your expectation" in server.received[2].text()
+
+
+def test_a_huge_model_reply_is_stored_as_a_marked_prefix(synthetic, tmp_path):
+    huge = "I will think about this. " * 80_000  # 2 MB of text and no action
+    with FakeLLMServer([reply(huge)]) as server:
+        _, store = run(
+            synthetic.suite,
+            tmp_path / "run",
+            endpoint(server, api_key_env=None),
+            tasks=("task000",),
+        )
+    steps_file = tmp_path / "run" / "traces" / "task000" / "steps.jsonl"
+    assert steps_file.stat().st_size < 300_000
+    [step] = store.read_steps("task000")
+    kept, mark, _ = step.raw_output.partition("[... cut, ")
+    assert mark and huge.startswith(kept) and len(kept) >= 16_000
+    assert step.raw_output.endswith(f"{len(huge) - len(kept)} of {len(huge)} bytes]")

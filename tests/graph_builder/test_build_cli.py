@@ -138,7 +138,7 @@ def test_incomplete_discarded_and_broken_demos_are_skipped(
     (bad_xml / "steps" / "0000.xml").write_text("<hierarchy><node")
     (demos / "task1" / "f").mkdir()
     (demos / "task1" / "f" / "demo.json").write_text("{")
-    assert main(["build", str(demos), "-o", str(tmp_path / "s")]) == 0
+    assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--skip-unreadable"]) == 0
     out = capsys.readouterr().out
     assert "task1: 2 demos (4 skipped)" in out
     assert "skipped c: discarded" in out
@@ -146,6 +146,25 @@ def test_incomplete_discarded_and_broken_demos_are_skipped(
     assert "skipped e: step 0:" in out and "malformed hierarchy" in out
     assert "skipped f: unreadable demo.json" in out
     assert load_graph(tmp_path / "s" / "task1").meta["demos"] == ("a", "b")
+
+
+def test_an_unreadable_demo_refuses_the_rebuild_naming_it_unless_asked_to_skip_it(
+    demos: Path, tmp_path: Path, capsys
+) -> None:  # type: ignore[no-untyped-def]
+    suite = tmp_path / "s"
+    write_demo(demos, "c", _path("10:00"))
+    assert main(["build", str(demos), "-o", str(suite)]) == 0
+    before = (suite / "task1" / "graph.json").read_bytes()
+    assert load_graph(suite / "task1").meta["demos"] == ("a", "b", "c")
+    capsys.readouterr()
+    truncated = demos / "task1" / "b" / "demo.json"
+    truncated.write_bytes(truncated.read_bytes()[:40])
+    assert main(["build", str(demos), "-o", str(suite)]) == 1
+    out = capsys.readouterr().out
+    assert f"NOT written: cannot read {truncated}" in out and "--skip-unreadable" in out
+    assert (suite / "task1" / "graph.json").read_bytes() == before
+    assert main(["build", str(demos), "-o", str(suite), "--skip-unreadable"]) == 0
+    assert load_graph(suite / "task1").meta["demos"] == ("a", "c")
 
 
 def test_task_json_comes_from_the_suite_then_the_demos_folder(demos: Path, tmp_path: Path) -> None:
@@ -194,7 +213,7 @@ def test_a_failed_write_keeps_the_old_folder(demos: Path, tmp_path: Path, monkey
     report = build_task(demos, "task1", suite, settings=settings)
     assert not report.written and "disk full" in report.note
     assert (suite / "task1" / "graph.json").read_bytes() == before
-    assert sorted(p.name for p in suite.iterdir()) == ["suite.json", "task1"]
+    assert sorted(p.name for p in suite.iterdir()) == [".lock", "suite.json", "task1"]
 
 
 def test_rebuild_keeps_a_split_made_in_the_editor(demos: Path, tmp_path: Path) -> None:
@@ -225,7 +244,7 @@ def test_no_demonstrations_is_an_error(tmp_path: Path, capsys) -> None:  # type:
 def test_only_the_named_task_is_built(demos: Path, tmp_path: Path) -> None:
     write_demo(demos, "x", _path(), task_id="task2")
     assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--task", "task2"]) == 0
-    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == ["suite.json", "task2"]
+    assert sorted(p.name for p in (tmp_path / "s").iterdir()) == [".lock", "suite.json", "task2"]
 
 
 def test_import_then_build_the_real_trace(tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
@@ -283,4 +302,4 @@ def test_a_rebuild_keeps_edited_edge_rules_and_says_so(demos: Path, tmp_path: Pa
     assert rebuilt.edges[0].rule.radius == 120.0
     assert any(e.rule.action_type is ActionType.BACK for e in rebuilt.edges)
     assert f"kept the edited rule of edge {first.id} (now {first.id}): radius 120" in out
-    assert "kept edge e9, added by hand, as e9 (n1 -> start)" in out
+    assert "kept edge e9, drawn by hand, as e9 (n1 -> start)" in out

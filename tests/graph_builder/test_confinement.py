@@ -46,8 +46,14 @@ def test_build_refuses_demo_paths_that_leave_the_demo_folder(tmp_path, outside, 
     with pytest.raises(FormatError, match="demo.json") as refused:
         load_demo(demo)
     assert "inside" in str(refused.value) or "outside" in str(refused.value)
+    refused = build_task(tmp_path / "demos", "task001", tmp_path / "suite")
+    assert not refused.written and str(demo / "demo.json") in refused.note
     report = build_task(
-        tmp_path / "demos", "task001", tmp_path / "suite", settings=SimilaritySettings()
+        tmp_path / "demos",
+        "task001",
+        tmp_path / "suite",
+        settings=SimilaritySettings(),
+        skip_unreadable=True,
     )
     assert any(note.startswith("demo1: unreadable demo.json") for note in report.skipped)
     linked = [

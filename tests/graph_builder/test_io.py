@@ -4,14 +4,23 @@ from __future__ import annotations
 
 import json
 import os
+from io import BytesIO
 
 import pytest
+from PIL import Image
 
 from graph_builder import io
 from graph_builder.errors import FormatError, GraphBuilderError, InvalidIdError
 from graph_builder.model import Action, DemoStatus, Suite, Task
 
-PNG = io.PNG_MAGIC + b"rest-of-a-png"
+
+def _tiny_png(shade: int = 255) -> bytes:
+    buffer = BytesIO()
+    Image.new("RGB", (2, 2), (shade, shade, shade)).save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+PNG = _tiny_png()  # a real PNG: a screenshot is checked at capture
 SCREEN = (1080, 2400)
 
 
@@ -91,7 +100,7 @@ def _writer(tmp_path, **kwargs):
 
 def _add(writer, action, n=0):
     return writer.add_step(
-        PNG + bytes([n]),
+        _tiny_png(n),
         f"<hierarchy n='{n}'/>",
         action=action,
         activity="pkg/.A",
@@ -106,7 +115,7 @@ def test_demo_writer_flushes_every_step(tmp_path):
     on_disk = io.load_demo(writer.folder)
     assert on_disk.status is DemoStatus.INCOMPLETE
     assert len(on_disk.steps) == 1
-    assert (writer.folder / "steps" / "0000.png").read_bytes() == PNG + b"\x00"
+    assert (writer.folder / "steps" / "0000.png").read_bytes() == _tiny_png(0)
     _add(writer, Action.done(), 1)
     demo = writer.finish()
     assert io.load_demo(writer.folder) == demo

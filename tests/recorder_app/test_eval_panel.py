@@ -15,11 +15,12 @@ from evaluator.agents import AGENTS
 from evaluator.agents.replay import ReplayAgent
 from evaluator.metrics import compare_runs, flipped_tasks
 from evaluator.records import TaskResult, Verdict
-from evaluator.run_store import FailureCategory, HumanVerdict, RunStore
+from evaluator.run_store import FailureCategory, FailureTag, HumanVerdict, RunStore
 from evaluator.synthetic import write_suite
+from recorder_app.errors import SettingsError
 from recorder_app.qt.eval_panel import EvaluationPage
 from recorder_app.qt.eval_panel.results_table import COLUMN
-from recorder_app.qt.eval_panel.settings import SETTINGS_FILE, SettingsError, load_settings
+from recorder_app.qt.eval_panel.settings import SETTINGS_FILE, load_settings
 from recorder_app.recording.workspace import Workspace
 
 TASKS = 6
@@ -396,3 +397,22 @@ def test_the_review_queue_lists_tasks_where_a_judge_and_the_human_disagree(qtbot
     assert page.status_filter.itemText(review) == "judge ≠ human (review 1)"
     page.status_filter.setCurrentIndex(review)
     assert column(page, "Task") == ["t2"]
+
+
+def test_removing_a_tag_removes_the_one_shown_whatever_another_studio_did(qtbot, page, ws):
+    run = run_agent(qtbot, page, "replay")
+    trace = page.trace_viewer
+    assert trace.show_task(RunStore.open(run), "task002")
+    for category in (FailureCategory.GROUNDING, FailureCategory.INTENT):
+        choose(trace.category_combo, category.value)
+        qtbot.mouseClick(trace.add_tag_button, Qt.MouseButton.LeftButton)
+    assert trace.tag_list.count() == 2
+    # Meanwhile another studio removes the first tag and adds one of its own.
+    other = RunStore.open(run)
+    other.set_tags("task002", [other.tags()["task002"][1]])
+    other.add_tag("task002", FailureTag(FailureCategory.PLANNING, None, "b01"))
+    trace.tag_list.setCurrentRow(1)  # the person removes the intent tag they see
+    qtbot.mouseClick(trace.remove_tag_button, Qt.MouseButton.LeftButton)
+    tags = RunStore.open(run).tags()["task002"]
+    assert [(t.category, t.note) for t in tags] == [(FailureCategory.PLANNING, "b01")]
+    assert trace.tag_list.count() == 1  # the list shows the file as it is now

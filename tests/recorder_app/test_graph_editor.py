@@ -11,7 +11,17 @@ from PySide6.QtWidgets import QMessageBox
 
 from graph_builder import io
 from graph_builder.build import build_task
-from graph_builder.model import Action, ActionType, DemoStatus, MemberRef, NodeKind, PinKind
+from graph_builder.edits import AddEdge
+from graph_builder.model import (
+    Action,
+    ActionType,
+    DemoStatus,
+    Edge,
+    MatchRule,
+    MemberRef,
+    NodeKind,
+    PinKind,
+)
 from graph_builder.similarity import SimilaritySettings
 from recorder_app.qt.graph_editor import GraphEditorPage
 from recorder_app.qt.graph_editor.dialogs import NewEdgeDialog
@@ -585,18 +595,127 @@ def test_a_suite_with_its_own_demos_uses_them(qtbot, page, ws, tmp_path) -> None
     assert page.document.sources.member_observation(member) is not None
 
 
-def test_the_build_report_says_which_hand_edits_a_rebuild_kept_or_dropped(qtbot, page) -> None:  # type: ignore[no-untyped-def]
+def rebuild(qtbot, page: GraphEditorPage):  # type: ignore[no-untyped-def]
+    """Press Build and wait for its report; returns the report and closes its dialog."""
+    with qtbot.waitSignal(page.build_finished, timeout=60_000) as finished:
+        page.build_action.trigger()
+    text = page.report_dialog.plain_text()
+    page.report_dialog.close()
+    (report,) = finished.args[0]
+    return report, text
+
+
+def test_the_build_report_says_which_hand_edits_a_rebuild_kept(qtbot, page, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     tap = next(e for e in graph_of(page).edges if e.source == "start" and e.target == "n1")
     page.scene.select(edge_ids=[tap.id])
     page.inspector.edge.radius.setValue(80)
     page.save()
-    with qtbot.waitSignal(page.build_finished, timeout=60_000):
-        page.build_action.trigger()
-    text = page.report_dialog.plain_text()
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    report, text = rebuild(qtbot, page)
     rebuilt = next(e for e in graph_of(page).edges if e.source == "start" and e.target == "n1")
-    if rebuilt.rule.radius == 80:
-        assert "Hand edits kept" in text and "start → n1 (tap): its edited rule" in text
-    else:
-        assert "Hand edits the rebuild did not keep" in text
-        assert f"start → n1 (tap): radius 80 → {rebuilt.rule.radius:g}" in text
-    page.report_dialog.close()
+    assert asked == ["Rebuild over hand edits"] and rebuilt.rule.radius == 80
+    assert "Hand edits kept" in text and f"the edited rule of edge {tap.id}" in text
+    assert "radius 80" in text and "Built with the settings stored in the previous graph" in text
+
+
+def test_two_rebuilds_are_byte_identical_match_their_report_and_undo(
+    qtbot, page, ws, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    graph_file = task_dir(ws) / io.GRAPH_FILE
+    tap = next(e for e in graph_of(page).edges if e.source == "start" and e.target == "n1")
+    page.scene.select(edge_ids=[tap.id])
+    page.inspector.edge.radius.setValue(80)  # a rule edit and an edge drawn by hand
+    assert page.apply(AddEdge(Edge("e99", "n2", "n1", MatchRule(ActionType.BACK))))
+    page.save()
+    edited = graph_file.read_bytes()
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)
+    report, _ = rebuild(qtbot, page)
+    assert asked == ["Rebuild over hand edits"] and not report.written
+    assert graph_file.read_bytes() == edited  # cancelled: nothing written
+
+    answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    first, text = rebuild(qtbot, page)
+    once = graph_file.read_bytes()
+    second, _ = rebuild(qtbot, page)
+    assert graph_file.read_bytes() == once  # idempotent: the same bytes
+    graph = io.load_graph(task_dir(ws))
+    assert all(len(e.rule.points) <= len(e.support) for e in graph.edges if e.support)
+    # The report matches the graph: the drawn edge is kept and said to be kept.
+    assert any(e.id == "e99" and not e.support for e in graph.edges)
+    assert "edge e99, drawn by hand, as e99 (n2 -> n1)" in first.hand_edits.kept
+    assert first.hand_edits.dropped == () and "Bounds(" not in text
+    assert all("drawn by hand" in k or "edited rule" in k for k in first.hand_edits.kept)
+    assert graph_of(page) == graph and not page.document.modified
+
+    # Each rebuild is one undoable step: undo twice brings back the edited graph.
+    assert page.undo_action.text() == "Undo rebuild from the demonstrations"
+    page.undo_action.trigger()
+    assert graph_of(page) == io.load_graph(task_dir(ws)) and page.document.modified
+    page.undo_action.trigger()
+    assert page.document.undo_stack.canUndo()  # the edits before the rebuilds are still there
+    answer(monkeypatch, QMessageBox.StandardButton.Save)
+    assert page.save()
+    assert graph_file.read_bytes() == edited
+
+
+def test_the_cli_and_the_studio_rebuild_the_same_demonstrations_into_the_same_bytes(
+    qtbot, ws, tmp_path
+) -> None:  # type: ignore[no-untyped-def]
+    from elderbench.cli import main
+
+    suite = ws.suite_dir("default")
+    tuned = SimilaritySettings(tap_radius=70.0, text_threshold=90.0)
+    assert build_task(ws.demos_dir, TASK, suite, settings=tuned).written
+    shutil.copytree(suite, tmp_path / "cli")
+    assert main(["build", str(ws.demos_dir), "-o", str(tmp_path / "cli")]) == 0
+    page = GraphEditorPage()
+    qtbot.addWidget(page)
+    page.show()
+    qtbot.waitExposed(page)
+    page.set_workspace(ws)
+    assert page.open_task(task_dir(ws))
+    report, text = rebuild(qtbot, page)
+    assert report.written and report.settings_origin == "the settings stored in the previous graph"
+    assert "Built with the settings stored in the previous graph" in text
+    studio = (task_dir(ws) / io.GRAPH_FILE).read_bytes()
+    assert studio == (tmp_path / "cli" / TASK / io.GRAPH_FILE).read_bytes()
+    assert io.load_graph(task_dir(ws)).meta["settings"]["tap_radius"] == 70.0
+
+
+def test_an_unreadable_demo_is_named_and_the_studio_builds_without_it_only_when_asked(
+    qtbot, page, ws, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    graph_file = task_dir(ws) / io.GRAPH_FILE
+    before = graph_file.read_bytes()
+    broken = ws.demos_dir / TASK / "d2" / io.DEMO_FILE
+    broken.write_bytes(broken.read_bytes()[:50])
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Cancel)
+    report, text = rebuild(qtbot, page)
+    assert asked == ["Demonstrations cannot be read"] and not report.written
+    assert f"cannot read {broken}" in text and graph_file.read_bytes() == before
+    asked = answer(monkeypatch, QMessageBox.StandardButton.Yes)
+    report, _ = rebuild(qtbot, page)
+    assert asked[0] == "Demonstrations cannot be read" and report.written
+    assert io.load_graph(task_dir(ws)).meta["demos"] == ("d1",)
+    assert graph_of(page).meta["demos"] == ("d1",)
+
+
+def test_saving_is_refused_while_a_build_holds_the_suite_and_names_it(
+    qtbot, page, ws, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    from graph_builder.folder_lock import FolderLock
+
+    shown: list[str] = []
+    monkeypatch.setattr(
+        "recorder_app.qt.graph_editor.page.show_problem",
+        lambda parent, title, text: shown.append(text),
+    )
+    graph_file = task_dir(ws) / io.GRAPH_FILE
+    before = graph_file.read_bytes()
+    click_node(qtbot, page, "n2")
+    page.done_action.trigger()
+    with FolderLock(ws.suite_dir("default"), purpose="elderbench build (in a terminal)"):
+        assert not page.save()
+    assert shown and "in use by elderbench build (in a terminal)" in shown[0]
+    assert graph_file.read_bytes() == before and page.document.modified
+    assert page.save() and io.load_graph(task_dir(ws)).node("n2").kind is NodeKind.DONE

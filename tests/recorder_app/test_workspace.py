@@ -2,14 +2,24 @@
 
 from __future__ import annotations
 
+from io import BytesIO
+
 import pytest
+from PIL import Image
 
 from graph_builder import io
 from graph_builder.model import Action, DemoStatus, Task
 from recorder_app.errors import WorkspaceError
 from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace, push_recent
 
-PNG = io.PNG_MAGIC + b"rest"
+
+def _tiny_png() -> bytes:
+    buffer = BytesIO()
+    Image.new("RGB", (2, 2), "white").save(buffer, "PNG")
+    return buffer.getvalue()
+
+
+PNG = _tiny_png()  # a real PNG: a screenshot is checked at capture
 
 
 def test_open_creates_layout_and_default_suite(tmp_path):

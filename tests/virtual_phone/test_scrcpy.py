@@ -228,6 +228,28 @@ def test_control_messages_reach_the_phone() -> None:
         control.close()
 
 
+def test_a_control_message_announcing_4_gb_of_text_ends_the_session(
+    small_server: AdbServer,
+) -> None:
+    device = _device(small_server)
+    _push_jar(device)
+    command = _server_command(
+        "3.3.4", scid="0badf00d", tunnel_forward="true", video="false", audio="false"
+    )
+    stream = device.shell(command, stream=True)
+    control = _connect(device, "scrcpy_0badf00d")
+    assert _recv_exact(control, 65)[0] == 0
+    control.sendall(struct.pack(">BI", 1, 0xFFFFFFFF) + b"x" * 1024)  # inject text
+    try:
+        closed = control.recv(1) == b""  # before, it waited for 4 GB, buffering them
+    except ConnectionResetError:
+        closed = True
+    assert closed
+    stream.close()
+    control.close()
+    assert device.shell("echo still here") == "still here"
+
+
 def test_reverse_tunnel(small_server: AdbServer) -> None:
     device = _device(small_server)
     _push_jar(device)

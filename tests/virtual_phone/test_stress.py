@@ -153,11 +153,17 @@ def test_connections_beyond_the_cap_are_refused_until_one_closes(thread_errors) 
     with running_server(phones=[fast_phone("virtual-1")]) as server:
         server_with_cap = AdbServer([fast_phone("virtual-2")], max_connections=3).start()
         try:
-            idle = [socket.create_connection(("127.0.0.1", server_with_cap.port)) for _ in range(3)]
+            # Served connections count; idle ones do not (test_connection_limits.py).
+            served = [
+                socket.create_connection(("127.0.0.1", server_with_cap.port)) for _ in range(3)
+            ]
+            for sock in served:
+                sock.sendall(b"0012host:track-devices")
+                assert sock.recv(4) == b"OKAY"
             client = adbutils.AdbClient(host="127.0.0.1", port=server_with_cap.port)
             with pytest.raises(adbutils.AdbError, match="too many connections"):
                 client.device_list()
-            idle.pop().close()
+            served.pop().close()
             deadline = time.monotonic() + 10
             while True:
                 try:
@@ -167,7 +173,7 @@ def test_connections_beyond_the_cap_are_refused_until_one_closes(thread_errors) 
                     assert time.monotonic() < deadline, "the freed slot was never reused"
                     time.sleep(0.05)
             assert serials == ["virtual-2"]
-            for sock in idle:
+            for sock in served:
                 sock.close()
         finally:
             server_with_cap.close()

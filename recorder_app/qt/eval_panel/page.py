@@ -47,6 +47,7 @@ from evaluator.runner import (
     resume_config,
 )
 from graph_builder.errors import GraphBuilderError
+from recorder_app.errors import SettingsError
 from recorder_app.qt.dialogs import StoppedRunsDialog, show_problem
 from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.live_view import LiveView
@@ -59,7 +60,6 @@ from recorder_app.qt.eval_panel.results_table import (
 from recorder_app.qt.eval_panel.run_config_form import RunConfigForm
 from recorder_app.qt.eval_panel.run_worker import EvaluationRun
 from recorder_app.qt.eval_panel.settings import (
-    SettingsError,
     load_settings,
     save_settings,
     stopped_runs,

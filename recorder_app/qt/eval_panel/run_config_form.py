@@ -37,10 +37,10 @@ from evaluator.runner import RunConfig
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_task, suite_task_dirs
 from graph_builder.model import EvalProtocol, InstructionVariant, Task
+from recorder_app.errors import SettingsError
 from recorder_app.qt.eval_panel.settings import (
     AgentSettings,
     EvalSettings,
-    SettingsError,
     judge_config,
     new_run_folder,
     suite_choices,

@@ -28,18 +28,16 @@ from typing import Any
 from evaluator.errors import EvaluatorError
 from evaluator.run_store import RUN_FILE, RunStore, redact
 from evaluator.runner import load_jobs, resume_config
+from evaluator.secrets import Secrets
 from graph_builder.errors import GraphBuilderError
-from graph_builder.io import SUITE_FILE, atomic_write_json, read_json
+from graph_builder.io import SUITE_FILE, atomic_write_json, is_hidden, read_json, suite_task_dirs
 from graph_builder.packing import restore
+from recorder_app.errors import SettingsError
 
 SETTINGS_FILE = Path(".studio") / "eval_settings.json"
 SETTINGS_SCHEMA_VERSION = 1
 # The shipped suite is package data of task_graphs, installed as plain files (never zipped).
 SAMPLE_SUITE = Path(str(resources.files("task_graphs").joinpath("sample")))
-
-
-class SettingsError(ValueError):
-    """A setting that cannot make a run; the message says which and how to fix it."""
 
 
 def json_object(text: str, what: str, example: str) -> dict[str, Any]:
@@ -66,7 +64,8 @@ def scrub(text: str) -> str:
         data = json.loads(text)
     except ValueError:
         return text
-    return json.dumps(redact(data)) if redact(data) != data else text
+    masked = Secrets.of(data).scrub_json(redact(data))  # keys and flags (--api-key X)
+    return json.dumps(masked) if masked != data else text
 
 
 def judge_config(text: str) -> dict[str, dict[str, Any]]:
@@ -218,7 +217,8 @@ def load_settings(workspace_root: Path) -> EvalSettings:
 
 def save_settings(workspace_root: Path, settings: EvalSettings) -> Path:
     path = Path(workspace_root) / SETTINGS_FILE
-    atomic_write_json(path, settings.to_json())
+    data = settings.to_json()
+    atomic_write_json(path, Secrets.of(data).scrub_json(data))
     return path
 
 
@@ -243,8 +243,9 @@ def suite_choices(suites_dir: Path | None) -> list[Path]:
     """Suites to offer: the workspace's (those with tasks first), then the shipped sample."""
     found: list[Path] = []
     if suites_dir is not None and suites_dir.is_dir():
-        suites = sorted(p.parent for p in suites_dir.glob(f"*/{SUITE_FILE}"))
-        found = sorted(suites, key=lambda p: not any(p.glob("*/task.json")))
+        listed = suites_dir.glob(f"*/{SUITE_FILE}")
+        suites = sorted(p.parent for p in listed if not is_hidden(p.parent))
+        found = sorted(suites, key=lambda p: not suite_task_dirs(p))
     if (SAMPLE_SUITE / SUITE_FILE).is_file() or any(SAMPLE_SUITE.glob("*/task.json")):
         try:
             restore(SAMPLE_SUITE)  # an installed wheel ships each distinct image once

@@ -1,8 +1,8 @@
 """One task of a run, step by step, with the human verdict and failure tags.
 
 Verdicts go to the run through ``RunStore.set_override`` and tags through
-``RunStore.set_tags``; the report and the metrics read them from there. Tags follow
-ElderBench's failure taxonomy (section 5) plus categories the user adds.
+``RunStore.add_tag`` and ``remove_tag``; the report and the metrics read them from there.
+Tags follow ElderBench's failure taxonomy (section 5) plus categories the user adds.
 """
 
 from __future__ import annotations
@@ -65,6 +65,8 @@ class TraceViewer(QWidget):
         self.setObjectName("traceViewer")
         self.store: RunStore | None = None
         self.result: TaskResult | None = None
+        # The tags as the list shows them: a removal names the tag the person saw.
+        self._shown_tags: tuple[FailureTag, ...] = ()
         self.steps: list[StepRecord] = []
         self.title = QLabel("Double-click a task in the results to open its trace.")
         self.title.setObjectName("traceTitle")
@@ -296,7 +298,7 @@ class TraceViewer(QWidget):
     def _refresh_tags(self) -> None:
         assert self.store is not None and self.result is not None
         self.tag_list.clear()
-        tags = self.store.tags().get(self.result.task_id, ())
+        tags = self._shown_tags = self.store.tags().get(self.result.task_id, ())
         for tag in tags:
             self.tag_list.addItem(_tag_text(tag))
         try:
@@ -457,10 +459,11 @@ class TraceViewer(QWidget):
         if self.store is None or self.result is None or row < 0:
             return
         store, task_id = self.store, self.result.task_id
-        tags = list(store.tags().get(task_id, ()))
-        if row >= len(tags):
+        if row >= len(self._shown_tags):
             return
-        del tags[row]
-        if self._write("failure tags", lambda: store.set_tags(task_id, tags)):
+        # The tag shown at that row, removed from the file as it is now: what another
+        # writer added or removed meanwhile is left as they left it.
+        tag = self._shown_tags[row]
+        if self._write("failure tags", lambda: store.remove_tag(task_id, tag)):
             self._refresh_tags()
             self.tags_changed.emit(task_id)

@@ -41,7 +41,6 @@ from graph_builder.model import (
 from graph_builder.settings import SimilaritySettings
 from recorder_app.qt.graph_editor.inspector import TextsEdit
 from recorder_app.qt.graph_editor.overlay import RuleOverlay
-from recorder_app.qt.graph_editor.rebuild import RebuildChanges
 
 EDGE_TYPES = (
     ActionType.TAP,
@@ -227,27 +226,26 @@ def describe_pin(pin: Pin) -> str:
     return f"kept apart: {members} from {others}"
 
 
-def report_html(
-    reports: Sequence[TaskBuildReport],
-    pins: dict[str, tuple[Pin, ...]],
-    changes: dict[str, RebuildChanges] | None = None,
-) -> str:
-    """The build reports as HTML; ``pins`` are each task's pins before the build and
-    ``changes`` what each rebuilt graph kept and lost of the previous one's hand edits."""
+def report_html(reports: Sequence[TaskBuildReport], pins: dict[str, tuple[Pin, ...]]) -> str:
+    """The build reports as HTML; ``pins`` are each task's pins before the build."""
     parts: list[str] = []
     for report in reports:
         esc = html.escape
         state = "written" if report.written else f"<b>not written</b>: {esc(report.note)}"
         parts.append(f"<h3>{esc(report.task_id)}</h3><p>{esc(report.summary())}<br>{state}</p>")
-        change = (changes or {}).get(report.task_id)
-        if change is not None and change.dropped:
+        if report.settings_origin:
+            parts.append(f"<p>Built with {esc(report.settings_origin)}.</p>")
+        edits = report.hand_edits
+        if edits.dropped:
             parts.append(
-                "<p style='color:#b91c1c'><b>Hand edits the rebuild did not keep</b> (the "
-                "previous graph.json is replaced; edit them again if they still matter):</p>"
-                + _list(list(change.dropped))
+                "<p style='color:#b91c1c'><b>Hand edits the rebuild did not keep</b> (edit "
+                "them again if they still matter; Undo brings the previous graph back):</p>"
+                + _list(list(edits.dropped))
             )
-        if change is not None and change.kept:
-            parts.append("<p><b>Hand edits kept</b></p>" + _list(list(change.kept)))
+        if edits.kept:
+            parts.append("<p><b>Hand edits kept</b></p>" + _list(list(edits.kept)))
+        if report.cleaned:
+            parts.append("<p><b>Cleaned up</b></p>" + _list(list(report.cleaned)))
         before = pins.get(report.task_id, ())
         stale = set(report.stale_pins)
         kept = [p for p in before if p not in stale]
@@ -295,13 +293,12 @@ class BuildReportDialog(QDialog):
         reports: Sequence[TaskBuildReport],
         pins: dict[str, tuple[Pin, ...]],
         parent: QWidget | None = None,
-        changes: dict[str, RebuildChanges] | None = None,
     ) -> None:
         super().__init__(parent)
         self.setObjectName("buildReportDialog")
         self.setWindowTitle("Build report")
         self.text = QTextBrowser()
-        self.text.setHtml(report_html(reports, pins, changes))
+        self.text.setHtml(report_html(reports, pins))
         buttons = QDialogButtonBox(QDialogButtonBox.StandardButton.Close)
         buttons.rejected.connect(self.reject)
         buttons.accepted.connect(self.accept)

@@ -33,8 +33,8 @@ from PySide6.QtCore import QObject, Signal
 from PySide6.QtGui import QUndoStack
 
 from graph_builder import io
-from graph_builder.build import write_node_files
-from graph_builder.edits import Command
+from graph_builder.build import suite_lock, write_node_files
+from graph_builder.edits import Command, ReplaceGraph
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import TaskGraph
 from graph_builder.validate import Problem, validate_graph
@@ -126,6 +126,19 @@ class GraphDocument(QObject):
             demos_root = self.sources.demos_root if self.sources else None
             self.open(self.task_dir, demos_root)
 
+    def adopt_rebuild(self, graph: TaskGraph) -> None:
+        """The graph a rebuild just wrote, as one undoable step over the open one.
+
+        The rebuilt graph is what is saved now; undo brings the previous graph back as an
+        unsaved edit (saving it writes it, with its pictures, again).
+        """
+        if self.task_dir is not None and self.sources is not None:
+            # New demonstrations may have been recorded since the graph was opened.
+            self.sources = ScreenSources(self.task_dir, self.sources.demos_root, graph.task_id)
+        self.apply(ReplaceGraph(graph))
+        self._saved = graph
+        self.undo_stack.setClean()
+
     def replace_graph(self, graph: TaskGraph) -> None:
         """Install a new version; only the undo commands and saving call this."""
         self._graph = graph
@@ -168,10 +181,15 @@ class GraphDocument(QObject):
                 "not in this workspace's demos folder"
             )
         try:
-            if drawable:
-                assert self.sources.demos_root is not None
-                graph = write_node_files(self.task_dir, graph, self.sources.demos_root, drawable)
-            path = io.save_graph(graph, self.task_dir)
+            # The suite's lock: a build of the same suite (here or in a terminal) would
+            # otherwise swap the task folder away under this write.
+            with suite_lock(self.task_dir.parent, purpose="the studio's graph editor"):
+                if drawable:
+                    assert self.sources.demos_root is not None
+                    graph = write_node_files(
+                        self.task_dir, graph, self.sources.demos_root, drawable
+                    )
+                path = io.save_graph(graph, self.task_dir)
         except OSError as exc:
             raise StudioError(explain_os_error(exc)) from exc
         except GraphBuilderError as exc:

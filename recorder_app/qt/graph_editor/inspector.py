@@ -46,11 +46,11 @@ from graph_builder.model import (
     Node,
     SwipeDirection,
 )
+from graph_builder.settings import graph_settings
 from graph_builder.similarity import Verdict, compare
 from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.overlay import RuleOverlay
 from recorder_app.qt.graph_editor.pictures import PictureCache
-from recorder_app.qt.graph_editor.sources import graph_settings
 from recorder_app.qt.hierarchy_view import HierarchyInspector
 
 MEMBER_ROLE = Qt.ItemDataRole.UserRole  # (demo_id, step)
@@ -241,7 +241,7 @@ class NodeInspector(QWidget):
         representative = sources.node_state(node)
         if representative is None:
             return {m: "the representative screen is not available" for m in node.members[1:]}
-        settings = graph_settings(graph)
+        settings = graph_settings(graph).settings
         out: dict[MemberRef, Verdict | str] = {}
         for member in node.members[1:VERDICT_LIMIT]:
             state = sources.member_state(member)

@@ -11,12 +11,12 @@ F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build.
 
 from __future__ import annotations
 
-import contextlib
 import logging
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QThreadPool, Signal, Slot
+from PySide6.QtCore import Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
@@ -33,7 +33,7 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder import io
-from graph_builder.build import TaskBuildReport, build_workspace
+from graph_builder.build import PreparedBuild, TaskBuildReport, prepare_task, write_task
 from graph_builder.edits import (
     AddEdge,
     Command,
@@ -43,9 +43,9 @@ from graph_builder.edits import (
     SetNodeKind,
 )
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import Edge, NodeKind, Pin, TaskGraph
+from graph_builder.model import Edge, NodeKind, Pin
 from graph_builder.packing import restore
-from graph_builder.settings import SimilaritySettings
+from graph_builder.settings import graph_settings
 from graph_builder.validate import Severity, has_errors
 from recorder_app.errors import StudioError
 from recorder_app.qt.dialogs import show_problem
@@ -55,9 +55,7 @@ from recorder_app.qt.graph_editor.inspector import InspectorStack
 from recorder_app.qt.graph_editor.merges_panel import PossibleMergesPanel
 from recorder_app.qt.graph_editor.pictures import PictureCache
 from recorder_app.qt.graph_editor.problems import ProblemList
-from recorder_app.qt.graph_editor.rebuild import RebuildChanges, rebuild_changes
 from recorder_app.qt.graph_editor.scene import THUMB_WIDTH, GraphScene
-from recorder_app.qt.graph_editor.sources import graph_settings
 from recorder_app.qt.graph_editor.task_list import TaskEntry, TaskList
 from recorder_app.qt.graph_editor.view import GraphEditorView
 from recorder_app.qt.workers import BackgroundJob, run_in_background
@@ -75,12 +73,6 @@ def _fill(target: QMenu | QToolBar, actions: Sequence[QAction | None]) -> None:
             target.addSeparator()
         else:
             target.addAction(action)
-
-
-class _BuildProgress(QObject):
-    """Lives in the GUI thread; the build thread emits, so the slot runs in the GUI thread."""
-
-    progressed = Signal(int, int, str)
 
 
 class GraphEditorPage(QWidget):
@@ -101,11 +93,9 @@ class GraphEditorPage(QWidget):
         self.build_pool = QThreadPool(self)
         self.build_pool.setMaxThreadCount(1)
         self._build_job: BackgroundJob | None = None
-        self._build_progress = _BuildProgress(self)
         self._entry: TaskEntry | None = None
         self.report_dialog: BuildReportDialog | None = None
         self._pins_before: dict[str, tuple[Pin, ...]] = {}
-        self._graph_before: dict[str, TaskGraph] = {}  # each task's graph before a rebuild
         self.edge_dialog: NewEdgeDialog | None = None
 
         self.tasks = TaskList()
@@ -333,7 +323,6 @@ class GraphEditorPage(QWidget):
         self.tasks.task_chosen.connect(self._on_task_chosen)
         self.build_button.clicked.connect(self.build_current)
         self.open_folder_button.clicked.connect(self._on_open_folder_triggered)
-        self._build_progress.progressed.connect(self._on_build_progressed)
         self.merges.message_posted.connect(self._say)
         self.merges.problem.connect(lambda title, text: show_problem(self, title, text))
 
@@ -510,7 +499,7 @@ class GraphEditorPage(QWidget):
             self.pictures.full(sources.node_screenshot(node)),
             state.size if state is not None else node.screen,
             hierarchy,
-            graph_settings(graph),
+            graph_settings(graph).settings,
             self,
         )
         dialog.edge_chosen.connect(self._on_edge_chosen)
@@ -586,7 +575,13 @@ class GraphEditorPage(QWidget):
     # -- building
 
     def build_current(self) -> bool:
-        """Build the chosen task's graph from its demonstrations in a worker thread."""
+        """Build the chosen task's graph from its demonstrations.
+
+        The same rebuild as ``elderbench build``: the settings stored in the graph are
+        reused and the hand edits carried over. Merging runs in a worker thread; before
+        anything is written the user is asked when demonstrations cannot be read or the
+        graph has hand edits. The rebuilt graph arrives as one undoable step.
+        """
         entry = self._entry or self.tasks.current_entry()
         demos_root = entry.demos_root if entry is not None else None
         if self._build_job is not None:
@@ -601,37 +596,30 @@ class GraphEditorPage(QWidget):
             return False
         if self.document.modified and not self._ask_to_save(cancellable=True):
             return False
-        previous = self._previous_graph_pins(entry)
-        settings = self._build_settings(entry)
-        relay = self._build_progress
+        self._pins_before = {entry.task_id: self._previous_graph_pins(entry)}
+        self.progress.show()
+        self.build_label.setText(f"Building {entry.task_id} from its demonstrations…")
+        self._prepare(entry, demos_root, skip_unreadable=False)
+        return True
 
-        def build() -> list[TaskBuildReport]:
-            return build_workspace(
-                demos_root,
-                entry.suite_dir,
-                settings=settings,
-                tasks=[entry.task_id],
-                progress=relay.progressed.emit,
+    def _prepare(self, entry: TaskEntry, demos_root: Path, *, skip_unreadable: bool) -> None:
+        def prepare() -> PreparedBuild:
+            return prepare_task(
+                demos_root, entry.task_id, entry.suite_dir, skip_unreadable=skip_unreadable
             )
 
-        self._pins_before = {entry.task_id: previous}
-        self._graph_before = {}
-        if (entry.task_dir / io.GRAPH_FILE).is_file():
-            # A broken graph has no hand edits to compare; the build replaces it.
-            with contextlib.suppress(GraphBuilderError):
-                self._graph_before[entry.task_id] = io.load_graph(entry.task_dir)
-        self.progress.show()
-        self.progress.setRange(0, 0)  # busy until the first report
-        self.progress.setFormat(f"building {entry.task_id}…")
-        self.build_label.setText(f"Building {entry.task_id} from its demonstrations…")
+        self._busy(f"building {entry.task_id}…")
         self._build_job = run_in_background(
-            build,
-            on_done=self._on_build_done,
+            prepare,
+            on_done=lambda prepared: self._on_prepared(entry, prepared),
             on_error=self._on_build_error,
             pool=self.build_pool,
         )
         self._update_actions()
-        return True
+
+    def _busy(self, text: str) -> None:
+        self.progress.setRange(0, 0)
+        self.progress.setFormat(text)
 
     @property
     def building(self) -> bool:
@@ -645,22 +633,58 @@ class GraphEditorPage(QWidget):
         except GraphBuilderError:
             return ()
 
-    def _build_settings(self, entry: TaskEntry) -> SimilaritySettings:
-        """The settings the existing graph was built with, so a rebuild stays comparable."""
-        if entry.has_graph:
-            try:
-                return graph_settings(io.load_graph(entry.task_dir))
-            except GraphBuilderError:
-                pass
-        return SimilaritySettings()
+    def _on_prepared(self, entry: TaskEntry, prepared: PreparedBuild) -> None:
+        self._build_job = None
+        report = prepared.report
+        if report.unreadable and not prepared.writable and self._build_without(report):
+            assert entry.demos_root is not None
+            self._prepare(entry, entry.demos_root, skip_unreadable=True)
+            return
+        if prepared.writable and report.hand_edits and not self._rebuild_over(report):
+            self._on_build_done(
+                [replace(report, written=False, note="cancelled; the graph is left as it is")]
+            )
+            return
+        if not prepared.writable:
+            self._on_build_done([report])
+            return
+        self._busy(f"writing {entry.task_id}…")
+        self._build_job = run_in_background(
+            lambda: [write_task(prepared)],
+            on_done=self._on_build_done,
+            on_error=self._on_build_error,
+            pool=self.build_pool,
+        )
+        self._update_actions()
 
-    @Slot(int, int, str)
-    def _on_build_progressed(self, done: int, total: int, task_id: str) -> None:
-        if done == 0:
-            return  # stays busy: a single task reports only when it is finished
-        self.progress.setRange(0, max(total, 1))
-        self.progress.setValue(done)
-        self.progress.setFormat(f"{done}/{total} built")
+    def _build_without(self, report: TaskBuildReport) -> bool:
+        """Ask whether to build without the demonstrations that cannot be read."""
+        names = "\n".join(f"• {path}" for path in report.unreadable)
+        answer = QMessageBox.question(
+            self,
+            "Demonstrations cannot be read",
+            f"These demonstrations of {report.task_id} cannot be read:\n{names}\n\n"
+            "Build the graph without them? Otherwise the graph is left as it is.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
+
+    def _rebuild_over(self, report: TaskBuildReport) -> bool:
+        """Ask before a rebuild replaces a graph with hand edits, saying what it keeps."""
+        edits = report.hand_edits
+        lines = [f"kept: {k}" for k in edits.kept] + [f"NOT kept: {d}" for d in edits.dropped]
+        shown = "\n".join(f"• {line}" for line in lines[:12])
+        more = f"\n… and {len(lines) - 12} more" if len(lines) > 12 else ""
+        answer = QMessageBox.question(
+            self,
+            "Rebuild over hand edits",
+            f"The graph of {report.task_id} has hand edits:\n{shown}{more}\n\n"
+            "Rebuild it from the demonstrations? Undo brings the current graph back.",
+            QMessageBox.StandardButton.Yes | QMessageBox.StandardButton.Cancel,
+            QMessageBox.StandardButton.Cancel,
+        )
+        return answer == QMessageBox.StandardButton.Yes
 
     def _on_build_done(self, reports: list[TaskBuildReport]) -> None:
         self._build_job = None
@@ -671,23 +695,27 @@ class GraphEditorPage(QWidget):
         self.build_label.setText("; ".join(r.summary() for r in reports) or "Nothing was built.")
         self.tasks.refresh()
         for report in written:
-            if self._entry is not None and report.task_id == self._entry.task_id:
-                self.document.close()
-                self.open_task(report.output)
+            self._show_rebuilt(report)
         self._update_actions()
-        changes: dict[str, RebuildChanges] = {}
-        for report in written:
-            before = self._graph_before.get(report.task_id)
-            if before is not None:
-                try:
-                    changes[report.task_id] = rebuild_changes(before, io.load_graph(report.output))
-                except GraphBuilderError as exc:
-                    log.warning("cannot compare the rebuilt graph of %s: %s", report.task_id, exc)
-        dialog = BuildReportDialog(reports, self._pins_before, self, changes)
+        dialog = BuildReportDialog(reports, self._pins_before, self)
         dialog.finished.connect(lambda _: setattr(self, "report_dialog", None))
         self.report_dialog = dialog
         dialog.open()
         self.build_finished.emit(reports)
+
+    def _show_rebuilt(self, report: TaskBuildReport) -> None:
+        """Show a written graph: over the open one as an undoable step, else opened."""
+        if self._entry is None or report.task_id != self._entry.task_id:
+            return
+        task_dir = self.document.task_dir
+        if task_dir is not None and task_dir.resolve() == report.output.resolve():
+            try:
+                self.document.adopt_rebuild(io.load_graph(report.output))
+                return
+            except GraphBuilderError as exc:
+                log.warning("cannot show the rebuilt graph of %s: %s", report.task_id, exc)
+        self.document.close()
+        self.open_task(report.output)
 
     def _on_build_error(self, exc: Exception) -> None:
         self._build_job = None

@@ -7,7 +7,6 @@ node has no file yet, but its members' steps still show it. No Qt here.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 
 from graph_builder import io
@@ -18,10 +17,8 @@ from graph_builder.model import (
     MemberRef,
     Node,
     Observation,
-    TaskGraph,
 )
 from graph_builder.screen import Screen
-from graph_builder.settings import SimilaritySettings
 
 
 class ScreenSources:
@@ -125,14 +122,3 @@ class ScreenSources:
     def node_screenshot(self, node: Node) -> Path | None:
         state = self.node_state(node)
         return state.screenshot_path if state is not None else None
-
-
-def graph_settings(graph: TaskGraph) -> SimilaritySettings:
-    """The settings the graph was built with (kept in its meta), else the defaults."""
-    raw = graph.meta.get("settings")
-    if isinstance(raw, Mapping):
-        try:
-            return SimilaritySettings.from_json(raw)
-        except GraphBuilderError:
-            pass
-    return SimilaritySettings()

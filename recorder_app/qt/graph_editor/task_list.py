@@ -38,10 +38,13 @@ class TaskEntry:
 
 
 def suite_entries(suite_dir: Path, demos_root: Path | None) -> list[TaskEntry]:
-    """Tasks of a suite folder: those with task.json or graph.json, sorted."""
+    """Tasks of a suite folder: those with task.json or graph.json, sorted (hidden and
+    temporary folders, such as a build's ``.<task>.building``, are not tasks)."""
     suite_dir = Path(suite_dir)
-    names = {p.parent.name for p in suite_dir.glob(f"*/{io.TASK_FILE}")}
-    names |= {p.parent.name for p in suite_dir.glob(f"*/{io.GRAPH_FILE}")}
+    names = {p.name for p in io.suite_task_dirs(suite_dir)}
+    names |= {
+        p.parent.name for p in suite_dir.glob(f"*/{io.GRAPH_FILE}") if not io.is_hidden(p.parent)
+    }
     return [task_entry(name, suite_dir, demos_root) for name in sorted(names)]
 
 
