@@ -308,3 +308,24 @@ def test_a_mixed_start_leaves_a_split_state_that_explain_names(tmp_path: Path) -
         p.kind is PairKind.KEPT_APART and {p.a, p.b} == {MemberRef("d", 0), A1}
         for p in review.possible_merges
     )
+
+
+def test_a_decision_is_refused_while_a_build_holds_the_suite(
+    demos: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A build carries the task folder's other files over, so a decision written in the
+    middle of it could be lost: the suite's lock refuses it, naming the build."""
+    from graph_builder.build import suite_lock
+    from graph_builder.folder_lock import FolderLockedError
+
+    suite = tmp_path / "suite"
+    _build(demos, suite)
+    with suite_lock(suite):
+        with pytest.raises(FolderLockedError, match="a build of task graphs"):
+            _decide(suite / "task1", LinkKind.MUST_LINK, A1, B1)
+        args = ["constrain", str(suite), "--task", "task1", "--must-link", "a#1", "b#1"]
+        assert main([*args, "--annotator", "ann"]) == 2
+        assert "a build of task graphs" in capsys.readouterr().err
+    assert load_constraints(suite / "task1").constraints == ()
+    _decide(suite / "task1", LinkKind.MUST_LINK, A1, B1)  # once the build is over
+    assert len(load_constraints(suite / "task1").constraints) == 1
