@@ -22,6 +22,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "virtual_phone.cli",  # phone
     "devices.cli",  # devices
     "graph_builder.cli",  # build, import
+    "graph_builder.constraints_cli",  # constrain
     "evaluator.cli",  # eval, report
     "evaluator.language.cli",  # analyze, label, normalize, failures
 )

@@ -8,9 +8,10 @@ old task folder or the new one and a second build of the suite is refused. A gra
 errors is not written over a valid graph unless ``force`` is given.
 
 A rebuild is the same for every caller (the CLI and the studio): it reuses the settings
-stored in the previous graph unless settings are given, reapplies its pins and carries
-its hand edits over (``graph_builder.hand_edits``), and the report says which settings
-it used and what it kept and dropped.
+stored in the previous graph unless settings are given, reapplies its pins and the task's
+merge constraints (``constraints.json``, kept in the task folder; ``graph_builder.
+constraints``), carries its hand edits over (``graph_builder.hand_edits``), and the report
+says which settings it used, what it kept and dropped, and what it made of each constraint.
 
 The task.json is the suite's own when the task already exists there; otherwise the one
 an importer left at ``<demos>/<task>/task.json``; otherwise a minimal offline task made
@@ -65,6 +66,7 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from dataclasses import dataclass, replace
 from pathlib import Path
 
+from graph_builder.constraints import ConstraintOutcome, load_constraints
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.folder_lock import FolderLock
 from graph_builder.hand_edits import HandEdits, carry_hand_edits, stored_form
@@ -121,6 +123,7 @@ class TaskBuildReport:
     settings_origin: str = ""  # which settings the build used, in words
     unreadable: tuple[Path, ...] = ()  # demo.json files that could not be read
     cleaned: tuple[str, ...] = ()  # leftovers of a killed build that were removed
+    constraints: tuple[ConstraintOutcome, ...] = ()  # the task's merge constraints, applied
     task_source: str = ""  # where task.json came from
 
     def summary(self) -> str:
@@ -255,6 +258,7 @@ def prepare_task(
             settings=chosen.settings,
             task_id=task_id,
             pins=old_graph.pins if old_graph else (),
+            constraints=load_constraints(out, task_id).constraints,
         )
     except GraphBuilderError as exc:
         return PreparedBuild(replace(base, note=str(exc)), demos_root)
@@ -280,6 +284,7 @@ def prepare_task(
         stale_pins=result.stale_pins,
         repairs=result.repairs,
         hand_edits=edits,
+        constraints=result.constraints,
     )
     if has_errors(problems) and old_valid and not force:
         return PreparedBuild(

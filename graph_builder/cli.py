@@ -42,7 +42,10 @@ def register(subparsers: Any) -> None:
         "that has a graph is rebuilt with the settings stored in it, a new one with the defaults",
     )
     build.add_argument(
-        "--explain", action="store_true", help="print every merge decision with its scores"
+        "--explain",
+        action="store_true",
+        help="print every merge decision with its scores, the possible merges to decide "
+        "(`elderbench constrain`) and the mixed and split nodes",
     )
     build.add_argument(
         "--jobs",
@@ -136,6 +139,11 @@ def _run_build(args: argparse.Namespace) -> int:
         return 1
     for report in reports:
         _print_report(report, explain=args.explain)
+        if args.explain and report.written:
+            from graph_builder.review import review_task
+
+            for line in review_task(report.output, args.demos).lines():
+                print(f"  {line}")
     return 0 if all(r.written for r in reports) else 1
 
 
@@ -155,6 +163,8 @@ def _print_report(report: TaskBuildReport, *, explain: bool) -> None:
         print(f"  kept {kept}")
     for dropped in report.hand_edits.dropped:
         print(f"  dropped {dropped}")
+    for outcome in report.constraints:
+        print(f"  constraint {outcome.describe()}")
     if report.written and not report.task_source:
         print(
             "  note: no task.json found; wrote a minimal offline one from the "

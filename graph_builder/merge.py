@@ -12,6 +12,9 @@ between two screens becomes (or supports) an edge between their nodes.
   Among the nodes it fits, it joins the one whose weakest match is strongest.
 - Pins from the editor win: TOGETHER members share one node, APART members never share a
   node with their ``others``. Pins whose members are gone are reported and kept.
+- Merge constraints (``graph_builder.constraints``) too: a screen never joins a node it is
+  cannot-linked to, and the nodes of must-linked screens are joined once every screen is
+  placed. ``BuildResult.constraints`` says which were honoured, and why not.
 - Parallel actions with the same meaning (same element or points within
   ``point_tolerance``, same swipe direction, same text, same key) become one edge with
   every supporting point; other actions between the same nodes stay separate edges.
@@ -59,6 +62,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from graph_builder.constraints import Constraint, ConstraintOutcome, MergeRules, outcomes
 from graph_builder.errors import FormatError, GraphBuilderError
 from graph_builder.io import load_demo
 from graph_builder.model import (
@@ -75,7 +79,6 @@ from graph_builder.model import (
     Node,
     NodeKind,
     Pin,
-    PinKind,
     TaskGraph,
 )
 from graph_builder.phash import hash_prefix
@@ -153,6 +156,7 @@ class BuildResult:
     decisions: tuple[MergeDecision, ...] = ()
     skipped: tuple[SkippedDemo, ...] = ()
     stale_pins: tuple[Pin, ...] = ()
+    constraints: tuple[ConstraintOutcome, ...] = ()  # each merge constraint, honoured or why not
     representatives: Mapping[str, Screen] = field(default_factory=dict)
     repairs: tuple[str, ...] = ()  # "d1#3: <what the hierarchy parser repaired>"
 
@@ -175,45 +179,6 @@ class _Cluster:
     @property
     def members(self) -> list[MemberRef]:
         return [s.member for s in self.states if s.member is not None]
-
-
-class _Pins:
-    """The pins that apply to the present members, as lookups."""
-
-    def __init__(self, pins: Iterable[Pin], present: set[MemberRef]) -> None:
-        self.group: dict[MemberRef, int] = {}
-        self.apart: list[tuple[frozenset[MemberRef], frozenset[MemberRef]]] = []
-        self.stale: list[Pin] = []
-        parent: dict[MemberRef, MemberRef] = {}
-
-        def find(m: MemberRef) -> MemberRef:
-            while parent.setdefault(m, m) != m:
-                m = parent[m]
-            return m
-
-        for pin in pins:
-            if any(m not in present for m in (*pin.members, *pin.others)):
-                self.stale.append(pin)
-            members = [m for m in pin.members if m in present]
-            if pin.kind is PinKind.TOGETHER:
-                for m in members[1:]:
-                    parent[find(m)] = find(members[0])
-            else:
-                others = frozenset(m for m in pin.others if m in present)
-                if members and others:
-                    self.apart.append((frozenset(members), others))
-        roots: dict[MemberRef, int] = {}
-        for m in parent:
-            self.group[m] = roots.setdefault(find(m), len(roots))
-
-    def allows(self, member: MemberRef | None, cluster: _Cluster) -> bool:
-        if member is None or not self.apart:
-            return True
-        inside = set(cluster.members)
-        for a, b in self.apart:
-            if (member in a and inside & b) or (member in b and inside & a):
-                return False
-        return True
 
 
 def _sample(n: int, k: int) -> list[int]:
@@ -277,6 +242,7 @@ def merge_demonstrations(
     settings: SimilaritySettings,
     task_id: str | None = None,
     pins: Iterable[Pin] = (),
+    constraints: Sequence[Constraint] = (),
 ) -> BuildResult:
     """Merge demonstrations of one task into a task graph. See the module docstring."""
     warnings: list[str] = []
@@ -306,9 +272,10 @@ def merge_demonstrations(
     task = task_id or usable[0].demo.task_id
     present = {s.member for item in usable for s in item.states if s.member is not None}
     pin_list = tuple(pins)
-    lookup = _Pins(pin_list, present)
+    lookup = MergeRules(pin_list, constraints, present)
     warnings += [
-        f"pin no longer applies in full (members missing): {_pin_text(p)}" for p in lookup.stale
+        f"pin no longer applies in full (members missing): {_pin_text(p)}"
+        for p in lookup.stale_pins
     ]
 
     clusters: list[_Cluster] = []
@@ -360,7 +327,11 @@ def merge_demonstrations(
             placed[(item.demo.id, index)] = target
             decisions.append(decision)
 
+    refused = _join_must_links(clusters, placed, lookup)
     _name_clusters(clusters)
+    node_of = {MemberRef(*key): cluster.node_id for key, cluster in placed.items()}
+    decided = outcomes(constraints, node_of, refused)
+    warnings += [o.describe() for o in decided if not o.honoured]
     decisions = [
         MergeDecision(
             d.member,
@@ -386,7 +357,8 @@ def merge_demonstrations(
         warnings=tuple(warnings),
         decisions=tuple(decisions),
         skipped=tuple(skipped),
-        stale_pins=tuple(lookup.stale),
+        stale_pins=tuple(lookup.stale_pins),
+        constraints=decided,
         representatives=representatives,
         repairs=tuple(repairs),
     )
@@ -402,7 +374,7 @@ def _place(
     features: Features,
     category: NodeKind,
     clusters: list[_Cluster],
-    pins: _Pins,
+    rules: MergeRules,
     settings: SimilaritySettings,
 ) -> tuple[_Cluster | None, MergeDecision]:
     """The best node a screen fits (complete linkage), or None with the closest miss."""
@@ -417,7 +389,9 @@ def _place(
     best: tuple[float, _Cluster, int, Verdict | None] | None = None
     closest: tuple[float, _Cluster, int, Verdict | None] | None = None
     for cluster in clusters:
-        if cluster.kind not in allowed or not cluster.states or not pins.allows(member, cluster):
+        if cluster.kind not in allowed or not cluster.states:
+            continue
+        if not rules.allows(member, (s.member for s in cluster.states if s.member)):
             continue
         fits, score, weakest, verdict = _linkage(features, cluster, settings)
         if fits and (best is None or score > best[0]):
@@ -441,6 +415,36 @@ def _place(
             member, "", False, "new node; no node fits", cluster.states[weakest].member, verdict
         )
     return None, MergeDecision(member, "", False, "new node; nothing to compare with")
+
+
+def _join_must_links(
+    clusters: list[_Cluster], placed: dict[tuple[str, int], _Cluster], rules: MergeRules
+) -> dict[tuple[MemberRef, MemberRef], str]:
+    """Join the nodes of must-linked steps (in the order they were decided); returns
+    why each join that was refused was refused."""
+    refused: dict[tuple[MemberRef, MemberRef], str] = {}
+    for link in rules.must_links:
+        keep, other = placed[(link.a.demo_id, link.a.step)], placed[(link.b.demo_id, link.b.step)]
+        if keep is other:
+            continue
+        kinds = {keep.kind, other.kind}
+        if {NodeKind.START, NodeKind.DONE} <= kinds:
+            refused[link.pair] = "one holds the first screens (START), the other an end screen"
+            continue
+        if rules.apart(keep.members, other.members):
+            refused[link.pair] = "they hold screens that must stay apart (cannot-link or split)"
+            continue
+        if other.kind is NodeKind.START or (
+            other.kind is NodeKind.DONE and keep.kind is NodeKind.STATE
+        ):
+            keep, other = other, keep  # the joined node keeps the stronger kind
+        keep.states += other.states
+        keep.features += other.features
+        for key, cluster in placed.items():
+            if cluster is other:
+                placed[key] = keep
+        clusters.remove(other)
+    return refused
 
 
 def _name_clusters(clusters: list[_Cluster]) -> None:

@@ -7,7 +7,8 @@ its document and ``source`` the file, for error messages. Top-level documents (d
 task.json, suite.json, graph.json) carry ``schema_version``; ``graph_builder.io`` checks it.
 
 One module per concept: ``geometry`` (screen spaces, bounds), ``actions``,
-``demonstrations``, ``tasks`` (tasks and suites) and ``graphs``; ``ids`` checks the ids that
+``demonstrations``, ``tasks`` (tasks and suites), ``graphs`` and ``links`` (merge
+constraints); ``ids`` checks the ids that
 become folder names. Import the names from here.
 
 Coordinates: actions are stored in the pixels of the screen they were taken on, together
@@ -43,6 +44,7 @@ from graph_builder.model.graphs import (
     TaskGraph,
 )
 from graph_builder.model.ids import validate_id
+from graph_builder.model.links import Constraint, ConstraintSet, LinkKind, now_utc
 from graph_builder.model.tasks import (
     DEFAULT_VOCABULARIES,
     SCENARIOS,
@@ -70,6 +72,8 @@ __all__ = [
     "Action",
     "ActionType",
     "Bounds",
+    "Constraint",
+    "ConstraintSet",
     "DemoStatus",
     "Demonstration",
     "DeviceInfo",
@@ -79,6 +83,7 @@ __all__ = [
     "EvalProtocol",
     "InstructionVariant",
     "Labels",
+    "LinkKind",
     "MatchRule",
     "MemberRef",
     "Node",
@@ -97,6 +102,7 @@ __all__ = [
     "SwipeDirection",
     "Task",
     "TaskGraph",
+    "now_utc",
     "rescale_point",
     "validate_id",
 ]

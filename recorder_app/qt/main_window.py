@@ -270,12 +270,16 @@ class StudioMainWindow(QMainWindow):
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
-        # One annotator id signs demonstrations, human verdicts and label reviews alike.
+        # One annotator id signs demonstrations, human verdicts, label reviews and merge
+        # decisions alike.
+        graphs = self.pages["graphs"]
+        assert isinstance(graphs, GraphEditorPage)
         recorder_id = page.task_panel.annotator_edit
         fields = (
             recorder_id,
             self.eval_page.trace_viewer.annotator_edit,
             self.language_page.annotator_edit,
+            graphs.merges.annotator_edit,
         )
         for field in fields[1:]:
             field.setText(recorder_id.text())

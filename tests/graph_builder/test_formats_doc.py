@@ -8,10 +8,16 @@ from pathlib import Path
 
 import pytest
 
-from graph_builder.model import Demonstration, Suite, Task, TaskGraph
+from graph_builder.model import ConstraintSet, Demonstration, Suite, Task, TaskGraph
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
-PARSERS = {"demonstration": Demonstration, "suite": Suite, "task": Task, "graph": TaskGraph}
+PARSERS = {
+    "demonstration": Demonstration,
+    "suite": Suite,
+    "task": Task,
+    "graph": TaskGraph,
+    "constraints": ConstraintSet,
+}
 EXAMPLE = re.compile(r"<!-- format: (\w+) -->\s*```json\n(.*?)```", re.S)
 
 

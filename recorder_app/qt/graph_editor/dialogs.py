@@ -262,6 +262,11 @@ def report_html(reports: Sequence[TaskBuildReport], pins: dict[str, tuple[Pin, .
                 "again if the screens come back):</p>"
                 + _list([describe_pin(p) for p in report.stale_pins])
             )
+        if report.constraints:
+            parts.append(
+                "<p><b>Merge decisions (constraints.json)</b></p>"
+                + _list([o.describe() for o in report.constraints])
+            )
         sections = (
             ("Skipped demonstrations", list(report.skipped)),
             ("Warnings", [w for w in report.warnings if not w.startswith("pin no longer")]),

@@ -52,6 +52,7 @@ from recorder_app.qt.dialogs import show_problem
 from recorder_app.qt.graph_editor.dialogs import BuildReportDialog, NewEdgeDialog
 from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.inspector import InspectorStack
+from recorder_app.qt.graph_editor.merges_panel import PossibleMergesPanel
 from recorder_app.qt.graph_editor.pictures import PictureCache
 from recorder_app.qt.graph_editor.problems import ProblemList
 from recorder_app.qt.graph_editor.scene import THUMB_WIDTH, GraphScene
@@ -120,6 +121,7 @@ class GraphEditorPage(QWidget):
         self.problems = ProblemList()
         self.problems_title = QLabel("Problems")
         self.problems_title.setObjectName("problemsTitle")
+        self.merges = PossibleMergesPanel(self.document, self.pictures, lambda: self.building)
 
         self._make_actions()
         self.toolbar = QToolBar()
@@ -288,8 +290,10 @@ class GraphEditorPage(QWidget):
         right = QSplitter(Qt.Orientation.Vertical)
         right.addWidget(self.inspector)
         right.addWidget(problems_box)
+        right.addWidget(self.merges)
         right.setStretchFactor(0, 3)
         right.setStretchFactor(1, 1)
+        right.setStretchFactor(2, 2)
         splitter = QSplitter()
         splitter.setObjectName("graphSplitter")
         splitter.addWidget(left)
@@ -319,6 +323,8 @@ class GraphEditorPage(QWidget):
         self.tasks.task_chosen.connect(self._on_task_chosen)
         self.build_button.clicked.connect(self.build_current)
         self.open_folder_button.clicked.connect(self._on_open_folder_triggered)
+        self.merges.message_posted.connect(self._say)
+        self.merges.problem.connect(lambda title, text: show_problem(self, title, text))
 
     # -- page protocol (main window)
 
