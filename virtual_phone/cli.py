@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
 DEFAULT_PORT = 5038  # next to adb's 5037, so a real adb server can keep running
 
@@ -19,6 +20,15 @@ def _device_count(text: str) -> int:
     if not text.isdigit() or not 1 <= int(text) <= 16:
         raise argparse.ArgumentTypeError(f"expected a number of devices from 1 to 16, not {text!r}")
     return int(text)
+
+
+def _app_version(text: str) -> tuple[str, int]:
+    package, eq, version = text.partition("=")
+    if not eq or not package.strip() or not version.strip().isdigit():
+        raise argparse.ArgumentTypeError(
+            f"expected PACKAGE=VERSION such as com.android.settings=2, not {text!r}"
+        )
+    return package.strip(), int(version)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
@@ -58,6 +68,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="do not install the ADB Keyboard input method",
     )
+    parser.add_argument(
+        "--app-version",
+        type=_app_version,
+        action="append",
+        default=[],
+        metavar="PACKAGE=VERSION",
+        help="play an app update, e.g. com.android.settings=2 (repeatable; default 1 for all; "
+        "docs/virtual_phone.md lists what each version changes)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -66,15 +85,20 @@ def run(args: argparse.Namespace) -> int:
     from virtual_phone.launch import FROZEN_CLOCK
     from virtual_phone.phone import VirtualPhone
 
-    phones = [
-        VirtualPhone(
-            f"virtual-{index}",
-            size=args.size,
-            frozen_clock=FROZEN_CLOCK if args.frozen_clock else None,
-            adb_keyboard=not args.no_adb_keyboard,
-        )
-        for index in range(1, args.devices + 1)
-    ]
+    try:
+        phones = [
+            VirtualPhone(
+                f"virtual-{index}",
+                size=args.size,
+                frozen_clock=FROZEN_CLOCK if args.frozen_clock else None,
+                adb_keyboard=not args.no_adb_keyboard,
+                app_versions=dict(args.app_version),
+            )
+            for index in range(1, args.devices + 1)
+        ]
+    except ValueError as exc:
+        print(f"elderbench phone: error: {exc}", file=sys.stderr)
+        return 2
     try:
         server = AdbServer(phones, host=args.host, port=args.port)
     except OSError as exc:
