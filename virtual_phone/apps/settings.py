@@ -546,8 +546,8 @@ ACTIVITY_PAGES: dict[str, str] = {
 
 
 def _updated_pages() -> dict[str, Page]:
-    """Version 2: "About phone" is renamed "About device" and, on Display, "Brightness
-    level" moves below "Adaptive brightness"."""
+    """Version 2: "About phone" is renamed "About device" and, on the Brightness level
+    page, the slider moves below "Adaptive brightness"."""
     pages = dict(PAGES)
     pages["main"] = Page(
         "Settings",
@@ -557,8 +557,8 @@ def _updated_pages() -> dict[str, Page]:
         ),
     )
     pages["about"] = Page("About device", PAGES["about"].items)
-    first, second, *rest = PAGES["display"].items
-    pages["display"] = Page("Display", (second, first, *rest))
+    slider, adaptive = PAGES["brightness"].items
+    pages["brightness"] = Page(PAGES["brightness"].title, (adaptive, slider))
     return pages
 
 
