@@ -23,6 +23,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "devices.cli",  # devices
     "graph_builder.cli",  # build, import
     "evaluator.cli",  # eval, report
+    "evaluator.drift.cli",  # drift
     "evaluator.language.cli",  # analyze, label, normalize, failures
 )
 

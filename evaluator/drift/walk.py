@@ -129,8 +129,10 @@ class _Walker:
         node, done = start.id, 0
         try:
             for step in path.steps:
-                action = self._check(node, step)
-                self.progress(f"  {node}: {step.edge.id} {action.describe()}")
+                action, live = self._check(node, step)
+                shown = live.hierarchy()
+                said = shown.describe(action, live.size) if shown else action.describe()
+                self.progress(f"  {node}: {step.edge.id} {said}")
                 self.device.perform(action)
                 self.device.wait_until_settled(SETTLE_TIMEOUT)
                 done += 1
@@ -148,7 +150,7 @@ class _Walker:
         self.device.reset_app(self.recipe)
         self.device.wait_until_settled(SETTLE_TIMEOUT)
 
-    def _check(self, node: str, step: Step | None) -> Action:
+    def _check(self, node: str, step: Step | None) -> tuple[Action, Screen]:
         """The action to take from ``node`` (a tap where the element is now); raises
         _Drifted when the live screen is not the node."""
         expected = self.context.screen(node)
@@ -170,7 +172,7 @@ class _Walker:
             action = self._aim(step, expected, live, drifted)
         if not verdict.same:
             raise drifted(DriftReason.SCREEN_DIFFERS, verdict.reason)
-        return action
+        return action, live
 
     def _aim(
         self,
