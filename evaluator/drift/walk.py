@@ -128,16 +128,17 @@ class _Walker:
         assert start is not None
         node, done = start.id, 0
         try:
+            settled = True  # the clean start waited for the screen to settle
             for step in path.steps:
-                action, live = self._check(node, step)
+                action, live = self._check(node, step, settled=settled)
                 shown = live.hierarchy()
                 said = shown.describe(action, live.size) if shown else action.describe()
                 self.progress(f"  {node}: {step.edge.id} {said}")
                 self.device.perform(action)
-                self.device.wait_until_settled(SETTLE_TIMEOUT)
+                settled = False
                 done += 1
                 node = step.edge.target
-            self._check(node, None)
+            self._check(node, None, settled=settled)
         except _Drifted as stop:
             self.progress(f"  {stop.drift.describe()}")
             return PathWalk(path, done, stop.drift)
@@ -150,11 +151,28 @@ class _Walker:
         self.device.reset_app(self.recipe)
         self.device.wait_until_settled(SETTLE_TIMEOUT)
 
-    def _check(self, node: str, step: Step | None) -> tuple[Action, Screen]:
-        """The action to take from ``node`` (a tap where the element is now); raises
-        _Drifted when the live screen is not the node."""
-        expected = self.context.screen(node)
+    def _check(self, node: str, step: Step | None, *, settled: bool) -> tuple[Action, Screen]:
+        """Look at the phone and judge it against ``node``.
+
+        Waiting for the screen to settle after every action would cost most of the walk,
+        so a steady screen that matches is taken at once; only one that is still moving
+        or does not match is looked at again once settled, before it counts as drift.
+        """
         live = self.device.observe()
+        if settled:
+            return self._judge(node, step, live)
+        if live.stable:
+            try:
+                return self._judge(node, step, live)
+            except _Drifted:
+                pass  # perhaps not there yet: judge the settled screen
+        self.device.wait_until_settled(SETTLE_TIMEOUT)
+        return self._judge(node, step, self.device.observe())
+
+    def _judge(self, node: str, step: Step | None, live: Screen) -> tuple[Action, Screen]:
+        """The action to take from ``node`` (a tap where the element is now); raises
+        _Drifted when ``live`` is not the node."""
+        expected = self.context.screen(node)
         verdict = compare(live, expected, settings=self.settings)
 
         def drifted(reason: DriftReason, detail: str) -> _Drifted:
