@@ -16,8 +16,11 @@ from pathlib import Path
 import pytest
 
 from devices.android import AndroidDevice, adb_client
+from devices.errors import DeviceDisconnectedError
 from elderbench.cli import main
 from evaluator.drift import DriftReason, TaskDrift, TaskStatus, check_suite, demonstrated_paths
+from evaluator.drift.locate import locate, target_in
+from graph_builder.hierarchy import Hierarchy, parse_hierarchy
 from graph_builder.io import load_graph, load_task
 from virtual_phone import fast_phone, running_server
 
@@ -179,3 +182,55 @@ def test_a_missing_suite_folder_is_bad_input(
     code = main(["drift", str(tmp_path / "nowhere"), "--device", "virtual-1"])
     assert code == 2
     assert "is not a folder" in capsys.readouterr().err
+
+
+class LosesTheDevice:
+    """An AndroidDevice that fails every observation after the first ``works``."""
+
+    def __init__(self, device: AndroidDevice, works: int) -> None:
+        self._device = device
+        self._left = works
+
+    def __getattr__(self, name: str) -> object:
+        return getattr(self._device, name)
+
+    def observe(self) -> object:
+        if self._left <= 0:
+            raise DeviceDisconnectedError("virtual-1 went away")
+        self._left -= 1
+        return self._device.observe()
+
+
+def test_a_device_lost_mid_walk_leaves_the_task_unchecked_not_drifted() -> None:
+    with phone({}) as (device, _port):
+        flaky = LosesTheDevice(device, works=2)
+        results = check_suite([(load_task(SUITE / "hearing_aid"), SUITE / "hearing_aid")], flaky)  # type: ignore[list-item, arg-type]
+    (result,) = results
+    assert (result.status, result.drift) == (TaskStatus.ERROR, None)
+    assert result.headline() == "not checked: virtual-1 went away"
+
+
+def test_an_element_is_found_by_its_texts_not_its_place_and_a_renamed_one_is_named() -> None:
+    def screen(*buttons: tuple[str, str]) -> Hierarchy:
+        nodes = "".join(
+            f'<node class="B" clickable="true" resource-id="{rid}" text="{label}" '
+            f'bounds="[0,{200 * i}][1080,{200 * i + 150}]"/>'
+            for i, (rid, label) in enumerate(buttons)
+        )
+        return parse_hierarchy(f"<hierarchy>{nodes}</hierarchy>")
+
+    before = screen(("app:id/help", "Help"), ("app:id/add", "Add to cart"))
+    target = target_in(before, (540, 275), None)
+    assert target.known_by == "id add, text 'Add to cart'"
+    moved = locate(target, screen(("app:id/add", "Add to cart"), ("app:id/help", "Help")))
+    assert moved.element is not None and moved.element.bounds.top == 0
+    renamed = locate(target, screen(("app:id/help", "Help"), ("app:id/add", "Add to basket")))
+    assert renamed.element is None
+    assert renamed.note == (
+        "no element 'Add to cart'; the element with id add now reads 'Add to basket'"
+    )
+    # Nothing to know it by: the demonstrated point is all there is.
+    bare = parse_hierarchy('<hierarchy><node class="V" bounds="[0,0][1080,500]"/></hierarchy>')
+    anonymous = target_in(bare, (540, 250), None)
+    assert anonymous.known_by == "its position alone"
+    assert locate(anonymous, bare).how == "at the demonstrated point"
