@@ -272,11 +272,20 @@ def check_suite(
     *,
     progress: Progress = lambda line: None,
 ) -> list[TaskDrift]:
-    """Check each (task, task folder) in turn from the device's clean state."""
+    """Check each (task, task folder) in turn from the device's clean state, and leave the
+    device in that state afterwards (when it has snapshots): a walk places orders and
+    changes settings that the next run on the phone must not inherit."""
     snapshot = save_clean_state(device)
     results = []
-    for task, task_dir in tasks:
-        result = check_task(task, task_dir, device, snapshot=snapshot, progress=progress)
-        progress(f"{task.id}: {result.headline()}")
-        results.append(result)
+    try:
+        for task, task_dir in tasks:
+            result = check_task(task, task_dir, device, snapshot=snapshot, progress=progress)
+            progress(f"{task.id}: {result.headline()}")
+            results.append(result)
+    finally:
+        if snapshot is not None:
+            try:
+                restore_clean_state(device, snapshot)
+            except DeviceError as exc:
+                progress(f"could not put the phone back in its clean state: {exc}")
     return results

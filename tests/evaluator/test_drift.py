@@ -234,3 +234,12 @@ def test_an_element_is_found_by_its_texts_not_its_place_and_a_renamed_one_is_nam
     anonymous = target_in(bare, (540, 250), None)
     assert anonymous.known_by == "its position alone"
     assert locate(anonymous, bare).how == "at the demonstrated point"
+
+
+def test_the_phone_is_left_in_its_clean_state_after_the_walk() -> None:
+    with phone({}) as (device, _port):
+        before = device.shell("settings get system font_scale").strip()
+        (result,) = check_suite([(load_task(SUITE / "font_bigger"), SUITE / "font_bigger")], device)
+        after = device.shell("settings get system font_scale").strip()
+    assert result.status is TaskStatus.UNCHANGED  # its walks tapped "Make larger" three times
+    assert after == before
