@@ -19,9 +19,10 @@ at its first drift; the task is ``drifted`` at the first path's drift, or ``unch
 
 from __future__ import annotations
 
+import hashlib
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
 
@@ -41,6 +42,7 @@ from graph_builder.similarity import SimilaritySettings, compare
 
 Progress = Callable[[str], None]
 SETTLE_TIMEOUT = 3.0
+SEEN_SCREENS = 64
 
 
 class DriftReason(StrEnum):
@@ -121,6 +123,20 @@ class _Walker:
     recipe: ResetRecipe
     snapshot: str | None
     progress: Progress
+    # Screens seen before, by content: the paths of a task share their first screens, and
+    # a Screen keeps its similarity features, so a repeated screen is not decoded again.
+    seen: dict[bytes, Screen] = field(default_factory=dict)
+
+    def _observe(self) -> Screen:
+        live = self.device.observe()
+        if not live.stable:
+            return live
+        key = hashlib.blake2b(live.png(), digest_size=16)
+        key.update((live.hierarchy_xml() or "").encode("utf-8", "replace"))
+        key.update((live.activity or "").encode())
+        if len(self.seen) >= SEEN_SCREENS:
+            self.seen.clear()
+        return self.seen.setdefault(key.digest(), live)
 
     def walk(self, path: DemonstratedPath) -> PathWalk:
         self._start_clean()
@@ -158,7 +174,7 @@ class _Walker:
         so a steady screen that matches is taken at once; only one that is still moving
         or does not match is looked at again once settled, before it counts as drift.
         """
-        live = self.device.observe()
+        live = self._observe()
         if settled:
             return self._judge(node, step, live)
         if live.stable:
@@ -167,7 +183,7 @@ class _Walker:
             except _Drifted:
                 pass  # perhaps not there yet: judge the settled screen
         self.device.wait_until_settled(SETTLE_TIMEOUT)
-        return self._judge(node, step, self.device.observe())
+        return self._judge(node, step, self._observe())
 
     def _judge(self, node: str, step: Step | None, live: Screen) -> tuple[Action, Screen]:
         """The action to take from ``node`` (a tap where the element is now); raises
