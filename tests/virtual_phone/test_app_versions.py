@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import adbutils
 import pytest
 
 from graph_builder.hierarchy import parse_hierarchy
@@ -14,15 +15,15 @@ from tests.virtual_phone.test_phone import (
     tap,
     texts,
 )
-from virtual_phone import VirtualPhone
+from virtual_phone import VirtualPhone, running_server
 from virtual_phone.cli import run as run_phone_cli
 
 SETTINGS = "com.android.settings"
 PHARMACY = "com.elderphone.pharmacy"
 
 
-def updated(**versions: int) -> VirtualPhone:
-    return make_phone(app_versions={SETTINGS: versions.get("settings", 2), PHARMACY: 2})
+def updated() -> VirtualPhone:
+    return make_phone(app_versions={SETTINGS: 2, PHARMACY: 2})
 
 
 def dialog_title(phone: VirtualPhone) -> str | None:
@@ -130,3 +131,12 @@ def test_the_phone_command_refuses_a_bad_app_version(capsys: pytest.CaptureFixtu
     assert args.app_version == [(SETTINGS, 7)]
     assert run_phone_cli(args) == 2
     assert "com.android.settings has no version 7" in capsys.readouterr().err
+
+
+def test_dumpsys_package_shows_the_update() -> None:
+    with running_server([make_phone(app_versions={SETTINGS: 2})]) as server:
+        device = adbutils.AdbClient(host="127.0.0.1", port=server.port).device("virtual-1")
+        settings = device.shell(f"dumpsys package {SETTINGS}")
+        dialer = device.shell("dumpsys package com.android.dialer")
+    assert "versionName=14.2" in settings and "versionCode=3402" in settings
+    assert "versionName=14\n" in dialer and "versionCode=34 " in dialer
