@@ -16,12 +16,6 @@ def _size(text: str) -> tuple[int, int]:
     return int(match[1]), int(match[2])
 
 
-def _device_count(text: str) -> int:
-    if not text.isdigit() or not 1 <= int(text) <= 16:
-        raise argparse.ArgumentTypeError(f"expected a number of devices from 1 to 16, not {text!r}")
-    return int(text)
-
-
 def _app_version(text: str) -> tuple[str, int]:
     package, eq, version = text.partition("=")
     if not eq or not package.strip() or not version.strip().isdigit():
@@ -29,6 +23,12 @@ def _app_version(text: str) -> tuple[str, int]:
             f"expected PACKAGE=VERSION such as com.android.settings=2, not {text!r}"
         )
     return package.strip(), int(version)
+
+
+def _device_count(text: str) -> int:
+    if not text.isdigit() or not 1 <= int(text) <= 16:
+        raise argparse.ArgumentTypeError(f"expected a number of devices from 1 to 16, not {text!r}")
+    return int(text)
 
 
 def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) -> None:
