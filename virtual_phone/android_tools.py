@@ -200,8 +200,11 @@ def _dump_package(inv: Invocation) -> str:
     out = ["Packages:\n"]
     for package in packages:
         installed = phone.installed(package)
+        update = phone.app_versions.get(package, 1)  # an app update the phone plays
         version_name = installed.version_name if installed else phone.android_version
         version_code = installed.version_code if installed else phone.sdk
+        if not installed and update > 1:
+            version_name, version_code = f"{version_name}.{update}", version_code * 100 + update
         first = installed.installed.strftime("%Y-%m-%d %H:%M:%S") if installed else stamp
         flags = "HAS_CODE ALLOW_CLEAR_USER_DATA" + ("" if installed else " SYSTEM")
         token = _token(package)

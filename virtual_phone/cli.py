@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import re
+import sys
 
 DEFAULT_PORT = 5038  # next to adb's 5037, so a real adb server can keep running
 
@@ -13,6 +14,15 @@ def _size(text: str) -> tuple[int, int]:
     if match is None or min(int(match[1]), int(match[2])) < 64:
         raise argparse.ArgumentTypeError(f"expected WIDTHxHEIGHT such as 1080x2400, not {text!r}")
     return int(match[1]), int(match[2])
+
+
+def _app_version(text: str) -> tuple[str, int]:
+    package, eq, version = text.partition("=")
+    if not eq or not package.strip() or not version.strip().isdigit():
+        raise argparse.ArgumentTypeError(
+            f"expected PACKAGE=VERSION such as com.android.settings=2, not {text!r}"
+        )
+    return package.strip(), int(version)
 
 
 def _device_count(text: str) -> int:
@@ -75,6 +85,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         action="store_true",
         help="do not install the ADB Keyboard input method",
     )
+    parser.add_argument(
+        "--app-version",
+        type=_app_version,
+        action="append",
+        default=[],
+        metavar="PACKAGE=VERSION",
+        help="play an app update, e.g. com.android.settings=2 (repeatable; default 1 for all; "
+        "docs/virtual_phone.md lists what each version changes)",
+    )
     parser.set_defaults(func=run)
 
 
@@ -83,15 +102,20 @@ def run(args: argparse.Namespace) -> int:
     from virtual_phone.launch import FROZEN_CLOCK
     from virtual_phone.phone import VirtualPhone
 
-    phones = [
-        VirtualPhone(
-            f"virtual-{index}",
-            size=args.size,
-            frozen_clock=FROZEN_CLOCK if args.frozen_clock else None,
-            adb_keyboard=not args.no_adb_keyboard,
-        )
-        for index in range(1, args.devices + 1)
-    ]
+    try:
+        phones = [
+            VirtualPhone(
+                f"virtual-{index}",
+                size=args.size,
+                frozen_clock=FROZEN_CLOCK if args.frozen_clock else None,
+                adb_keyboard=not args.no_adb_keyboard,
+                app_versions=dict(args.app_version),
+            )
+            for index in range(1, args.devices + 1)
+        ]
+    except ValueError as exc:
+        print(f"elderbench phone: error: {exc}", file=sys.stderr)
+        return 2
     try:
         limits = {} if args.idle_timeout is None else {"idle_timeout": args.idle_timeout}
         server = AdbServer(phones, host=args.host, port=args.port, **limits)

@@ -29,6 +29,8 @@ How it works:
   anything that shows the time or date are left out of the hash.
 - ``time_source`` (default ``time.monotonic``) drives transitions, toasts and touch
   timing, so tests can move time by hand.
+- ``app_versions`` ({package: version}) plays an app update: version 2 of Settings and
+  Pharmacy renames an entry, moves another and adds a one-time dialog; 1 is the default.
 
 >>> phone = VirtualPhone(settle_ms=(0, 0))
 >>> phone.start("com.android.settings")
@@ -46,7 +48,7 @@ import random
 import threading
 import time
 import zlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
@@ -301,6 +303,18 @@ def default_settings(
 
 
 # What a whole-phone snapshot holds: everything a user or a command can change. Screens,
+def checked_versions(apps: Mapping[str, App], wanted: Mapping[str, int]) -> dict[str, int]:
+    """The app updates to play, each one the app knows (ValueError otherwise)."""
+    for package, version in wanted.items():
+        app = apps.get(package)
+        if app is None:
+            raise ValueError(f"no app {package!r} on the phone; known: {', '.join(sorted(apps))}")
+        if version not in app.versions:
+            known = ", ".join(str(v) for v in app.versions)
+            raise ValueError(f"{package} has no version {version}; it has {known}")
+    return dict(wanted)
+
+
 # their text fields and dialogs are copied together, so focus still points into them.
 _STATE_FIELDS = (
     "_data",
@@ -441,6 +455,9 @@ class _Services:
     def clear_app(self, package: str) -> None:
         self._phone._clear_app(package)
 
+    def app_version(self, package: str) -> int:
+        return self._phone.app_versions.get(package, 1)
+
 
 class VirtualPhone:
     """A simulated Android phone; see the module docstring."""
@@ -460,6 +477,7 @@ class VirtualPhone:
         seed: int = 0,
         time_source: Callable[[], float] = time.monotonic,
         storage_bytes: int = DEFAULT_CAPACITY,
+        app_versions: Mapping[str, int] | None = None,
     ) -> None:
         if settle_ms[0] < 0 or settle_ms[1] < settle_ms[0]:
             raise ValueError(
@@ -484,6 +502,7 @@ class VirtualPhone:
         self._services = _Services(self)
         self._systemui = SystemUi()
         self._apps: dict[str, App] = {a.package: a for a in make_apps()}
+        self.app_versions = checked_versions(self._apps, app_versions or {})
         self._data: dict[str, dict[str, Any]] = {}
         self._stacks: dict[str, list[Screen]] = {LAUNCHER: [HomeScreen()]}
         self._front = LAUNCHER

@@ -46,6 +46,7 @@ class Host(Protocol):
     def show_dialog(self, dialog: Dialog | None) -> None: ...
     def stop_app(self, package: str) -> None: ...
     def clear_app(self, package: str) -> None: ...
+    def app_version(self, package: str) -> int: ...
 
 
 class Dialog:
@@ -100,6 +101,7 @@ class App:
     icon_fg: Color = (255, 255, 255)
     on_launcher: bool = True
     settings_keys: tuple[tuple[str, str], ...] = ()  # system settings that pm clear restores
+    versions: tuple[int, ...] = (1,)  # the app updates it can play (docs/virtual_phone.md)
 
     def __deepcopy__(self, memo: dict[int, Any]) -> App:
         return self  # apps keep no state (it lives in the phone's app data): share them
@@ -139,6 +141,11 @@ class Ui:
     @property
     def data(self) -> dict[str, Any]:
         return self.host.app_data(self.app.package)
+
+    @property
+    def version(self) -> int:
+        """The version of the app this phone plays (1 unless ``--app-version`` said else)."""
+        return self.host.app_version(self.app.package)
 
     def dp(self, value: float) -> int:
         return round(value * self.scale)

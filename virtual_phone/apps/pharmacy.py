@@ -38,6 +38,7 @@ from virtual_phone.apps.kit import (
     toolbar_height,
     trailing_icon_button,
 )
+from virtual_phone.apps.updates import WhatsNewDialog, push_with_news
 from virtual_phone.widgets import Color, Rect, TextBuffer, View
 
 PACKAGE = "com.elderphone.pharmacy"
@@ -72,6 +73,29 @@ DELIVERY = (("home", "Home delivery", 299), ("pickup", "Store pickup", 0))
 
 def money(cents: int) -> str:
     return f"${cents // 100}.{cents % 100:02d}"
+
+
+def catalogue(ui: Ui) -> tuple[Product, ...]:
+    """The products in the order the app lists them; version 2 lists Acetaminophen
+    before Vitamin D3."""
+    if ui.version < 2:
+        return PRODUCTS
+    order = [p.id for p in PRODUCTS]
+    i, j = order.index("vitamin_d"), order.index("acetaminophen")
+    order[i], order[j] = order[j], order[i]
+    return tuple(product(pid) for pid in order)
+
+
+def open_cart(ui: Ui) -> None:
+    """Open the cart; version 2 announces its new delivery option there, once."""
+    news = None
+    if ui.version >= 2:
+        news = WhatsNewDialog(
+            "whats_new",
+            "Free delivery",
+            "Orders over $25 now ship free to your door.",
+        )
+    push_with_news(ui, CartScreen(), news)
 
 
 def product(pid: str) -> Product:
@@ -124,7 +148,7 @@ def _cart_action(ui: Ui) -> View:
         0,
         "cart",
         f"Cart, {count} item{'s' if count != 1 else ''}",
-        lambda: ui.push(CartScreen()),
+        partial(open_cart, ui),
         rid=f"{PACKAGE}:id/action_cart",
     )
     r = view.rect
@@ -213,7 +237,7 @@ class HomeScreen(Screen):
         col = Column(c.left, top, c.width)
         rows: list[View] = []
         query = self.query.value.strip().lower()
-        matches = [p for p in PRODUCTS if query in p.name.lower() or query in p.detail.lower()]
+        matches = [p for p in catalogue(ui) if query in p.name.lower() or query in p.detail.lower()]
         for title, group in (
             ("My prescriptions", [p for p in matches if p.prescription]),
             ("Health products", [p for p in matches if not p.prescription]),
@@ -418,13 +442,13 @@ class ProductScreen(Screen):
 
         def buy() -> None:
             add_to_cart(ui, item.id, self.quantity)
-            ui.push(CartScreen())
+            open_cart(ui)
 
         views.append(
             button(
                 ui,
                 col.place(bh),
-                "Add to cart",
+                "Add to basket" if ui.version >= 2 else "Add to cart",  # version 2 renames it
                 add,
                 rid=f"{PACKAGE}:id/add_to_cart",
                 style="outlined",
@@ -669,6 +693,7 @@ class OrdersScreen(Screen):
 
 class PharmacyApp(App):
     package = PACKAGE
+    versions = (1, 2)
     label = "Pharmacy"
     activity = f"{UI}.MainActivity"
     icon = "pill"

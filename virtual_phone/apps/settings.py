@@ -10,7 +10,7 @@ from Display, from Accessibility > Display size and text, and from search.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import partial
 
 from virtual_phone.apps.base import App, Dialog, Screen, Ui
@@ -41,6 +41,7 @@ from virtual_phone.apps.kit import (
     trailing_switch,
     up_button,
 )
+from virtual_phone.apps.updates import WhatsNewDialog, push_with_news
 from virtual_phone.widgets import Color, Rect, TextBuffer, View, text_width
 
 PACKAGE = "com.android.settings"
@@ -544,6 +545,42 @@ ACTIVITY_PAGES: dict[str, str] = {
 }
 
 
+def _updated_pages() -> dict[str, Page]:
+    """Version 2: "About phone" is renamed "About device" and, on the Brightness level
+    page, the slider moves below "Adaptive brightness"."""
+    pages = dict(PAGES)
+    pages["main"] = Page(
+        "Settings",
+        tuple(
+            replace(item, title="About device") if item.target == "about" else item
+            for item in PAGES["main"].items
+        ),
+    )
+    pages["about"] = Page("About device", PAGES["about"].items)
+    slider, adaptive = PAGES["brightness"].items
+    pages["brightness"] = Page(PAGES["brightness"].title, (adaptive, slider))
+    return pages
+
+
+PAGES_V2 = _updated_pages()
+
+
+def pages(ui: Ui) -> dict[str, Page]:
+    """The pages of the version of Settings the phone plays."""
+    return PAGES_V2 if ui.version >= 2 else PAGES
+
+
+def _news(ui: Ui, page: str) -> WhatsNewDialog | None:
+    """Version 2 introduces Connected devices with a one-time dialog."""
+    if ui.version < 2 or page != "connected":
+        return None
+    return WhatsNewDialog(
+        "whats_new",
+        "New: Fast Pair",
+        "Nearby hearing aids and headphones now pair with one tap.",
+    )
+
+
 def screen_id(page: str) -> str:
     return SCREEN_IDS.get(
         page, "settings/display/font_size" if page == "font_size" else f"settings/{page}"
@@ -552,6 +589,11 @@ def screen_id(page: str) -> str:
 
 def open_page(page: str, activity: str = SUB_ACTIVITY) -> Screen:
     return FontSizeScreen(activity) if page == "font_size" else PageScreen(page, activity)
+
+
+def open_link(ui: Ui, page: str) -> None:
+    """Open ``page`` from a row or a search result, with the update's news if any."""
+    push_with_news(ui, open_page(page), _news(ui, page))
 
 
 def _summary(ui: Ui, summary: Summary) -> str:
@@ -587,7 +629,7 @@ def _link_row(ui: Ui, col: Column, item: Item) -> View:
         icon_name=item.icon,
         icon_bg=item.icon_bg,
         icon_color=WHITE if item.icon_bg else ON_SURFACE_VARIANT,
-        on_click=lambda: ui.push(open_page(item.target)),
+        on_click=partial(open_link, ui, item.target),
     )
 
 
@@ -687,7 +729,7 @@ class PageScreen(Screen):
         self.screen_id = screen_id(page)
 
     def build(self, ui: Ui) -> View:
-        spec = PAGES[self.page]
+        spec = pages(ui)[self.page]
         c = ui.content
         bar = toolbar(ui, spec.title, up=ui.pop, rid=f"{PACKAGE}:id/action_bar", size=24)
         col = Column(c.left, bar.rect.bottom, c.width)
@@ -781,7 +823,7 @@ class MainScreen(Screen):
         )
         rows.append(search)
         col.skip(ui.dp(16))
-        for item in PAGES["main"].items:
+        for item in pages(ui)["main"].items:
             rows.append(item_row(ui, col, item))
         root.add(scroll_list(ui, self, "list", c, rows, rid=f"{PACKAGE}:id/recycler_view"))
         return root
@@ -987,12 +1029,12 @@ class SearchEntry:
     words: str
 
 
-def search_index() -> list[SearchEntry]:
+def search_index(catalogue: dict[str, Page] = PAGES) -> list[SearchEntry]:
     """Every page title and row, with where a result leads: a link opens its page, any
     other row opens the page that shows it."""
     entries: list[SearchEntry] = []
     seen: set[tuple[str, str]] = set()
-    for page_id, page in PAGES.items():
+    for page_id, page in catalogue.items():
         crumb = "Settings" if page_id == "main" else page.title
         for item in page.items:
             target = item.target if item.kind == "link" else page_id
@@ -1044,7 +1086,7 @@ class SearchScreen(Screen):
         query = self.query.value.strip().lower()
         rows: list[View] = []
         if query:
-            results = [e for e in search_index() if query in e.words]
+            results = [e for e in search_index(pages(ui)) if query in e.words]
             for entry in results:
                 rows.append(
                     list_row(
@@ -1053,7 +1095,7 @@ class SearchScreen(Screen):
                         entry.title,
                         summary=entry.breadcrumb,
                         summary_rid=f"{SEARCH_PACKAGE}:id/breadcrumb",
-                        on_click=partial(ui.push, open_page(entry.target)),
+                        on_click=partial(open_link, ui, entry.target),
                     )
                 )
             if not results:
@@ -1229,6 +1271,7 @@ class ConfirmDialog(Dialog):
 
 class SettingsApp(App):
     package = PACKAGE
+    versions = (1, 2)
     label = "Settings"
     activity = MAIN_ACTIVITY
     icon = "settings"
