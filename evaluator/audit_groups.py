@@ -171,9 +171,18 @@ class NodeTargets:
         node = self.context.graph.node(step.node)
         target, end, bounds = self._target(action, node)
         return UnmatchedStep(
-            run, agent, task_id, step.node, step.index, step.action, step.action_text,
-            step.rule, target, end, bounds,
-        )  # fmt: skip
+            run,
+            agent,
+            task_id,
+            step.node,
+            step.index,
+            step.action,
+            step.action_text,
+            step.rule,
+            target,
+            end,
+            bounds,
+        )
 
     def _target(
         self, action: Action, node: Node

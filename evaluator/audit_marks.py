@@ -205,17 +205,26 @@ def set_mark(
         ) from None
     task_dir = Path(suite) / task_id
     mark = Mark(
-        group, chosen, annotator.strip(), time.time() if now is None else now,
-        node_members, target, note,
-    )  # fmt: skip
+        group,
+        chosen,
+        annotator.strip(),
+        time.time() if now is None else now,
+        node_members,
+        target,
+        note,
+    )
     with suite_lock(suite, purpose=f"elderbench audit --mark ({annotator.strip()})"):
         marks = load_marks(task_dir)
         previous = next((m for m in marks if m.group == group), None)
         if previous is not None:
             old = {k: v for k, v in previous.to_json().items() if k != "history"}
-            mark = replace(mark, history=(*previous.history, {
-                k: old[k] for k in ("verdict", "annotator", "time", "note")
-            }))  # fmt: skip
+            mark = replace(
+                mark,
+                history=(
+                    *previous.history,
+                    {k: old[k] for k in ("verdict", "annotator", "time", "note")},
+                ),
+            )
         kept = [m for m in marks if m.group != group]
         atomic_write_json(
             task_dir / MARKS_FILE,

@@ -37,7 +37,12 @@ def _overlay(group: AuditGroup) -> str:
                 'fill="none" stroke="#d92d20" stroke-width="4" stroke-dasharray="12 6"/>'
             )
         point = s.target.point
-        if point is None:
+        if point is None:  # back, home, a key, typed text: said on the glass
+            label = html.escape(s.action_text or s.target.describe())
+            parts.append(
+                f'<text x="500" y="940" text-anchor="middle" font-size="48" fill="#d92d20" '
+                f'stroke="white" stroke-width="2" paint-order="stroke">{label}</text>'
+            )
             continue
         x, y = point
         if s.end is not None:
