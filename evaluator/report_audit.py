@@ -18,6 +18,9 @@ def bounds_blocks(bounds: dict[str, Any] | None) -> list[Block]:
     """Strict and upper SR, with the undetermined episodes counted and named."""
     if not bounds or not bounds["n"]:
         return []
+    left = bounds["undetermined"] or bounds["unmarked_tasks"] or bounds["unsure_tasks"]
+    if not left and not bounds["problems"]:
+        return []  # no failure left the graph: both bounds are the SR
     n, k = bounds["n"], bounds["undetermined"]
     blocks: list[Block] = [
         ("h2", "SR bounds from audit marks"),

@@ -17,8 +17,8 @@ must validate without errors, reach a DONE node from START, and keep every DONE 
 final screens only. Online tasks get their solution recorded as demo d1 (the replay agent
 can repeat it online), and their rule criteria must fail on the first screen and pass on
 the last. Offline tasks that also carry online criteria (so that both protocols can score
-them) must pass the same check on every demonstration. The suite is written to a temporary folder beside ``--out`` and swapped in only
-when everything passed.
+them) must pass the same check on every demonstration. The suite is written to a
+temporary folder beside ``--out`` and swapped in only when everything passed.
 """
 
 from __future__ import annotations

@@ -115,3 +115,41 @@ def test_report_agreement_prints_the_table_with_its_bases(tmp_path, capsys):
     }
     assert main(["report", str(offline), "--agreement", str(online), "--json"]) == 0
     assert '"kappa": 0.25' in capsys.readouterr().out
+
+
+def test_offline_tasks_with_online_criteria_run_both_ways_on_the_virtual_phone(
+    tmp_path, virtual_server
+):
+    from devices.android import AndroidDevice, adb_client
+    from evaluator.runner import RunConfig, run_suite
+    from task_graphs.generate import SUITE_DIR
+
+    tasks = ("doctor_when", "rain_tomorrow")
+
+    def run(name: str, protocol: str) -> None:
+        run_suite(
+            RunConfig(
+                suite=SUITE_DIR,
+                out=tmp_path / name,
+                agent="heuristic",
+                variant="normalized",
+                protocol=protocol,
+                tasks=tasks,
+                devices=("virtual-1",),
+            ),
+            device_factory=lambda serial: AndroidDevice(
+                serial, client=adb_client(port=virtual_server.port)
+            ),
+        )
+
+    run("offline", "offline")
+    run("online", "online")
+    found = summarize(tmp_path / "offline", agreement_with=tmp_path / "online").agreement
+    assert found is not None and found["paired_tasks"] == 2 and not found["excluded_errors"]
+    # rain_tomorrow: both succeed. doctor_when: the heuristic taps the compose box on the
+    # final screen; the graph has no such edge, the phone's final screen passes the rule.
+    assert {p["task_id"]: p["cell"] for p in found["per_task"]} == {
+        "rain_tomorrow": "both_succeed",
+        "doctor_when": "online_only",
+    }
+    assert found["false_negative_rate"] == pytest.approx(0.5)
