@@ -277,7 +277,12 @@ def collect(runs: Sequence[Path], suite: Path | None = None) -> Audit:
                         f"{step.node}, which the graph no longer has (rebuilt since the run)"
                     )
                     continue
-                found.append(targets.unmatched(str(store.run_dir), agent, result.task_id, step))
+                try:
+                    found.append(targets.unmatched(str(store.run_dir), agent, result.task_id, step))
+                except GraphBuilderError as exc:  # a damaged action in the trace
+                    audit.notes.append(
+                        f"{store.run_dir}: {result.task_id} step {step.index} left out: {exc}"
+                    )
     audit.groups = group_steps(found, contexts, suite)
     return audit
 
@@ -403,7 +408,10 @@ class MarkFinder:
         node = targets.node(step.node)
         assert node is not None
         members = {(m.demo_id, m.step) for m in node.members}
-        target = targets.unmatched("", "", task_id, step).target
+        try:
+            target = targets.unmatched("", "", task_id, step).target
+        except GraphBuilderError:  # a damaged action in the trace: no group, no mark
+            return None
         tolerance = targets.tolerance(step.node)
         for mark in self._marks[task_id]:
             if mark.covers_node(members) and mark.target.with_radius(tolerance).same_as(target):

@@ -261,11 +261,12 @@ def test_bounds_on_a_constructed_run(suite, tmp_path):
     - branch: fails on a tap of Back at the DONE node, marked valid: undetermined;
     - refused: fails on a tap in the top-left corner of START, marked wrong: failure;
     - parsed: a parse failure first, then the valid branch (tolerant): failure;
+    - damaged: fails on a step whose stored action cannot be read: failure, unmarked;
     - broken: an error, left out of both rates.
 
-    Strict SR = 1/4 (ok), upper bound = (1 + 1)/4 (ok and branch), 1 undetermined.
+    Strict SR = 1/5 (ok), upper bound = (1 + 1)/5 (ok and branch), 1 undetermined.
     """
-    for task in ("ok", "branch", "refused", "parsed", "broken"):
+    for task in ("ok", "branch", "refused", "parsed", "damaged", "broken"):
         shutil.copytree(suite / "call_tom_back", suite / task)
     store = RunStore.create(tmp_path / "run", {"suite": {"path": str(suite)}})
     unmatched = {"matched": False, "rule": "no tap edge here", "decision_correct": False}
@@ -280,6 +281,7 @@ def test_bounds_on_a_constructed_run(suite, tmp_path):
                 _step(1, "done", action=BACK_TAP, **unmatched),
             ],
         ),
+        "damaged": (TaskStatus.FAILURE, [_step(0, "start", action={"type": "tap"}, **unmatched)]),
         "broken": (TaskStatus.ERROR, []),
     }
     for task, (status, steps) in episodes.items():
@@ -291,6 +293,7 @@ def test_bounds_on_a_constructed_run(suite, tmp_path):
     audit = collect([tmp_path / "run"])
     by_task = {g.task_id: g for g in audit.groups}
     assert set(by_task) == {"branch", "refused", "parsed"}
+    assert any("damaged step 0 left out" in note for note in audit.notes)
     for task, verdict in (("branch", "valid"), ("refused", "wrong"), ("parsed", "valid")):
         g = by_task[task]
         set_mark(
@@ -303,10 +306,10 @@ def test_bounds_on_a_constructed_run(suite, tmp_path):
             target=g.target,
         )
     bounds = sr_bounds(store, store.results(), {}, suite)
-    assert (bounds.n, bounds.successes) == (4, 1)
+    assert (bounds.n, bounds.successes) == (5, 1)
     assert bounds.undetermined == ("branch",)
-    assert bounds.strict == pytest.approx(0.25) and bounds.upper == pytest.approx(0.5)
-    assert bounds.unmarked == () and bounds.unsure == ()
+    assert bounds.strict == pytest.approx(0.2) and bounds.upper == pytest.approx(0.4)
+    assert bounds.unmarked == ("damaged",) and bounds.unsure == ()
 
 
 def test_the_formats_doc_example_of_audit_marks_loads_and_round_trips():
