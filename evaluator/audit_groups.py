@@ -83,6 +83,7 @@ class AuditGroup:
     node_id: str
     node_members: tuple[tuple[str, int], ...]
     screenshot: Path
+    screen: tuple[int, int]  # the node's screen in device pixels (width, height)
     target: Target
     steps: tuple[UnmatchedStep, ...]
     mark: Mark | None
@@ -102,6 +103,7 @@ class AuditGroup:
             "node": self.node_id,
             "node_members": [list(m) for m in self.node_members],
             "screenshot": str(self.screenshot),
+            "screen": list(self.screen),
             "target": self.target.to_json(),
             "target_text": self.target.describe(),
             "count": len(self.steps),
@@ -346,6 +348,7 @@ def group_steps(
                     node_id=node_id,
                     node_members=tuple(sorted(members)),
                     screenshot=suite / task_id / node.screenshot,
+                    screen=(int(node.screen[0]), int(node.screen[1])),
                     target=mark.target if mark else anchor,
                     steps=tuple(sorted(members_steps, key=lambda s: (s.run, s.index))),
                     mark=mark,

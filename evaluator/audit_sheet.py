@@ -27,42 +27,53 @@ code { background: #f2f2f2; padding: 0 .3em; }
 
 
 def _overlay(group: AuditGroup) -> str:
-    """SVG in ``[0,1000]`` space: the agents' actions in red, the element they hit."""
+    """SVG in the node's device pixels over its screenshot: the agents' actions in red, the
+    element each hit, and a point group's tolerance (an ellipse on the glass, since the
+    tolerance is measured in ``[0,1000]`` units of width and height)."""
+    w, h = group.screen
+    sx, sy = w / 1000, h / 1000
+    dot = max(w, h) / 100
+    head = f"head-{group.id}"
     parts: list[str] = []
     for s in group.steps:
         if s.element_bounds is not None:
             left, top, right, bottom = s.element_bounds
             parts.append(
-                f'<rect x="{left}" y="{top}" width="{right - left}" height="{bottom - top}" '
-                'fill="none" stroke="#d92d20" stroke-width="4" stroke-dasharray="12 6"/>'
+                f'<rect x="{left * sx:.0f}" y="{top * sy:.0f}" width="{(right - left) * sx:.0f}" '
+                f'height="{(bottom - top) * sy:.0f}" fill="none" stroke="#d92d20" '
+                'stroke-width="6" stroke-dasharray="18 9"/>'
             )
         point = s.target.point
         if point is None:  # back, home, a key, typed text: said on the glass
             label = html.escape(s.action_text or s.target.describe())
             parts.append(
-                f'<text x="500" y="940" text-anchor="middle" font-size="48" fill="#d92d20" '
-                f'stroke="white" stroke-width="2" paint-order="stroke">{label}</text>'
+                f'<text x="{w / 2:.0f}" y="{h * 0.94:.0f}" text-anchor="middle" '
+                f'font-size="{w / 16:.0f}" fill="#d92d20" stroke="white" stroke-width="3" '
+                f'paint-order="stroke">{label}</text>'
             )
             continue
-        x, y = point
+        x, y = point[0] * sx, point[1] * sy
         if s.end is not None:
             parts.append(
-                f'<line x1="{x}" y1="{y}" x2="{s.end[0]}" y2="{s.end[1]}" stroke="#d92d20" '
-                'stroke-width="8" marker-end="url(#head)"/>'
+                f'<line x1="{x:.0f}" y1="{y:.0f}" x2="{s.end[0] * sx:.0f}" '
+                f'y2="{s.end[1] * sy:.0f}" stroke="#d92d20" stroke-width="{dot / 2:.0f}" '
+                f'marker-end="url(#{head})"/>'
             )
-        parts.append(f'<circle cx="{x}" cy="{y}" r="14" fill="#d92d20" fill-opacity="0.7"/>')
+        parts.append(
+            f'<circle cx="{x:.0f}" cy="{y:.0f}" r="{dot:.0f}" fill="#d92d20" fill-opacity="0.7"/>'
+        )
     radius = group.target.radius
     if group.target.point is not None and radius:
         cx, cy = group.target.point
         parts.append(
-            f'<circle cx="{cx}" cy="{cy}" r="{radius}" fill="none" stroke="#d92d20" '
-            'stroke-width="3"/>'
+            f'<ellipse cx="{cx * sx:.0f}" cy="{cy * sy:.0f}" rx="{radius * sx:.0f}" '
+            f'ry="{radius * sy:.0f}" fill="none" stroke="#d92d20" stroke-width="4"/>'
         )
     return (
-        '<svg viewBox="0 0 1000 1000" preserveAspectRatio="none" '
-        'xmlns="http://www.w3.org/2000/svg"><defs><marker id="head" markerWidth="6" '
-        'markerHeight="6" refX="3" refY="3" orient="auto"><path d="M0,0 L6,3 L0,6 z" '
-        f'fill="#d92d20"/></marker></defs>{"".join(parts)}</svg>'
+        f'<svg viewBox="0 0 {w} {h}" xmlns="http://www.w3.org/2000/svg"><defs>'
+        f'<marker id="{head}" markerWidth="6" markerHeight="6" refX="3" refY="3" '
+        'orient="auto"><path d="M0,0 L6,3 L0,6 z" fill="#d92d20"/></marker></defs>'
+        f"{''.join(parts)}</svg>"
     )
 
 
