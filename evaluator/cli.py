@@ -21,6 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
 from evaluator.secrets import SecretFilter
@@ -31,6 +32,7 @@ def register(subparsers: Any) -> None:
     _add_judge(subparsers)
     _add_report(subparsers)
     _add_parse_action(subparsers)
+    add_audit(subparsers)
 
 
 def _add_eval(subparsers: Any) -> None:
@@ -215,6 +217,13 @@ def _add_report(subparsers: Any) -> None:
     )
     rp.add_argument("run", type=Path, help="run folder")
     rp.add_argument("--compare", type=Path, metavar="OTHER_RUN", help="paired comparison")
+    rp.add_argument(
+        "--agreement",
+        type=Path,
+        metavar="ONLINE_RUN",
+        help="pair this offline run with an online run of the same tasks (kappa, "
+        "offline false negatives)",
+    )
     rp.add_argument("--json", action="store_true", help="print the summary as JSON on stdout")
     rp.add_argument("--prices", type=Path, help="price table (default resources/prices.json)")
     rp.add_argument("--seed", type=int, default=0, help="bootstrap seed")
@@ -479,16 +488,28 @@ def run_judge(args: argparse.Namespace) -> int:
 
 
 def run_report(args: argparse.Namespace) -> int:
+    from evaluator.document import render_markdown
     from evaluator.prices import load_prices
     from evaluator.report import write_report
+    from evaluator.report_audit import agreement_blocks, bounds_blocks
     from evaluator.run_summary import summarize
 
     prices = load_prices(args.prices) if args.prices else None
-    summary = summarize(args.run, compare=args.compare, prices=prices, seed=args.seed)
+    summary = summarize(
+        args.run,
+        compare=args.compare,
+        agreement_with=args.agreement,
+        prices=prices,
+        seed=args.seed,
+    )
     md, page = write_report(args.run, summary=summary)
     if args.json:
         json.dump(summary.to_json(), sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
-    else:
-        print(f"wrote {md} and {page}")
+        return 0
+    print(summary.sr_line)
+    shown = [*bounds_blocks(summary.bounds), *agreement_blocks(summary.agreement)]
+    if shown:
+        print(render_markdown(shown), end="")
+    print(f"wrote {md} and {page}")
     return 0

@@ -15,6 +15,7 @@ from evaluator.document import Block, Chart, Table, percent, render_html, render
 from evaluator.metrics import DIMENSIONS, effective_status, tasks_phrase
 from evaluator.prices import PriceTable
 from evaluator.records import TaskResult
+from evaluator.report_audit import agreement_blocks, bounds_blocks
 from evaluator.run_store import RunStore
 from evaluator.run_summary import RunSummary, summarize
 from evaluator.svg import bar_chart, scatter_chart
@@ -128,6 +129,7 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
     """The report's document, section by section."""
     return [
         *_overview(summary),
+        *bounds_blocks(summary.bounds),
         *_success_charts(summary),
         *_breakdown_tables(summary),
         *_latency(summary),
@@ -138,6 +140,7 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
         *_devices(summary),
         *_failure_analysis(summary),
         *_paired_comparison(summary),
+        *agreement_blocks(summary.agreement),
         *_errors(summary),
         *_tasks(results, store),
     ]

@@ -11,6 +11,8 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.agreement import agreement
+from evaluator.bounds import sr_bounds
 from evaluator.farm.log import farm_summary
 from evaluator.language.attribution import correlations, feature_matrix, observations
 from evaluator.language.failures import failure_analysis
@@ -113,6 +115,8 @@ class RunSummary:
     profile_sensitivity: Mapping[str, dict[str, Any]] | None
     devices: tuple[dict[str, Any], ...]  # one entry per device (evaluator.farm)
     comparison: dict[str, Any] | None
+    bounds: dict[str, Any] | None = None  # SR bounds from audit marks (evaluator.bounds)
+    agreement: dict[str, Any] | None = None  # offline against online (evaluator.agreement)
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -159,6 +163,8 @@ class RunSummary:
             ),
             "devices": list(self.devices),
             "comparison": self.comparison,
+            "bounds": self.bounds,
+            "agreement": self.agreement,
         }
 
 
@@ -166,11 +172,13 @@ def summarize(
     run_dir: Path,
     *,
     compare: Path | None = None,
+    agreement_with: Path | None = None,
     prices: PriceTable | None = None,
     seed: int = 0,
     resamples: int = 10_000,
 ) -> RunSummary:
-    """Every number of the report."""
+    """Every number of the report; ``agreement_with`` names an online run to pair this
+    (offline) run with."""
     prices = prices or load_prices()
     run = _load(run_dir)
     overrides = run.store.overrides()
@@ -267,7 +275,28 @@ def summarize(
         profile_sensitivity=_sensitivity(run, config.get("matching", "elderbench")),
         devices=tuple(farm_summary(run_dir)),
         comparison=comparison,
+        bounds=_bounds(run, overrides),
+        agreement=_agreement(run, overrides, agreement_with),
     )
+
+
+def _bounds(run: _Loaded, overrides: Any) -> dict[str, Any] | None:
+    """Strict and upper SR under the suite's audit marks (None: no offline task, or the
+    suite is not there)."""
+    suite = run.info.get("suite", {}).get("path")
+    if not suite or not Path(suite).is_dir():
+        return None
+    if not any(r.protocol == "offline" for r in run.results):
+        return None
+    return sr_bounds(run.store, run.results, overrides, Path(suite)).to_json()
+
+
+def _agreement(run: _Loaded, overrides: Any, online: Path | None) -> dict[str, Any] | None:
+    if online is None:
+        return None
+    other = _load(online)
+    found = agreement(run.results, other.results, overrides, other.store.overrides())
+    return {"online_run": str(Path(online)), **found.to_json()}
 
 
 def _overall_column(

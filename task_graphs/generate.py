@@ -16,8 +16,9 @@ Offline tasks then get their graphs from the graph builder (``build_workspace``)
 must validate without errors, reach a DONE node from START, and keep every DONE node for
 final screens only. Online tasks get their solution recorded as demo d1 (the replay agent
 can repeat it online), and their rule criteria must fail on the first screen and pass on
-the last. The suite is written to a temporary folder beside ``--out`` and swapped in only
-when everything passed.
+the last. Offline tasks that also carry online criteria (so that both protocols can score
+them) must pass the same check on every demonstration. The suite is written to a
+temporary folder beside ``--out`` and swapped in only when everything passed.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def record(item: Recipe, path: StepPath, demo_id: str, demos_root: Path, size: S
 
 def check_online(item: Recipe, recorded: Recorded) -> None:
     """The rule criteria are not vacuous (the first screen fails) and achievable (the
-    solution's last screen passes)."""
+    solution's, or every demonstration's, last screen passes)."""
     judge = RuleJudge()
     for screen, wanted, what in ((recorded.first, False, "first"), (recorded.last, True, "last")):
         verdict = judge.judge(
@@ -220,7 +221,7 @@ def check_online(item: Recipe, recorded: Recorded) -> None:
         if verdict.passed is not wanted:
             raise GenerationError(
                 f"{item.id}: the rule criteria should {'pass' if wanted else 'fail'} on the "
-                f"{what} screen of the solution, but: {verdict.reason}"
+                f"{what} screen of {recorded.demo.id}, but: {verdict.reason}"
             )
 
 
@@ -285,8 +286,9 @@ def _generate_into(
         recorded[item.id] = [
             record(item, path, f"d{i}", demos_root, size) for i, path in enumerate(item.paths, 1)
         ]
-        if not item.offline:
-            check_online(item, recorded[item.id][0])
+        if item.task.success is not None:  # online tasks, and offline ones scored both ways
+            for path in recorded[item.id]:
+                check_online(item, path)
     offline_ids = [r.id for r in chosen if r.offline]
     if not offline_ids:
         return []

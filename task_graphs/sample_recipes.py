@@ -169,6 +169,8 @@ CONTACT_CARD = "com.android.contacts/com.android.contacts.quickcontact.QuickCont
 THREAD = "com.android.messaging/com.android.messaging.ui.conversation.ConversationActivity"
 ALARMS = "com.android.deskclock/com.android.deskclock.DeskClock"
 WEATHER_TODAY = "com.elderphone.weather/com.elderphone.weather.MainActivity"
+WEATHER_DAY = "com.elderphone.weather/com.elderphone.weather.DayActivity"
+SUBSETTINGS = "com.android.settings/com.android.settings.SubSettings"
 WEATHER_SETTINGS = "com.elderphone.weather/com.elderphone.weather.SettingsActivity"
 ORDERS = "com.elderphone.pharmacy/com.elderphone.pharmacy.ui.OrdersActivity"
 
@@ -225,7 +227,10 @@ def offline(
     labels: Labels,
     *paths: Path,
     max_steps: int = 15,
+    success: SuccessCriteria | None = None,
 ) -> Recipe:
+    """An offline task; with ``success`` it carries online criteria too, so that both
+    protocols can score it (``eval --protocol online --tasks ...``)."""
     task = Task(
         id=task_id,
         instruction=said,
@@ -235,6 +240,7 @@ def offline(
         max_steps=max_steps,
         labels=labels,
         reset=reset,
+        success=success,
     )
     return Recipe(task, paths)
 
@@ -276,6 +282,15 @@ UNDERSPECIFIED = "under_specification"
 CORRECTION = "disfluency_correction"
 
 _TOM_LATE = "Running late, sorry"
+
+
+def _criteria(
+    rubric: str, *must: str, activity: str | None = None, never: tuple[str, ...] = ()
+) -> SuccessCriteria:
+    return SuccessCriteria(
+        activity=activity, must_contain=must, must_not_contain=never, rubric=rubric
+    )
+
 
 OFFLINE_RECIPES: tuple[Recipe, ...] = (
     offline(
@@ -357,6 +372,11 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (swipe_up(), swipe_up(), tap("About phone"), done()),
         (tap("Search Settings"), type_text("number"), tap("Phone number"), done()),
         (tap("Search Settings"), type_text("about"), tap("About phone"), done()),
+        success=_criteria(
+            "About phone shows the phone number (202) 555-0199.",
+            "(202) 555-0199",
+            activity=SUBSETTINGS,
+        ),
     ),
     offline(
         "call_daughter",
@@ -368,6 +388,12 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (tap("Phone"), tap_desc("Call Daughter (Emma)"), done()),
         (tap("Contacts"), tap("Daughter (Emma)"), tap_desc("Call"), done()),
         (tap("Messages"), tap("Daughter (Emma)"), tap_desc("Call"), done()),
+        success=_criteria(
+            "A call to Daughter (Emma) is being placed.",
+            "Daughter (Emma)",
+            "Calling...",
+            activity=IN_CALL,
+        ),
     ),
     offline(
         "text_tom_late",
@@ -405,6 +431,13 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
             tap_desc("Send SMS"),
             done(),
         ),
+        success=_criteria(
+            f'Tom\'s conversation shows the sent message "{_TOM_LATE}".',
+            "Son (Tom)",
+            _TOM_LATE,
+            "Text message",
+            activity=THREAD,
+        ),
     ),
     offline(
         "call_doctor_lee",
@@ -416,6 +449,13 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (tap_desc("Call Dr. Lee"), done()),
         (tap_desc("Recents"), tap_desc("Call Dr. Lee"), done()),
         (tap_desc("Contacts"), swipe_up(), tap("Dr. Lee"), tap_desc("Call"), done()),
+        success=_criteria(
+            "A call to Dr. Lee (not Dr. Patel) is being placed.",
+            "Dr. Lee",
+            "Calling...",
+            activity=IN_CALL,
+            never=("Patel",),
+        ),
     ),
     offline(
         "say_yes_emma",
@@ -459,6 +499,12 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (tap("Phone"), tap_desc("Call Son (Tom)"), done()),
         (tap("Phone"), tap_desc("Recents"), tap_desc("Call Son (Tom)"), done()),
         (tap("Messages"), tap("Son (Tom)"), tap_desc("Call"), done()),
+        success=_criteria(
+            "A call to Son (Tom) is being placed.",
+            "Son (Tom)",
+            "Calling...",
+            activity=IN_CALL,
+        ),
     ),
     offline(
         "doctor_when",
@@ -470,6 +516,11 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (tap("Messages"), tap("Dr. Lee"), done()),
         (tap("Contacts"), tap("Dr. Lee"), tap_desc("Text"), done()),
         (open_shade(), tap("Dr. Lee"), done()),
+        success=_criteria(
+            "Dr. Lee's message with the appointment time (Tuesday at 10 AM) is on the screen.",
+            "Tuesday at 10 AM",
+            activity=THREAD,
+        ),
     ),
     offline(
         "rita_number",
@@ -495,6 +546,12 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
             tap("Neighbor (Rita)"),
             done(),
         ),
+        success=_criteria(
+            "Neighbor (Rita)'s contact card shows her number (202) 555-0117.",
+            "Neighbor (Rita)",
+            "(202) 555-0117",
+            activity=CONTACT_CARD,
+        ),
     ),
     offline(
         "rain_tomorrow",
@@ -506,6 +563,12 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (tap("Weather"), tap("Tomorrow"), done()),
         (swipe_up(), tap("Weather"), tap("Tomorrow"), done()),
         (tap("Weather"), swipe_up(), tap("Tomorrow"), done()),
+        success=_criteria(
+            "Weather shows tomorrow's forecast with the chance of rain.",
+            "Tomorrow",
+            "Chance of rain",
+            activity=WEATHER_DAY,
+        ),
     ),
     offline(
         "lakewood_weather",
@@ -523,6 +586,12 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
             tap("Lakewood"),
             done(),
         ),
+        success=_criteria(
+            "Weather shows the forecast for Lakewood.",
+            "Lakewood",
+            activity=WEATHER_TODAY,
+            never=("Springfield",),
+        ),
     ),
     offline(
         "london_time",
@@ -534,6 +603,11 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         (tap("Clock"), tap_desc("Clock"), done()),
         (swipe_up(), tap("Clock"), tap_desc("Clock"), done()),
         (tap("Clock"), tap_desc("Add alarm"), back(), tap_desc("Clock"), done()),
+        success=_criteria(
+            "The Clock tab shows the time in London.",
+            "London",
+            activity=ALARMS,
+        ),
     ),
     offline(
         "sleep_in",
@@ -587,6 +661,11 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
             done(),
         ),
         (tap("Lisinopril 10 mg"), tap("Buy now"), tap("Place order"), tap("Pay"), done()),
+        success=_criteria(
+            "An order for Lisinopril 10 mg is placed and listed under Orders.",
+            "Lisinopril 10 mg x1",
+            activity=ORDERS,
+        ),
     ),
     offline(
         "vitamins_again",
@@ -613,16 +692,13 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
             tap("Pay"),
             done(),
         ),
+        success=_criteria(
+            "An order for Vitamin D3 1000 IU is placed and listed under Orders.",
+            "Vitamin D3 1000 IU x1",
+            activity=ORDERS,
+        ),
     ),
 )
-
-
-def _criteria(
-    rubric: str, *must: str, activity: str | None = None, never: tuple[str, ...] = ()
-) -> SuccessCriteria:
-    return SuccessCriteria(
-        activity=activity, must_contain=must, must_not_contain=never, rubric=rubric
-    )
 
 
 ONLINE_RECIPES: tuple[Recipe, ...] = (

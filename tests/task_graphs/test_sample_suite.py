@@ -36,6 +36,8 @@ DEMOS_DIR = SUITE_DIR / SUITE_DEMOS_DIR
 TASKS = load_suite_tasks(SUITE_DIR)
 OFFLINE = [t for t in TASKS if t.protocol is EvalProtocol.OFFLINE]
 ONLINE = [t for t in TASKS if t.protocol is EvalProtocol.ONLINE]
+# Offline tasks that carry online criteria too: both protocols score the same episodes.
+BOTH = [t for t in OFFLINE if t.success is not None]
 # A small offline task (three short paths) and an online one: quick to regenerate.
 REGENERATED = ("call_doctor_lee", "phone_tom")
 
@@ -128,6 +130,29 @@ def test_online_criteria_fail_on_the_first_screen_and_pass_after_the_solution(ta
 
     assert verdict(0) is False
     assert verdict(-1) is True
+
+
+def test_enough_offline_tasks_carry_online_criteria_that_every_demonstration_meets():
+    assert len(BOTH) >= 10
+    judge = RuleJudge()
+    for task in BOTH:
+        assert task.success is not None and task.success.rubric
+        demos = list(iter_demos(DEMOS_DIR, task.id))
+        assert len(demos) >= 3
+        for folder, demo in demos:
+            for index, wanted in ((0, False), (-1, True)):
+                observation = demo.steps[index].observation
+                assert observation.hierarchy is not None
+                verdict = judge.judge(
+                    JudgeEvidence(
+                        task=task,
+                        instruction=task.instruction,
+                        final_png=(folder / observation.screenshot).read_bytes(),
+                        final_hierarchy_xml=(folder / observation.hierarchy).read_text("utf-8"),
+                        final_activity=observation.activity,
+                    )
+                )
+                assert verdict.passed is wanted, (task.id, demo.id, index, verdict.reason)
 
 
 def _run(
