@@ -44,7 +44,9 @@ from graph_builder.model.graphs import (
 )
 from graph_builder.model.ids import validate_id
 from graph_builder.model.tasks import (
+    DEFAULT_RESET_SETTINGS,
     DEFAULT_VOCABULARIES,
+    PACKAGE_NAME,
     SCENARIOS,
     SEMANTICS,
     SETTINGS_NAMESPACES,
@@ -65,6 +67,8 @@ __all__ = [
     "SCENARIOS",
     "SCHEMA_VERSION",
     "SEMANTICS",
+    "DEFAULT_RESET_SETTINGS",
+    "PACKAGE_NAME",
     "SETTINGS_NAMESPACES",
     "SYNTAX",
     "Action",
