@@ -410,6 +410,12 @@ class DemoWriter:
     def __init__(self, folder: Path, demo: Demonstration) -> None:
         self.folder = Path(folder)
         self._demo = demo
+        self._jump_at: int | None = None  # the index of the step saved as a jump
+
+    def mark_jump(self) -> None:
+        """The next step's screen was not reached by the last step's action (a resumed
+        demo continued from another screen): that step is saved with ``jumped``."""
+        self._jump_at = len(self._demo.steps) if self._demo.steps else None
 
     @classmethod
     def create(
@@ -500,6 +506,7 @@ class DemoWriter:
                 phash=phash,
             ),
             action=action,
+            jumped=index == self._jump_at,
         )
         self._commit(replace(self._demo, steps=(*self._demo.steps, step)))
         return step

@@ -66,17 +66,24 @@ class Observation:
 
 @dataclass(frozen=True, slots=True)
 class Step:
-    """One step of a demonstration: the observation before the action, and the action."""
+    """One step of a demonstration: the observation before the action, and the action.
+
+    ``jumped``: the previous step's action did not lead to this step's screen (the
+    recording was resumed from another screen), so no transition joins the two.
+    """
 
     index: int
     observation: Observation
     action: Action
+    jumped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {
             "index": self.index,
             "observation": self.observation.to_json(),
             "action": self.action.to_json(),
+            # written only when set, so demos without jumps keep their files unchanged
+            **({"jumped": True} if self.jumped else {}),
         }
 
     @classmethod
@@ -87,6 +94,7 @@ class Step:
             index=r.get("index", int),
             observation=r.record("observation", Observation.from_json),
             action=r.record("action", Action.from_json),
+            jumped=r.get("jumped", bool, default=False),
         )
 
 

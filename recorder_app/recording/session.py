@@ -290,6 +290,11 @@ class RecordingSession:
             expected_png,
         )
 
+    def mark_jump(self) -> None:
+        """The user continues a resumed demo from another screen than where it stopped:
+        the next step is saved as a jump, so no transition is built into it."""
+        self.writer.mark_jump()
+
     def hash_pending(self) -> None:
         """Compute the pending observation's perceptual hash (about 0.1 s).
 
