@@ -51,6 +51,7 @@ from elderbench import __version__
 from evaluator.agents import Agent, create_agent
 from evaluator.clean_start import save_clean_state
 from evaluator.control import Control
+from evaluator.device_owner import hold_run_devices
 from evaluator.errors import (
     ConfigError,
     DeviceLostError,
@@ -704,9 +705,11 @@ def iter_run(
     *,
     control: Control | None = None,
     device_factory: DeviceFactory | None = None,
+    owner: str = "elderbench eval",
 ) -> Iterator[RunEvent]:
     """Run (or resume) an evaluation, yielding events as they happen. Configuration
-    problems raise ConfigError before anything is written."""
+    problems raise ConfigError before anything is written. The run's devices are held
+    (``devices.device_lock``, naming ``owner``) from start to end, pauses included."""
     control = control or Control()
     jobs = load_jobs(config)
     online = [j for j in jobs if j.protocol is EvalProtocol.ONLINE]
@@ -717,6 +720,7 @@ def iter_run(
         )
     for name in config.judges if config.devices else ():
         create_judge(name, config.judge_config.get(name))  # fail early on a bad judge config
+    locks = hold_run_devices(config.devices, config.out, owner)
     first_agent = create_agent(config.agent, config.agent_settings())
     try:
         store = RunStore.create(
@@ -729,11 +733,13 @@ def iter_run(
         finished = store.finished_ids() if config.resume else set()
     except BaseException:
         first_agent.close()
+        locks.release()
         raise
     try:
         yield from _run_session(config, control, device_factory, jobs, store, finished, first_agent)
     finally:
         store.close()
+        locks.release()
 
 
 def _run_session(
@@ -836,12 +842,13 @@ def run_suite(
     stop_event: threading.Event | None = None,
     pause_event: threading.Event | None = None,
     device_factory: DeviceFactory | None = None,
+    owner: str = "elderbench eval",
 ) -> RunFinished:
     """Run to the end (or until ``stop_event``), calling ``progress`` with every event
     in the calling thread. Use it from a GUI worker thread; set the events from the GUI."""
     control = Control(stop=stop_event or threading.Event(), pause=pause_event or threading.Event())
     last: RunFinished | None = None
-    for event in iter_run(config, control=control, device_factory=device_factory):
+    for event in iter_run(config, control=control, device_factory=device_factory, owner=owner):
         if progress is not None:
             progress(event)
         if isinstance(event, RunFinished):

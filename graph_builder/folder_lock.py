@@ -23,6 +23,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, Self
 
@@ -43,14 +44,25 @@ class FolderLockedError(GraphBuilderError):
 class FolderLock:
     """Held from ``acquire()`` (or ``with``) until ``release()``; not reentrant."""
 
-    def __init__(self, folder: Path, *, purpose: str) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        purpose: str,
+        name: str = LOCK_FILE,
+        details: Mapping[str, str] | None = None,
+    ) -> None:
+        """``name``: the lock file in ``folder`` (one folder may hold the locks of many
+        things, such as devices); ``details`` are recorded beside the holder."""
         self.folder = Path(folder)
         self.purpose = purpose
+        self.name = name
+        self.details = dict(details or {})
         self._file: IO[str] | None = None
 
     @property
     def path(self) -> Path:
-        return self.folder / LOCK_FILE
+        return self.folder / self.name
 
     def acquire(self) -> Self:
         """Take the lock, or raise FolderLockedError naming the holder."""
@@ -76,6 +88,7 @@ class FolderLock:
                     "host": socket.gethostname(),
                     "started": time.time(),
                     "purpose": self.purpose,
+                    **({"details": self.details} if self.details else {}),
                 }
             )
         )
@@ -98,6 +111,26 @@ class FolderLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def lock_holder(path: Path) -> dict[str, Any] | None:
+    """What the lock file at ``path`` says about its holder, or None when the lock is free
+    (or the file says nothing readable). The answer may be stale by the time it is used."""
+    try:
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:
+        return None
+    with handle:
+        try:
+            _lock(handle)
+        except OSError:
+            handle.seek(0)
+            try:
+                data = json.loads(handle.read())
+            except ValueError:
+                return {}
+            return data if isinstance(data, dict) else {}
+        return None  # free (closing the handle drops the lock just taken)
 
 
 def _lock(handle: IO[str]) -> None:
