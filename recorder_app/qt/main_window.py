@@ -270,6 +270,8 @@ class StudioMainWindow(QMainWindow):
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
+        # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
+        page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
         # One annotator id signs demonstrations, human verdicts and label reviews alike.
         recorder_id = page.task_panel.annotator_edit
         fields = (
