@@ -1,16 +1,18 @@
 """One owner of the phone at a time: a tab takes the phone's lock before it drives it.
 
-``DeviceOwner`` holds a ``devices.device_lock.DeviceLock`` for one tab. When the phone is
-held elsewhere (a paused online run in the Evaluate tab, ``elderbench eval`` in a
-terminal), it opens a ``DeviceBusyDialog`` that says who holds it and offers to wait --
-the refused command is retried once the phone is free -- or to stop the holder, when it
-runs in this studio (``release_requested``; the main window asks the Evaluate tab).
+``DeviceOwner`` holds a ``devices.device_lock.DeviceLock`` for one tab (the Record tab,
+while a demonstration is open), or checks that phones are free before a run takes them
+(the Evaluate tab; the runner takes the locks itself). When a phone is held elsewhere (a
+paused online run, a demonstration, ``elderbench eval`` in a terminal), it opens a
+``DeviceBusyDialog`` that says who holds it and offers to wait -- the refused command is
+retried once the phone is free -- or to stop the holder, when it runs in this studio
+(``release_requested``; the main window asks the other tab).
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from PySide6.QtCore import QObject, QTimer, Signal, Slot
 from PySide6.QtWidgets import QWidget
@@ -63,6 +65,16 @@ class DeviceOwner(QObject):
             self.problem_occurred.emit("Cannot take the phone", str(exc))
             return False
         self._lock = lock
+        return True
+
+    def when_free(self, serials: Sequence[str], retry: Callable[[], object]) -> bool:
+        """True when no other tab or program holds any of ``serials``; otherwise the
+        dialog says who does, and ``retry()`` runs once the user waited for it."""
+        for serial in serials:
+            holder = device_holder(serial)
+            if holder is not None:
+                self._show_busy(holder, retry)
+                return False
         return True
 
     def release(self) -> None:

@@ -173,8 +173,8 @@ class ResumeCheckDialog(QDialog):
 
 class DeviceBusyDialog(QDialog):
     """The phone is held by another tab or program: says who, and offers to wait for it
-    (the demonstration then starts by itself) or to stop the holder when it is a run in
-    this studio."""
+    (what was refused then starts by itself) or to stop the holder when it runs in this
+    studio."""
 
     wait_requested = Signal()
     stop_holder_requested = Signal()
@@ -189,7 +189,7 @@ class DeviceBusyDialog(QDialog):
         self.status = QLabel()
         self.status.setObjectName("deviceBusyStatus")
         self.wait_button = QPushButton("Wait until it is free")
-        self.wait_button.setToolTip("The demonstration starts by itself once the phone is free")
+        self.wait_button.setToolTip("It starts by itself once the phone is free")
         self.stop_button = QPushButton("Stop it")
         self.cancel_button = QPushButton("Cancel")
         buttons = QDialogButtonBox()
@@ -208,8 +208,9 @@ class DeviceBusyDialog(QDialog):
     def show_holder(self, holder: DeviceHolder) -> None:
         self.holder = holder
         self.text.setText(
-            f"The phone {holder.device} is in use by {holder.describe()}.\n\nA demonstration "
-            "would fight it for the phone (and spoil its results), so it has not started."
+            f"The phone {holder.device} is in use by {holder.describe()}.\n\nStarting now "
+            "would fight it for the phone (and spoil what it records), so nothing has "
+            "started."
         )
         self.stop_button.setEnabled(holder.in_this_process)
         self.stop_button.setToolTip(
@@ -227,10 +228,9 @@ class DeviceBusyDialog(QDialog):
     @Slot()
     def _on_stop_clicked(self) -> None:
         self.stop_button.setEnabled(False)
-        self.status.setText(f"Stopping {self.holder.owner}; the demonstration starts once it has.")
         self.stop_holder_requested.emit()
         self._on_wait_clicked()
-        self.status.setText(f"Stopping {self.holder.owner}; the demonstration starts once it has.")
+        self.status.setText(f"Stopping {self.holder.owner}; this starts once it has.")
 
 
 class StoppedRunsDialog(QDialog):

@@ -272,6 +272,8 @@ class StudioMainWindow(QMainWindow):
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
         # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
         page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
+        # ... and in the Evaluate tab's, it stops the demonstration (kept as incomplete).
+        self.eval_page.owner.release_requested.connect(lambda _serial: page.recorder.stop())
         # One annotator id signs demonstrations, human verdicts and label reviews alike.
         recorder_id = page.task_panel.annotator_edit
         fields = (

@@ -393,6 +393,7 @@ class RecordPage(QWidget):
         task = self.task_panel.commit()
         if task is None:
             return False
+        held_before = self.owner.held is not None  # by the demo open now, if any
         if not self.owner.take(self._serial, f"demonstration of {task.id}", self.start_demo):
             return False
         reset = task.reset if self.reset_check.isChecked() else None
@@ -415,7 +416,7 @@ class RecordPage(QWidget):
                 start=self._start_reference(task),
             )
         )
-        if not started:
+        if not started and not held_before:
             self.owner.release()
         return started
 
@@ -428,11 +429,12 @@ class RecordPage(QWidget):
             )
             return False
         command = f"demonstration {Path(folder).parent.name}/{Path(folder).name}"
+        held_before = self.owner.held is not None  # by the demo open now, if any
         if not self.owner.take(self._serial, command, lambda: self.resume_demo(folder)):
             return False
         self.steps_list.clear()
         resumed = self.recorder.resume_demo(ResumeRequest(self._serial, Path(folder)))
-        if not resumed:
+        if not resumed and not held_before:
             self.owner.release()
         return resumed
 

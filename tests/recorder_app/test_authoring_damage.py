@@ -163,6 +163,7 @@ def test_a_paused_online_run_keeps_the_phone_and_record_says_who_holds_it(
     form = page.form
     choose(form.suite_combo, str(SAMPLE_SUITE))
     choose(form.protocol_filter, "online")
+    choose(form.app_filter, "com.elderphone.weather")  # two tasks
     choose(form.run_protocol, "")
     choose(form.agent_combo, "replay")
     check_device(qtbot, form)
@@ -193,15 +194,21 @@ def test_a_paused_online_run_keeps_the_phone_and_record_says_who_holds_it(
     assert rec.page.owner.busy_dialog is None
     assert device_holder(SERIAL).owner == RECORD_TAB
 
-    # The other way round: a run cannot start while the demonstration holds the phone.
+    # The other way round: a run does not start while the demonstration holds the phone;
+    # the Evaluate tab says so, and "Stop it" stops the demo (kept incomplete), then runs.
     window.show_page("evaluate")
+    previous = page.run
     qtbot.mouseClick(page.start_button, Qt.MouseButton.LeftButton)
-    qtbot.waitUntil(lambda: page.last_problem is not None, timeout=RUN_TIMEOUT_MS)
-    assert "the Record tab" in page.last_problem[1]
-    assert "demonstration of while-paused" in page.last_problem[1]
-    assert rec.acknowledge_problems() == 1
-    window.show_page("record")
-    complete(rec, qtbot)
+    qtbot.waitUntil(lambda: page.owner.busy_dialog is not None, timeout=5_000)
+    said = page.owner.busy_dialog.text.text()
+    assert "the Record tab" in said and "demonstration of while-paused" in said
+    assert page.run is previous and rec.page.recorder.recording
+    page.owner.busy_dialog.stop_button.click()
+    qtbot.waitUntil(lambda: page.run is not previous, timeout=RUN_TIMEOUT_MS)
+    (demo,) = io.demo_dirs(workspace.demos_dir, "while-paused")
+    assert io.load_demo(demo).status is DemoStatus.INCOMPLETE
+    qtbot.waitUntil(lambda: not page.run.running, timeout=RUN_TIMEOUT_MS)
+    assert page.last_problem is None, page.last_problem
     assert device_holder(SERIAL) is None
 
 
