@@ -417,6 +417,11 @@ class DemoWriter:
         demo continued from another screen): that step is saved with ``jumped``."""
         self._jump_at = len(self._demo.steps) if self._demo.steps else None
 
+    @property
+    def jump_pending(self) -> bool:
+        """The next step will be saved as a jump (``mark_jump`` since the last step)."""
+        return self._jump_at is not None and self._jump_at == len(self._demo.steps)
+
     @classmethod
     def create(
         cls,

@@ -169,6 +169,13 @@ class RecordingSession:
             writer = DemoWriter.resume(folder)
         except GraphBuilderError as exc:
             raise RecordingError(f"Cannot resume {folder}: {exc}") from exc
+        try:
+            kept = read_json((folder / PENDING_STEM).with_suffix(".json"))
+        except (GraphBuilderError, OSError):
+            kept = None
+        fresh = isinstance(kept, dict) and kept.get("after_step") == len(writer.demo.steps)
+        if fresh and isinstance(kept, dict) and kept.get("jumped") is True:
+            writer.mark_jump()
         return cls(device, writer, settle_timeout=settle_timeout)
 
     @property
@@ -234,6 +241,8 @@ class RecordingSession:
                     "activity": screen.activity,
                     "screen": list(screen.size),
                     "time": screen.time,
+                    # a jump survives a stop: the resumed demo's next step is still one
+                    **({"jumped": True} if self.writer.jump_pending else {}),
                 },
             )
         except (OSError, GraphBuilderError) as exc:

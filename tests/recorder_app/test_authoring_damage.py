@@ -232,6 +232,12 @@ def test_a_resumed_demo_records_its_jump_and_builds_no_edge_across_it(
     qtbot.waitUntil(lambda: rec.page.resume_dialog is not None, timeout=READY_TIMEOUT_MS)
     rec.page.resume_dialog.continue_button.click()
     rec.wait_ready()
+    # Stopped again before the next input, and resumed on the same screen: still a jump.
+    rec.page.stop_action.trigger()
+    qtbot.waitUntil(lambda: not rec.page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    rec.page.resume_demo(str(folder))
+    rec.wait_ready()
+    assert rec.page.resume_dialog is None
     rec.click("Display")
     rec.wait_ready()
     complete(rec, qtbot)
