@@ -45,7 +45,7 @@ from devices.errors import (
 )
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
-from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe, Size
+from graph_builder.model import PACKAGE_NAME, Action, ActionType, DeviceInfo, ResetRecipe, Size
 from graph_builder.screen import Screen
 
 if TYPE_CHECKING:
@@ -81,7 +81,6 @@ _FOCUS_QUERY = "dumpsys window windows | grep -E 'mCurrentFocus|mFocusedApp'"
 _COMPONENT = re.compile(r"([A-Za-z0-9_.]+)/([A-Za-z0-9_.$]+)")
 _XML_START = re.compile(r"<\?xml|<hierarchy")
 _XML_END = "</hierarchy>"
-_PACKAGE_NAME = re.compile(r"[A-Za-z0-9_.]+")
 _START_HELP = (
     "Start it with `adb start-server` (real phones) or `elderbench phone` (the virtual "
     "phone), or set ANDROID_ADB_SERVER_PORT to the port it listens on."
@@ -555,7 +554,7 @@ class AndroidDevice:
     def _launch(self, action: Action) -> None:
         """Start an app by package through its launcher intent, as a person opening it would."""
         package = (action.text or "").strip()
-        if not _PACKAGE_NAME.fullmatch(package):
+        if not PACKAGE_NAME.fullmatch(package):
             raise InputError(f"{package!r} is not an Android package name")
         command = f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
         answer = self._answer(command, timeout=self.timeout * 3)
@@ -587,40 +586,62 @@ class AndroidDevice:
     # -- apps and facts
 
     def reset_app(self, recipe: ResetRecipe) -> None:
-        """Put an app in its start state: restore the recipe's system settings, go home,
-        force-stop, optionally clear data, launch."""
+        """Put the phone in the recipe's start state: load its whole-phone snapshot,
+        restore its system settings, go home, clear the data of its other packages, then
+        force-stop, optionally clear and launch its app (see ``ResetRecipe``)."""
         package = recipe.package
-        if not _PACKAGE_NAME.fullmatch(package):
-            raise DeviceError(f"{package!r} is not an Android package name")
+        for name in recipe.bad_packages():
+            raise DeviceError(f"{name!r} is not an Android package name")
         self._recent = None
+        if recipe.snapshot:
+            self._load_snapshot(recipe.snapshot)
         for setting in recipe.settings:
             self.shell(
                 f"settings put {setting.namespace} {setting.key} {shlex.quote(setting.value)}"
             )
         if recipe.go_home:
             self._key(KEYCODE_HOME)
-        if recipe.force_stop:
-            self.shell(f"am force-stop {package}")
-        if recipe.clear_data:
-            answer = self._answer(f"pm clear {package}")
-            if "Success" not in answer:
-                raise DeviceCommandError(
-                    f"`pm clear {package}` failed on {self.serial}: {answer or 'no answer'}. "
-                    "Is the app installed?"
-                )
-        if recipe.activity:
+        for other in recipe.clear_packages:
+            self._clear_data(other)
+        if package:
+            if recipe.force_stop:
+                self.shell(f"am force-stop {package}")
+            if recipe.clear_data:
+                self._clear_data(package)
+        if recipe.activity and (package or "/" in recipe.activity):
             activity = recipe.activity
             component = activity if "/" in activity else f"{package}/{activity}"
             command = f"am start -W -n {shlex.quote(component)}"
             answer = self._answer(command, timeout=self.timeout * 3)
             failed = "Error" in answer
-        else:
+        elif package:
             command = f"monkey -p {package} -c android.intent.category.LAUNCHER 1"
             answer = self._answer(command, timeout=self.timeout * 3)
             failed = "Events injected: 1" not in answer
+        else:
+            return  # nothing to launch: the phone stays where the recipe left it (home)
         if failed:
             raise DeviceCommandError(
-                f"could not launch {package} on {self.serial} with `{command}`: {answer}"
+                f"could not launch {package or recipe.activity} on {self.serial} with "
+                f"`{command}`: {answer}"
+            )
+
+    def _load_snapshot(self, name: str) -> None:
+        status, out, err = self._exec(f"virtualphone snapshot load {shlex.quote(name)}")
+        if status != 0:
+            said = (err or out).decode("utf-8", "replace").strip() or f"exit status {status}"
+            raise DeviceCommandError(
+                f"could not load the whole-phone snapshot {name!r} on {self.serial}: {said}. "
+                "Snapshots exist on the virtual phone (`virtualphone snapshot save NAME`); a "
+                "real phone has none, so leave the recipe's snapshot empty there."
+            )
+
+    def _clear_data(self, package: str) -> None:
+        answer = self._answer(f"pm clear {package}")
+        if "Success" not in answer:
+            raise DeviceCommandError(
+                f"`pm clear {package}` failed on {self.serial}: {answer or 'no answer'}. "
+                "Is the app installed?"
             )
 
     def installed_packages(self) -> list[str]:

@@ -561,7 +561,7 @@ class RunStore:
         """Hold ``<run>/.annotations.lock`` for one read-modify-write of a person's
         annotations (verdicts, tags, reviewed proposals). It is not the run's lock, which a
         running evaluation holds for hours: people annotate while a run goes on."""
-        lock = FolderLock(self.run_dir, purpose="a verdict or tag write", file_name=ANNOTATION_LOCK)
+        lock = FolderLock(self.run_dir, purpose="a verdict or tag write", name=ANNOTATION_LOCK)
         try:
             lock.acquire(wait=ANNOTATION_LOCK_WAIT_S)
         except FolderLockedError as exc:

@@ -44,6 +44,7 @@ from typing import Any
 from elderbench import __version__
 from evaluator.agents import Agent, create_agent
 from evaluator.control import Control
+from evaluator.device_owner import hold_run_devices
 from evaluator.errors import ConfigError
 from evaluator.execution import (
     DeviceFactory,
@@ -178,9 +179,11 @@ def iter_run(
     *,
     control: Control | None = None,
     device_factory: DeviceFactory | None = None,
+    owner: str = "elderbench eval",
 ) -> Iterator[RunEvent]:
     """Run (or resume) an evaluation, yielding events as they happen. Configuration
-    problems raise ConfigError before anything is written."""
+    problems raise ConfigError before anything is written. The run's devices are held
+    (``devices.device_lock``, naming ``owner``) from start to end, pauses included."""
     control = control or Control()
     config = readable_suite(config)
     jobs = load_jobs(config)
@@ -197,7 +200,12 @@ def iter_run(
     for name in config.judges if config.devices else ():
         create_judge(name, config.judge_config.get(name))  # fail early on a bad judge config
     executor = create_executor(config.farm.executor)
-    first_agent = create_agent(config.agent, config.agent_settings())
+    locks = hold_run_devices(config.devices, config.out, owner)
+    try:
+        first_agent = create_agent(config.agent, config.agent_settings())
+    except BaseException:
+        locks.release()
+        raise
     try:
         store = RunStore.create(
             config.out,
@@ -209,6 +217,7 @@ def iter_run(
         finished = store.finished_ids() if config.resume else set()
     except BaseException:
         first_agent.close()
+        locks.release()
         raise
     pending = [j for j in jobs if j.task_id not in finished]
     skipped = tuple(j.task_id for j in jobs if j.task_id in finished)
@@ -229,6 +238,7 @@ def iter_run(
     finally:
         session.close_unused_agent()
         store.close()
+        locks.release()
 
 
 def _finished(store: RunStore, jobs: list[Job], control: Control) -> RunFinished:
@@ -244,12 +254,13 @@ def run_suite(
     stop_event: threading.Event | None = None,
     pause_event: threading.Event | None = None,
     device_factory: DeviceFactory | None = None,
+    owner: str = "elderbench eval",
 ) -> RunFinished:
     """Run to the end (or until ``stop_event``), calling ``progress`` with every event
     in the calling thread. Use it from a GUI worker thread; set the events from the GUI."""
     control = Control(stop=stop_event or threading.Event(), pause=pause_event or threading.Event())
     last: RunFinished | None = None
-    for event in iter_run(config, control=control, device_factory=device_factory):
+    for event in iter_run(config, control=control, device_factory=device_factory, owner=owner):
         if progress is not None:
             progress(event)
         if isinstance(event, RunFinished):

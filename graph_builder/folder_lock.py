@@ -23,6 +23,7 @@ import json
 import os
 import socket
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import IO, Any, Self
 
@@ -43,17 +44,26 @@ class FolderLockedError(GraphBuilderError):
 class FolderLock:
     """Held from ``acquire()`` (or ``with``) until ``release()``; not reentrant."""
 
-    def __init__(self, folder: Path, *, purpose: str, file_name: str = LOCK_FILE) -> None:
+    def __init__(
+        self,
+        folder: Path,
+        *,
+        purpose: str,
+        name: str = LOCK_FILE,
+        details: Mapping[str, str] | None = None,
+    ) -> None:
+        """``name``: the lock file in ``folder``. One folder may hold the locks of many things
+        (devices), or a second, independent lock beside the long one a run holds (a short
+        one for a single read-modify-write). ``details`` are recorded beside the holder."""
         self.folder = Path(folder)
         self.purpose = purpose
-        # Another name gives a second, independent lock on the folder (a short one for a
-        # single read-modify-write beside the long one a run holds).
-        self.file_name = file_name
+        self.name = name
+        self.details = dict(details or {})
         self._file: IO[str] | None = None
 
     @property
     def path(self) -> Path:
-        return self.folder / self.file_name
+        return self.folder / self.name
 
     def acquire(self, *, wait: float = 0.0) -> Self:
         """Take the lock, or raise FolderLockedError naming the holder.
@@ -83,6 +93,7 @@ class FolderLock:
                     "host": socket.gethostname(),
                     "started": time.time(),
                     "purpose": self.purpose,
+                    **({"details": self.details} if self.details else {}),
                 }
             )
         )
@@ -119,6 +130,26 @@ def _lock_within(handle: IO[str], wait: float) -> None:
                 raise
         time.sleep(pause)
         pause = min(pause * 2, 0.05)
+
+
+def lock_holder(path: Path) -> dict[str, Any] | None:
+    """What the lock file at ``path`` says about its holder, or None when the lock is free
+    (or the file says nothing readable). The answer may be stale by the time it is used."""
+    try:
+        handle = open(path, "a+", encoding="utf-8")  # noqa: SIM115 - closed below
+    except OSError:
+        return None
+    with handle:
+        try:
+            _lock(handle)
+        except OSError:
+            handle.seek(0)
+            try:
+                data = json.loads(handle.read())
+            except ValueError:
+                return {}
+            return data if isinstance(data, dict) else {}
+        return None  # free (closing the handle drops the lock just taken)
 
 
 def _lock(handle: IO[str]) -> None:

@@ -528,6 +528,17 @@ class DemoWriter:
     def __init__(self, folder: Path, demo: Demonstration) -> None:
         self.folder = Path(folder)
         self._demo = demo
+        self._jump_at: int | None = None  # the index of the step saved as a jump
+
+    def mark_jump(self) -> None:
+        """The next step's screen was not reached by the last step's action (a resumed
+        demo continued from another screen): that step is saved with ``jumped``."""
+        self._jump_at = len(self._demo.steps) if self._demo.steps else None
+
+    @property
+    def jump_pending(self) -> bool:
+        """The next step will be saved as a jump (``mark_jump`` since the last step)."""
+        return self._jump_at is not None and self._jump_at == len(self._demo.steps)
 
     @classmethod
     def create(
@@ -630,6 +641,7 @@ class DemoWriter:
             ),
             action=action,
             performed=performed,
+            jumped=index == self._jump_at,
         )
         earlier = self._demo.steps
         if earlier and not earlier[-1].performed:

@@ -594,6 +594,8 @@ def _edges(
     by_pair: dict[tuple[str, str], list[_EdgeGroup]] = {}
     for item in demos:
         for index, step in enumerate(item.demo.steps[:-1]):
+            if item.demo.steps[index + 1].jumped:
+                continue  # the person jumped there; no action of theirs leads across
             source = placed[(item.demo.id, index)].node_id
             target = placed[(item.demo.id, index + 1)].node_id
             action, state = step.action, item.states[index]

@@ -31,6 +31,13 @@ def _no_real_adb_server() -> Iterator[None]:
         yield
 
 
+@pytest.fixture(autouse=True)
+def _private_device_locks(tmp_path_factory, monkeypatch) -> None:
+    """Each test its own folder of device locks: tests running side by side (and the
+    user's own studio) never see each other's phones as taken."""
+    monkeypatch.setenv("ELDERBENCH_RUNTIME_DIR", str(tmp_path_factory.mktemp("runtime")))
+
+
 @pytest.fixture
 def virtual_server() -> Iterator[AdbServer]:
     """A virtual ADB server on a free port with one fresh, fast, frozen-clock phone."""

@@ -46,7 +46,9 @@ from graph_builder.model.graphs import (
 from graph_builder.model.ids import validate_id
 from graph_builder.model.links import Constraint, ConstraintSet, LinkKind, now_utc
 from graph_builder.model.tasks import (
+    DEFAULT_RESET_SETTINGS,
     DEFAULT_VOCABULARIES,
+    PACKAGE_NAME,
     SCENARIOS,
     SEMANTICS,
     SETTINGS_NAMESPACES,
@@ -67,6 +69,8 @@ __all__ = [
     "SCENARIOS",
     "SCHEMA_VERSION",
     "SEMANTICS",
+    "DEFAULT_RESET_SETTINGS",
+    "PACKAGE_NAME",
     "SETTINGS_NAMESPACES",
     "SYNTAX",
     "Action",

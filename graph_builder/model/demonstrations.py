@@ -72,18 +72,24 @@ class Step:
     from the phone: a crash in between leaves a step the phone may never have seen, and
     resuming drops it. Only the last step can be unperformed; files without the field
     (written before it existed, or by importers) are performed.
+
+    ``jumped``: the previous step's action did not lead to this step's screen (the
+    recording was resumed from another screen), so no transition joins the two.
     """
 
     index: int
     observation: Observation
     action: Action
     performed: bool = True
+    jumped: bool = False
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {
             "index": self.index,
             "observation": self.observation.to_json(),
             "action": self.action.to_json(),
+            # written only when set, so demos without jumps keep their files unchanged
+            **({"jumped": True} if self.jumped else {}),
         }
         if not self.performed:  # absent means performed: older files read unchanged
             data["performed"] = False
@@ -98,6 +104,7 @@ class Step:
             observation=r.record("observation", Observation.from_json),
             action=r.record("action", Action.from_json),
             performed=r.get("performed", bool, default=True),
+            jumped=r.get("jumped", bool, default=False),
         )
 
 

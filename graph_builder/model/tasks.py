@@ -119,6 +119,24 @@ class SettingValue:
         return {"namespace": self.namespace, "key": self.key, "value": self.value}
 
     @classmethod
+    def parse(cls, line: str) -> SettingValue:
+        """``system font_scale 1.0`` (namespace, key, then the value, which may hold spaces).
+
+        >>> SettingValue.parse("global wifi_on 1")
+        SettingValue(namespace='global', key='wifi_on', value='1')
+        """
+        parts = line.split(maxsplit=2)
+        if len(parts) != 3:
+            raise RecordError(
+                f"{line.strip()!r}: write a setting as NAMESPACE KEY VALUE, e.g. "
+                "'system font_scale 1.0'"
+            )
+        return cls(*parts)
+
+    def describe(self) -> str:
+        return f"{self.namespace} {self.key} {self.value}"
+
+    @classmethod
     def from_json(cls, data: object, *, where: str = "setting", source: object = None) -> Self:
         r = Reader(data, where, source)
         return r.build(
@@ -129,12 +147,28 @@ class SettingValue:
         )
 
 
+# What a new task restores before each demonstration unless its author says otherwise:
+# the system settings a researcher (or an earlier task) most often leaves changed.
+DEFAULT_RESET_SETTINGS: tuple[tuple[str, str, str], ...] = (
+    ("system", "font_scale", "1.0"),
+    ("global", "airplane_mode_on", "0"),
+    ("global", "wifi_on", "1"),
+    ("secure", "ui_night_mode", "1"),  # 1: dark theme off
+)
+PACKAGE_NAME = re.compile(r"[A-Za-z0-9_.]+")
+SNAPSHOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}")
+
+
 @dataclass(frozen=True, slots=True)
 class ResetRecipe:
-    """How to put the app in the same state before every demonstration or run.
+    """How to put the phone in the same state before every demonstration or run.
 
-    ``settings`` are system-wide values restored first (e.g. ``system font_scale 1.0``):
-    resetting an app does not undo what an earlier task changed in Settings.
+    In order: load the whole-phone ``snapshot`` (a virtual phone or an emulator keeps
+    them), restore the system ``settings`` (e.g. ``system font_scale 1.0``: resetting an
+    app does not undo what an earlier task changed in Settings), go home, clear the data
+    of ``clear_packages``, then force-stop, optionally clear and launch ``package`` (at
+    ``activity`` when given). ``package`` may be empty: the recipe then only restores the
+    phone (snapshot, settings, home) and starts ``activity`` if it names a component.
     """
 
     package: str
@@ -143,9 +177,28 @@ class ResetRecipe:
     force_stop: bool = True
     clear_data: bool = False
     settings: tuple[SettingValue, ...] = ()
+    clear_packages: tuple[str, ...] = ()
+    snapshot: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "settings", tuple(self.settings))
+        object.__setattr__(self, "clear_packages", tuple(self.clear_packages))
+        if self.snapshot is not None and not SNAPSHOT_NAME.fullmatch(self.snapshot):
+            raise RecordError(
+                f"snapshot name {self.snapshot!r} must be letters, digits, '.', '_' or '-'"
+            )
+
+    @property
+    def is_empty(self) -> bool:
+        """Nothing to do: no package, snapshot, settings, packages to clear or activity."""
+        return not (
+            self.package or self.snapshot or self.settings or self.clear_packages or self.activity
+        )
+
+    def bad_packages(self) -> list[str]:
+        """The package names that cannot be Android packages (the device refuses them)."""
+        names = (self.package, *self.clear_packages) if self.package else self.clear_packages
+        return [name for name in names if not PACKAGE_NAME.fullmatch(name)]
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -155,6 +208,9 @@ class ResetRecipe:
             "force_stop": self.force_stop,
             "clear_data": self.clear_data,
             "settings": [v.to_json() for v in self.settings],
+            # written only when set, so recipes without them keep their files unchanged
+            **({"clear_packages": list(self.clear_packages)} if self.clear_packages else {}),
+            **({"snapshot": self.snapshot} if self.snapshot else {}),
         }
 
     @classmethod
@@ -162,12 +218,14 @@ class ResetRecipe:
         r = Reader(data, where, source)
         return r.build(
             cls,
-            package=r.get("package", str),
+            package=r.get("package", str, default=""),
             activity=r.get("activity", str, default=None, null=True),
             go_home=r.get("go_home", bool, default=True),
             force_stop=r.get("force_stop", bool, default=True),
             clear_data=r.get("clear_data", bool, default=False),
             settings=r.records("settings", SettingValue.from_json, default=[]),
+            clear_packages=r.str_list("clear_packages"),
+            snapshot=r.get("snapshot", str, default=None, null=True),
         )
 
 

@@ -27,7 +27,7 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
 from recorder_app.qt.hierarchy_view import HierarchyInspector
-from recorder_app.qt.recorder import describe_action, step_hierarchy
+from recorder_app.qt.recorder import step_hierarchy, step_text
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import demo_frames, write_gif
@@ -334,7 +334,7 @@ class DemoBrowser(QWidget):
             png: bytes | None = io.read_png(folder / step.observation.screenshot)
         except GraphBuilderError:
             png = None
-        self.viewer.show_step(png, step.observation.screen, step.action)
+        self.viewer.show_step(png, step.observation.screen, step.action, jumped=step.jumped)
         hierarchy = step_hierarchy(folder, step)
         self.hierarchy_view.show_screen(png, step.observation.screen, hierarchy)
         self.hierarchy_view.label.setText(
@@ -345,10 +345,15 @@ class DemoBrowser(QWidget):
         device = step.action.to_device(step.observation.screen)
         if step.action.type.is_pointed and device.point is not None:
             self.hierarchy_view.select_at(int(device.x or 0), int(device.y or 0))
-        described = describe_action(step.action, hierarchy)
+        described = step_text(step, hierarchy)
         self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
         obs = step.observation
         lines = [self._demo_details(), f"activity: {obs.activity or '?'}"]
+        if step.jumped:
+            lines.append(
+                f"jump: step {index}'s action did not lead here (the recording was resumed "
+                "from this screen); no graph edge is built into this step"
+            )
         if step.action.element is not None:
             e = step.action.element
             found = hierarchy.element_at(*e.bounds.center) if hierarchy else None

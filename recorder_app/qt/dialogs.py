@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from devices.device_lock import DeviceHolder
 from recorder_app.recording.workspace import DemoSummary
 
 
@@ -125,22 +126,27 @@ class ResumeCheckDialog(QDialog):
         expected_png: bytes | None,
         live_png: bytes | None,
         parent: QWidget | None = None,
+        *,
+        expected_title: str = "Where the demonstration stopped",
+        note: str = (
+            "Continuing records the next step on the screen the phone shows now; the "
+            "demonstration marks it as a jump, so no transition is built between the two "
+            "screens."
+        ),
+        continue_text: str = "Continue from this screen",
     ) -> None:
         super().__init__(parent)
         self.setObjectName("resumeCheckDialog")
         self.setWindowTitle("The phone shows another screen")
-        text = QLabel(
-            f"{message}\n\nContinuing records the next step on the screen the phone shows "
-            "now, so the demonstration would jump between the two screens."
-        )
+        text = QLabel(f"{message}\n\n{note}")
         text.setObjectName("resumeCheckText")
         text.setWordWrap(True)
         grid = QGridLayout()
-        grid.addWidget(QLabel("<b>Where the demonstration stopped</b>"), 0, 0)
+        grid.addWidget(QLabel(f"<b>{expected_title}</b>"), 0, 0)
         grid.addWidget(QLabel("<b>What the phone shows now</b>"), 0, 1)
         grid.addWidget(_thumbnail(expected_png), 1, 0)
         grid.addWidget(_thumbnail(live_png), 1, 1)
-        self.continue_button = QPushButton("Continue from this screen")
+        self.continue_button = QPushButton(continue_text)
         self.discard_button = QPushButton("Discard the demonstration")
         self.stop_button = QPushButton("Stop (resume later)")
         self.stop_button.setToolTip(
@@ -163,6 +169,68 @@ class ResumeCheckDialog(QDialog):
         self.rejected.disconnect(self.stop_requested)
         signal.emit()
         self.accept()
+
+
+class DeviceBusyDialog(QDialog):
+    """The phone is held by another tab or program: says who, and offers to wait for it
+    (what was refused then starts by itself) or to stop the holder when it runs in this
+    studio."""
+
+    wait_requested = Signal()
+    stop_holder_requested = Signal()
+
+    def __init__(self, holder: DeviceHolder, parent: QWidget | None = None) -> None:
+        super().__init__(parent)
+        self.setObjectName("deviceBusyDialog")
+        self.setWindowTitle("The phone is in use")
+        self.text = QLabel()
+        self.text.setObjectName("deviceBusyText")
+        self.text.setWordWrap(True)
+        self.status = QLabel()
+        self.status.setObjectName("deviceBusyStatus")
+        self.wait_button = QPushButton("Wait until it is free")
+        self.wait_button.setToolTip("It starts by itself once the phone is free")
+        self.stop_button = QPushButton("Stop it")
+        self.cancel_button = QPushButton("Cancel")
+        buttons = QDialogButtonBox()
+        for button in (self.wait_button, self.stop_button):
+            buttons.addButton(button, QDialogButtonBox.ButtonRole.ActionRole)
+        buttons.addButton(self.cancel_button, QDialogButtonBox.ButtonRole.RejectRole)
+        self.wait_button.clicked.connect(self._on_wait_clicked)
+        self.stop_button.clicked.connect(self._on_stop_clicked)
+        self.cancel_button.clicked.connect(self.reject)
+        layout = QVBoxLayout(self)
+        layout.addWidget(self.text)
+        layout.addWidget(self.status)
+        layout.addWidget(buttons)
+        self.show_holder(holder)
+
+    def show_holder(self, holder: DeviceHolder) -> None:
+        self.holder = holder
+        self.text.setText(
+            f"The phone {holder.device} is in use by {holder.describe()}.\n\nStarting now "
+            "would fight it for the phone (and spoil what it records), so nothing has "
+            "started."
+        )
+        self.stop_button.setEnabled(holder.in_this_process)
+        self.stop_button.setToolTip(
+            f"Stop {holder.owner} here (it ends after its current step)"
+            if holder.in_this_process
+            else f"It runs in another program (pid {holder.pid}); stop it there"
+        )
+
+    @Slot()
+    def _on_wait_clicked(self) -> None:
+        self.wait_button.setEnabled(False)
+        self.status.setText("Waiting for the phone…")
+        self.wait_requested.emit()
+
+    @Slot()
+    def _on_stop_clicked(self) -> None:
+        self.stop_button.setEnabled(False)
+        self.stop_holder_requested.emit()
+        self._on_wait_clicked()
+        self.status.setText(f"Stopping {self.holder.owner}; this starts once it has.")
 
 
 class StoppedRunsDialog(QDialog):

@@ -270,6 +270,10 @@ class StudioMainWindow(QMainWindow):
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
+        # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
+        page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
+        # ... and in the Evaluate tab's, it stops the demonstration (kept as incomplete).
+        self.eval_page.owner.release_requested.connect(lambda _serial: page.recorder.stop())
         # One annotator id signs demonstrations, human verdicts, label reviews and merge
         # decisions alike.
         graphs = self.pages["graphs"]

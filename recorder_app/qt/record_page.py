@@ -34,24 +34,27 @@ from PySide6.QtWidgets import (
 
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import Action, DemoStatus
+from graph_builder.model import Action, DemoStatus, Task
 from recorder_app.connection import DeviceConnection
 from recorder_app.qt.device_bar import DeviceBar
+from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import ResumeCheckDialog
 from recorder_app.qt.mirror_view import MirrorFeed, MirrorView
 from recorder_app.qt.recorder import (
     CONFIRMING,
     IDLE,
+    START_DIFFERS,
     RecorderController,
     ResumeRequest,
     StartRequest,
-    describe_action,
     saved_steps,
     step_hierarchy,
+    step_text,
 )
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
 from recorder_app.recording.session import PendingStep, ResumeCheck, SessionState
+from recorder_app.recording.start_check import StartReference, load_start_reference
 from recorder_app.recording.workspace import Workspace
 
 log = logging.getLogger(__name__)
@@ -62,6 +65,7 @@ BUSY_MESSAGES = {
     SessionState.PERFORMING.value: "Performing…",
     SessionState.INTERRUPTED.value: "Recording interrupted\nRetry capture (F5) or Stop",
     CONFIRMING: "Another screen than where the demo stopped\ncontinue or discard it",
+    START_DIFFERS: "The phone does not show the task's start\nrecord from it or discard the demo",
 }
 STATE_TEXT = {
     IDLE: "Not recording",
@@ -72,7 +76,9 @@ STATE_TEXT = {
     SessionState.FINISHED.value: "Demo saved",
     SessionState.INTERRUPTED.value: "Interrupted",
     CONFIRMING: "Check the screen",
+    START_DIFFERS: "Check the first screen",
 }
+RECORD_TAB = "the Record tab"  # how a demonstration's device lock names its holder
 
 
 def _with_shortcut(text: str, action: QAction) -> str:
@@ -110,6 +116,8 @@ class RecordPage(QWidget):
         self._last_capture: PendingStep | None = None
         self._discard_on_close: str | None = None  # a resumed demo the user discarded
         self.resume_dialog: ResumeCheckDialog | None = None
+        self.start_dialog: ResumeCheckDialog | None = None
+        self.owner = DeviceOwner(RECORD_TAB, self)  # holds the phone while a demo is open
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
         self.mirror = MirrorView()
@@ -214,10 +222,10 @@ class RecordPage(QWidget):
         self.text_edit.setToolTip(
             _with_shortcut("Text to type on the phone; Enter sends it", self.type_action)
         )
-        self.reset_check = QCheckBox("Reset the app before each demo")
+        self.reset_check = QCheckBox("Reset the phone before each demo")
         self.reset_check.setToolTip(
-            "Force-stop the app (and clear its data if the task says so), then launch it, "
-            "so every demonstration starts from the same state"
+            "Run the task's reset recipe (Task tab: snapshot, settings, apps to clear, "
+            "start activity) so every demonstration starts from the same state"
         )
         self.reset_check.setChecked(str(self._settings.value("record/reset_app", "true")) == "true")
         self.flash_check = QCheckBox("Flash the mirror on each accepted input")
@@ -322,6 +330,9 @@ class RecordPage(QWidget):
         rec.demo_closed.connect(self._on_demo_closed)
         rec.input_refused.connect(self._on_input_refused)
         rec.resume_checked.connect(self._on_resume_checked)
+        rec.start_checked.connect(self._on_start_checked)
+        self.owner.message_posted.connect(self.message_posted)
+        self.owner.problem_occurred.connect(self.problem_occurred)
         self.task_panel.problem_occurred.connect(
             lambda text: self.problem_occurred.emit("Task", text)
         )
@@ -347,6 +358,7 @@ class RecordPage(QWidget):
         self.device_bar.stop()
         self.feed.stop_now()
         self.recorder.shutdown()
+        self.owner.shutdown()
 
     @property
     def serial(self) -> str | None:
@@ -381,22 +393,32 @@ class RecordPage(QWidget):
         task = self.task_panel.commit()
         if task is None:
             return False
+        held_before = self.owner.held is not None  # by the demo open now, if any
+        if not self.owner.take(self._serial, f"demonstration of {task.id}", self.start_demo):
+            return False
         reset = task.reset if self.reset_check.isChecked() else None
-        if self.reset_check.isChecked() and reset is None:
+        if self.reset_check.isChecked() and (reset is None or reset.is_empty):
+            reset = None
             self.message_posted.emit(
-                "The task has no app package, so the app is not reset before this demo.", 8000
+                "The task has no reset recipe (app, settings or snapshot), so the phone is "
+                "not reset before this demo.",
+                8000,
             )
         self.steps_list.clear()
         self._update_steps_tab()
-        return self.recorder.start_demo(
+        started = self.recorder.start_demo(
             StartRequest(
                 serial=self._serial,
                 demos_root=self._workspace.demos_dir,
                 task=task,
                 annotator=self.task_panel.annotator,
                 reset=reset,
+                start=self._start_reference(task),
             )
         )
+        if not started and not held_before:
+            self.owner.release()
+        return started
 
     def resume_demo(self, folder: str) -> bool:
         if self._serial is None:
@@ -406,8 +428,29 @@ class RecordPage(QWidget):
                 "the studio compares the two before recording goes on.",
             )
             return False
+        command = f"demonstration {Path(folder).parent.name}/{Path(folder).name}"
+        held_before = self.owner.held is not None  # by the demo open now, if any
+        if not self.owner.take(self._serial, command, lambda: self.resume_demo(folder)):
+            return False
         self.steps_list.clear()
-        return self.recorder.resume_demo(ResumeRequest(self._serial, Path(folder)))
+        resumed = self.recorder.resume_demo(ResumeRequest(self._serial, Path(folder)))
+        if not resumed and not held_before:
+            self.owner.release()
+        return resumed
+
+    def _start_reference(self, task: Task) -> StartReference | None:
+        """The START of the task's graph, when it has one, to check the first screen."""
+        assert self._workspace is not None
+        task_dir = self._workspace.suite_dir(self.task_panel.suite) / task.id
+        try:
+            return load_start_reference(task_dir)
+        except (GraphBuilderError, OSError) as exc:
+            self.message_posted.emit(
+                f"The task's graph cannot be read, so the first screen is not compared "
+                f"with its START: {exc}",
+                8000,
+            )
+            return None
 
     # -- device and mirror
 
@@ -505,6 +548,8 @@ class RecordPage(QWidget):
         self.start_action.setEnabled(not recording)
         self.start_button.setEnabled(not recording)
         self.task_panel.setEnabled(not recording)
+        if not recording and state != SessionState.PREPARING.value:
+            self.owner.release()  # the demonstration is closed (or never opened)
         self._emit_recorder_status()
 
     def _emit_recorder_status(self) -> None:
@@ -539,9 +584,7 @@ class RecordPage(QWidget):
         else:
             for step in demo.steps:
                 hierarchy = step_hierarchy(Path(folder), step)
-                self.steps_list.addItem(
-                    f"{step.index + 1}. {describe_action(step.action, hierarchy)}"
-                )
+                self.steps_list.addItem(f"{step.index + 1}. {step_text(step, hierarchy)}")
             self.steps_list.setCurrentRow(self.steps_list.count() - 1)
             self.instruction_label.setText(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
             self.instruction_label.setToolTip(demo.instruction)
@@ -596,7 +639,7 @@ class RecordPage(QWidget):
         except (GraphBuilderError, IndexError) as exc:
             self.step_preview.clear(f"Cannot show this step: {exc}")
             return
-        self.step_preview.show_step(png, step.observation.screen, step.action)
+        self.step_preview.show_step(png, step.observation.screen, step.action, jumped=step.jumped)
 
     @Slot(str)
     def _on_action_failed(self, message: str) -> None:
@@ -629,6 +672,35 @@ class RecordPage(QWidget):
         dialog.stop_requested.connect(self.recorder.stop)
         dialog.finished.connect(lambda _: setattr(self, "resume_dialog", None))
         self.resume_dialog = dialog
+        dialog.open()
+
+    @Slot(str, object)
+    def _on_start_checked(self, folder: str, check: ResumeCheck) -> None:
+        if check.same is not False:
+            self.message_posted.emit(check.message, 0 if check.same is None else 5000)
+            return
+        live = self._last_capture.screen.png() if self._last_capture else None
+        dialog = ResumeCheckDialog(
+            check.message,
+            check.expected_png,
+            live,
+            self,
+            expected_title="The task's START (from its graph)",
+            note=(
+                "Recording from this screen would merge it with the wrong screens of the "
+                "task. Fix the reset recipe in the Task form and discard this demo, or "
+                "record from this screen if it is a start you mean to add."
+            ),
+            continue_text="Record from this screen",
+        )
+        dialog.setObjectName("startCheckDialog")
+        dialog.setWindowTitle("The phone does not show the task's start")
+        dialog.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        dialog.continue_requested.connect(self.recorder.confirm_start)
+        dialog.discard_requested.connect(lambda: self._discard_resumed(folder))
+        dialog.stop_requested.connect(self.recorder.stop)
+        dialog.finished.connect(lambda _: setattr(self, "start_dialog", None))
+        self.start_dialog = dialog
         dialog.open()
 
     def _discard_resumed(self, folder: str) -> None:

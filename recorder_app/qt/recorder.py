@@ -30,6 +30,7 @@ from recorder_app.recording.session import (
     ResumeCheck,
     SessionState,
 )
+from recorder_app.recording.start_check import StartReference, check_start
 
 log = logging.getLogger(__name__)
 
@@ -39,6 +40,9 @@ IDLE = "idle"  # no demonstration in progress (controller-only state)
 # A resumed demo whose phone shows another screen than where it stopped: input waits
 # until the user continues from this screen or discards the demo (controller-only state).
 CONFIRMING = "confirming"
+# A new demo whose first screen is not the task's START: input waits until the user
+# records from this screen anyway or discards the demo (controller-only state).
+START_DIFFERS = "start_differs"
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +52,7 @@ class StartRequest:
     task: Task
     annotator: str = ""
     reset: ResetRecipe | None = None
+    start: StartReference | None = None  # the task graph's START, checked before step 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,6 +64,14 @@ class ResumeRequest:
 def describe_action(action: Action, hierarchy: Hierarchy | None) -> str:
     """``tap (539, 711) 'Wi-Fi'``: a tapped row is named by the first text inside it."""
     return hierarchy.describe(action) if hierarchy is not None else action.describe()
+
+
+JUMP_MARK = "⤳ jumped here · "
+
+
+def step_text(step: Step, hierarchy: Hierarchy | None) -> str:
+    """A saved step as the step lists show it; a jump is marked before its action."""
+    return (JUMP_MARK if step.jumped else "") + describe_action(step.action, hierarchy)
 
 
 def step_hierarchy(folder: Path, step: Step) -> Hierarchy | None:
@@ -88,6 +101,7 @@ class RecorderWorker(QObject):
     demo_interrupted = Signal(str, str)  # title, message; the demo is kept as incomplete
     demo_closed = Signal(str)  # demo folder; the session is gone
     resume_checked = Signal(str, object)  # demo folder, ResumeCheck
+    start_checked = Signal(str, object)  # demo folder, ResumeCheck against the START node
 
     def __init__(self, device_factory: DeviceFactory, settle_timeout: float) -> None:
         super().__init__()
@@ -113,7 +127,7 @@ class RecorderWorker(QObject):
                 settle_timeout=self._settle_timeout,
             )
 
-        self._open(start, "Could not start the demonstration")
+        self._open(start, "Could not start the demonstration", start=request.start)
 
     @Slot(object)
     def _on_resume_requested(self, request: ResumeRequest) -> None:
@@ -148,9 +162,7 @@ class RecorderWorker(QObject):
             self._interrupt("The action failed", self._explain(exc, f"{action.describe()} failed"))
             return
         hierarchy = screen.hierarchy if screen is not None else None
-        self.step_saved.emit(
-            str(session.folder), step.index, describe_action(step.action, hierarchy)
-        )
+        self.step_saved.emit(str(session.folder), step.index, step_text(step, hierarchy))
         self._capture()
 
     @Slot()
@@ -177,13 +189,24 @@ class RecorderWorker(QObject):
             self._capture()
 
     @Slot()
+    def _on_jump_requested(self) -> None:
+        if self._session is not None:
+            self._session.mark_jump()  # the next step was not reached by the last action
+            self._capture()
+
+    @Slot()
     def _on_stop_requested(self) -> None:
         self._close_session()
 
     # -- internals
 
     def _open(
-        self, make: Callable[[], RecordingSession], title: str, *, check_resume: bool = False
+        self,
+        make: Callable[[], RecordingSession],
+        title: str,
+        *,
+        check_resume: bool = False,
+        start: StartReference | None = None,
     ) -> None:
         try:
             self._session = make()
@@ -192,9 +215,9 @@ class RecorderWorker(QObject):
             self.demo_interrupted.emit(title, self._explain(exc, title))
             return
         self.demo_started.emit(str(self._session.folder), len(self._session.demo.steps))
-        self._capture(check_resume=check_resume)
+        self._capture(check_resume=check_resume, start=start)
 
-    def _capture(self, *, check_resume: bool = False) -> None:
+    def _capture(self, *, check_resume: bool = False, start: StartReference | None = None) -> None:
         session = self._session
         assert session is not None
         self.state_changed.emit(SessionState.CAPTURING.value)
@@ -209,11 +232,21 @@ class RecorderWorker(QObject):
             )
             return
         self.screen_captured.emit(screen)
+        # The state goes out before the check, so that the dialog the check opens finds
+        # the controller already waiting for the user's answer.
         if check_resume:
             result: ResumeCheck = session.check_resume(screen)
-            self.resume_checked.emit(str(session.folder), result)
             if result.same is False:
                 self.state_changed.emit(CONFIRMING)  # the user decides; no input meanwhile
+            self.resume_checked.emit(str(session.folder), result)
+            if result.same is False:
+                return
+        if start is not None:
+            result = check_start(start, screen)
+            if result.same is False:
+                self.state_changed.emit(START_DIFFERS)  # the user decides; no input meanwhile
+            self.start_checked.emit(str(session.folder), result)
+            if result.same is False:
                 return
         self.state_changed.emit(SessionState.READY.value)
         session.keep_pending()
@@ -270,6 +303,7 @@ class RecorderController(QObject):
     demo_interrupted = Signal(str, str)
     demo_closed = Signal(str)
     resume_checked = Signal(str, object)  # demo folder, ResumeCheck
+    start_checked = Signal(str, object)  # demo folder, ResumeCheck against the START node
     input_refused = Signal(str)
 
     _start_requested = Signal(object)
@@ -277,6 +311,7 @@ class RecorderController(QObject):
     _action_requested = Signal(object)
     _complete_requested = Signal()
     _retry_requested = Signal()
+    _jump_requested = Signal()
     _stop_requested = Signal()
 
     def __init__(
@@ -300,6 +335,7 @@ class RecorderController(QObject):
         self._action_requested.connect(w._on_action_requested)
         self._complete_requested.connect(w._on_complete_requested)
         self._retry_requested.connect(w._on_retry_requested)
+        self._jump_requested.connect(w._on_jump_requested)
         self._stop_requested.connect(w._on_stop_requested)
         w.state_changed.connect(self._on_worker_state_changed)
         w.demo_started.connect(self._on_demo_started)
@@ -310,6 +346,7 @@ class RecorderController(QObject):
         w.demo_interrupted.connect(self.demo_interrupted)
         w.demo_closed.connect(self._on_demo_closed)
         w.resume_checked.connect(self.resume_checked)
+        w.start_checked.connect(self.start_checked)
         self._thread.start()
 
     @property
@@ -375,8 +412,15 @@ class RecorderController(QObject):
             self._retry_requested.emit()
 
     def confirm_resume(self) -> None:
-        """Continue a resumed demo from the screen the phone shows now (captured afresh)."""
+        """Continue a resumed demo from the screen the phone shows now (captured afresh);
+        the next step is saved as a jump, since no recorded action led to it."""
         if self._state == CONFIRMING:
+            self._set_state(SessionState.CAPTURING.value)
+            self._jump_requested.emit()
+
+    def confirm_start(self) -> None:
+        """Record a new demo from the first screen although it is not the task's START."""
+        if self._state == START_DIFFERS:
             self._set_state(SessionState.CAPTURING.value)
             self._retry_requested.emit()
 
@@ -400,6 +444,8 @@ class RecorderController(QObject):
             reason = "the demonstration is interrupted; choose Retry capture or Stop"
         elif self._state == CONFIRMING:
             reason = "the phone shows another screen; continue from it or discard the demo first"
+        elif self._state == START_DIFFERS:
+            reason = "the phone does not show the task's start; record from it or discard the demo"
         else:
             reason = f"the recorder is busy ({self._state}); wait until the screen is captured"
         self.input_refused.emit(f"{what} was not recorded: {reason}.")

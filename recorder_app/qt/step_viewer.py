@@ -87,6 +87,22 @@ def _draw_banner(painter: QPainter, rect: Rect, text: str) -> None:
     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, elided)
 
 
+JUMP_TEXT = "Jumped here: no recorded action led to this screen"
+
+
+def _draw_jump_band(painter: QPainter, rect: Rect) -> None:
+    font = QFont(painter.font())
+    font.setBold(True)
+    font.setPointSizeF(max(8.0, rect.width / 34))
+    painter.setFont(font)
+    metrics = painter.fontMetrics()
+    band = QRectF(rect.x, rect.y, rect.width, metrics.height() + 12)
+    painter.fillRect(band, QColor(196, 120, 0, 230))
+    painter.setPen(QColor("white"))
+    text = metrics.elidedText(JUMP_TEXT, Qt.TextElideMode.ElideRight, int(rect.width - 12))
+    painter.drawText(band, Qt.AlignmentFlag.AlignCenter, text)
+
+
 class StepViewer(QWidget):
     """One step: its pre-action screenshot with the action on top."""
 
@@ -99,24 +115,41 @@ class StepViewer(QWidget):
         self._action: Action | None = None
         self._screen: tuple[int, int] | None = None
         self._message = "Select a demonstration"
+        self._jumped = False
 
-    def show_step(self, png: bytes | None, screen: tuple[int, int], action: Action | None) -> None:
+    def show_step(
+        self,
+        png: bytes | None,
+        screen: tuple[int, int],
+        action: Action | None,
+        *,
+        jumped: bool = False,
+    ) -> None:
+        """``jumped``: no recorded action led to this screen (a resumed demo continued
+        from another screen); a band across the top says so."""
         image = QImage.fromData(png) if png else QImage()
         self._image = None if image.isNull() else image
         self._screen = screen
         self._action = action
+        self._jumped = jumped
         self._message = "The screenshot of this step is missing or unreadable"
         self.update()
 
     def clear(self, message: str) -> None:
         self._image = None
         self._action = None
+        self._jumped = False
         self._message = message
         self.update()
 
     @property
     def has_image(self) -> bool:
         return self._image is not None
+
+    @property
+    def jumped(self) -> bool:
+        """The step shown was reached by a jump, not by the previous step's action."""
+        return self._jumped
 
     def paintEvent(self, event: QPaintEvent) -> None:
         painter = QPainter(self)
@@ -132,3 +165,5 @@ class StepViewer(QWidget):
         painter.drawImage(QRectF(rect.x, rect.y, rect.width, rect.height), self._image)
         if self._action is not None:
             draw_action(painter, self._action, rect, self._screen)
+        if self._jumped:
+            _draw_jump_band(painter, rect)

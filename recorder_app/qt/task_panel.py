@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import replace
 
 from PySide6.QtCore import QRegularExpression, Qt, Signal, Slot
@@ -10,6 +11,7 @@ from PySide6.QtWidgets import (
     QCheckBox,
     QComboBox,
     QFormLayout,
+    QGroupBox,
     QHBoxLayout,
     QInputDialog,
     QLineEdit,
@@ -22,7 +24,15 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder.errors import GraphBuilderError
-from graph_builder.model import DEFAULT_VOCABULARIES, EvalProtocol, Labels, ResetRecipe, Task
+from graph_builder.model import (
+    DEFAULT_RESET_SETTINGS,
+    DEFAULT_VOCABULARIES,
+    EvalProtocol,
+    Labels,
+    ResetRecipe,
+    SettingValue,
+    Task,
+)
 from recorder_app.errors import StudioError
 from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace
 
@@ -76,6 +86,30 @@ class TaskPanel(QWidget):
         self.syntax_list = self._label_list()
         self.semantics_list = self._label_list()
         self.clear_data_check = QCheckBox("Clear app data when resetting (pm clear)")
+        self.activity_edit = QLineEdit()
+        self.activity_edit.setPlaceholderText("Optional: e.g. .Settings or pkg/.MainActivity")
+        self.activity_edit.setToolTip("The activity the app starts in (default: its launcher)")
+        self.clear_packages_edit = QLineEdit()
+        self.clear_packages_edit.setPlaceholderText("Optional: other packages, comma-separated")
+        self.clear_packages_edit.setToolTip(
+            "Other apps whose data is cleared (pm clear) before each demo and run"
+        )
+        self.settings_edit = QPlainTextEdit()
+        self.settings_edit.setObjectName("resetSettings")
+        self.settings_edit.setPlaceholderText("One per line: NAMESPACE KEY VALUE")
+        self.settings_edit.setToolTip(
+            "System settings restored (settings put) before each demo and run, one per "
+            "line, e.g. 'system font_scale 1.0'; they are restored even when the task has "
+            "no app package"
+        )
+        self.settings_edit.setTabChangesFocus(True)
+        self.settings_edit.setFixedHeight(76)
+        self.snapshot_edit = QLineEdit()
+        self.snapshot_edit.setPlaceholderText("Optional: a saved whole-phone snapshot")
+        self.snapshot_edit.setToolTip(
+            "Loaded first: a whole-phone snapshot saved on the virtual phone (or an "
+            "emulator) with `virtualphone snapshot save NAME`; leave empty on a real phone"
+        )
         self.annotator_edit = QLineEdit()
         self.annotator_edit.setPlaceholderText("Your annotator id")
         self.save_button = QPushButton("Save task")
@@ -96,20 +130,37 @@ class TaskPanel(QWidget):
         form.addRow("Scenario", self.scenario_combo)
         form.addRow("Syntax", self.syntax_list)
         form.addRow("Semantics", self.semantics_list)
-        form.addRow("", self.clear_data_check)
         form.addRow("Annotator", self.annotator_edit)
+        self.reset_box = QGroupBox("Reset before each demo and run")
+        self.reset_box.setObjectName("resetRecipe")
+        reset_form = QFormLayout(self.reset_box)
+        reset_form.setFieldGrowthPolicy(QFormLayout.FieldGrowthPolicy.AllNonFixedFieldsGrow)
+        reset_form.addRow("Snapshot", self.snapshot_edit)
+        reset_form.addRow("Settings", self.settings_edit)
+        reset_form.addRow("Also clear", self.clear_packages_edit)
+        reset_form.addRow("", self.clear_data_check)
+        reset_form.addRow("Start activity", self.activity_edit)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(8, 6, 8, 6)
         layout.addLayout(form)
+        layout.addWidget(self.reset_box)
         layout.addWidget(self.save_button, 0, Qt.AlignmentFlag.AlignRight)
 
         self.suite_combo.currentIndexChanged.connect(self._on_suite_changed)
         self.new_suite_button.clicked.connect(self._on_new_suite_clicked)
         self.task_combo.currentIndexChanged.connect(self._on_task_changed)
         self.save_button.clicked.connect(self._on_save_clicked)
-        for edit in (self.id_edit, self.normalized_edit, self.app_edit):
+        for edit in (
+            self.id_edit,
+            self.normalized_edit,
+            self.app_edit,
+            self.activity_edit,
+            self.clear_packages_edit,
+            self.snapshot_edit,
+        ):
             edit.textEdited.connect(self._on_form_edited)
         self.instruction_edit.textChanged.connect(self._on_form_edited)
+        self.settings_edit.textChanged.connect(self._on_form_edited)
         for combo in (self.protocol_combo, self.scenario_combo):
             combo.currentIndexChanged.connect(self._on_form_edited)
         for lst in (self.syntax_list, self.semantics_list):
@@ -169,11 +220,8 @@ class TaskPanel(QWidget):
         app = self.app_edit.text().strip()
         # Fields the form does not show (max_steps, success criteria, ...) are kept.
         base = self._loaded if self._loaded and self._loaded.id == task_id else None
-        reset = None
-        if app:
-            old = base.reset if base and base.reset else ResetRecipe(package=app)
-            reset = replace(old, package=app, clear_data=self.clear_data_check.isChecked())
         try:
+            reset = self._form_reset(app, base.reset if base else None)
             return replace(
                 base or Task(id=task_id, instruction=instruction),
                 instruction=instruction,
@@ -200,6 +248,31 @@ class TaskPanel(QWidget):
             self.problem_occurred.emit(str(exc))
             return None
         return task
+
+    def _form_reset(self, app: str, old: ResetRecipe | None) -> ResetRecipe | None:
+        """The reset recipe of the form; None when it would do nothing."""
+        settings = []
+        for number, line in enumerate(self.settings_edit.toPlainText().splitlines(), 1):
+            if line.strip():
+                try:
+                    settings.append(SettingValue.parse(line))
+                except GraphBuilderError as exc:
+                    raise ValueError(f"Reset settings, line {number}: {exc}") from exc
+        recipe = replace(
+            old or ResetRecipe(package=app),
+            package=app,
+            activity=self.activity_edit.text().strip() or None,
+            clear_data=self.clear_data_check.isChecked(),
+            settings=tuple(settings),
+            clear_packages=tuple(
+                p for p in re.split(r"[,\s]+", self.clear_packages_edit.text()) if p
+            ),
+            snapshot=self.snapshot_edit.text().strip() or None,
+        )
+        bad = recipe.bad_packages()
+        if bad:
+            raise ValueError(f"{bad[0]!r} is not an Android package name (e.g. com.example.app).")
+        return None if recipe.is_empty else recipe
 
     # -- slots
 
@@ -330,4 +403,15 @@ class TaskPanel(QWidget):
         self.scenario_combo.setCurrentIndex(max(0, self.scenario_combo.findData(scenario)))
         self._check(self.syntax_list, task.labels.syntax if task else ())
         self._check(self.semantics_list, task.labels.semantics if task else ())
-        self.clear_data_check.setChecked(bool(task and task.reset and task.reset.clear_data))
+        reset = task.reset if task else None
+        self.clear_data_check.setChecked(bool(reset and reset.clear_data))
+        self.activity_edit.setText((reset.activity or "") if reset else "")
+        self.clear_packages_edit.setText(", ".join(reset.clear_packages) if reset else "")
+        self.snapshot_edit.setText((reset.snapshot or "") if reset else "")
+        # A new task restores the settings most often left changed; a saved one, its own.
+        settings = (
+            [SettingValue(*v) for v in DEFAULT_RESET_SETTINGS]
+            if task is None
+            else list(reset.settings if reset else ())
+        )
+        self.settings_edit.setPlainText("\n".join(v.describe() for v in settings))

@@ -60,6 +60,8 @@ def record_script(
     """Record one demonstration of ``task`` on ``device``, choosing every action with
     ``script``; returns the finished demonstration.
 
+    The phone is first reset with ``reset``, or, when it is None, with the task's own
+    recipe (``task.reset``), so a scripted demonstration starts where a recorded one does.
     ``after_action`` runs after each action was performed, before the next screen is
     captured (e.g. to move a simulated clock on). An exception from the script or the
     device leaves the demonstration on disk, marked incomplete, as a crash would.
@@ -69,7 +71,7 @@ def record_script(
         demos_root,
         task,
         annotator=annotator,
-        reset=reset,
+        reset=reset if reset is not None else task.reset,
         settle_timeout=settle_timeout,
         demo_id=demo_id,
         source=source,

@@ -192,6 +192,13 @@ class RecordingSession:
                 dropped.index,
                 dropped.action.describe(),
             )
+        try:
+            kept = read_json((folder / PENDING_STEM).with_suffix(".json"))
+        except (GraphBuilderError, OSError):
+            kept = None
+        fresh = isinstance(kept, dict) and kept.get("after_step") == len(writer.demo.steps)
+        if fresh and isinstance(kept, dict) and kept.get("jumped") is True:
+            writer.mark_jump()
         session = cls(device, writer, settle_timeout=settle_timeout)
         session.dropped_step = dropped
         return session
@@ -259,6 +266,8 @@ class RecordingSession:
                     "activity": screen.activity,
                     "screen": list(screen.size),
                     "time": screen.time,
+                    # a jump survives a stop: the resumed demo's next step is still one
+                    **({"jumped": True} if self.writer.jump_pending else {}),
                 },
             )
         except (OSError, GraphBuilderError) as exc:
@@ -320,6 +329,11 @@ class RecordingSession:
             f"{verdict.describe()}.",
             expected_png,
         )
+
+    def mark_jump(self) -> None:
+        """The user continues a resumed demo from another screen than where it stopped:
+        the next step is saved as a jump, so no transition is built into it."""
+        self.writer.mark_jump()
 
     def hash_pending(self) -> None:
         """Compute the pending observation's perceptual hash (about 0.1 s).

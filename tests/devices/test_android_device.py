@@ -483,6 +483,46 @@ def test_reset_app_restores_the_recipes_system_settings(driver, virtual_server):
     assert driver.device.observe().activity.startswith("com.android.settings/")
 
 
+def test_a_recipe_without_a_package_still_restores_the_settings_and_goes_home(driver):
+    driver.open("com.android.settings")
+    driver.device.shell("settings put system font_scale 1.15")
+    driver.device.shell("settings put global airplane_mode_on 1")
+    recipe = ResetRecipe(
+        "",
+        settings=(
+            SettingValue("system", "font_scale", "1.0"),
+            SettingValue("global", "airplane_mode_on", "0"),
+        ),
+    )
+    driver.device.reset_app(recipe)
+    assert driver.device.shell("settings get system font_scale").strip() == "1.0"
+    assert driver.device.shell("settings get global airplane_mode_on").strip() == "0"
+    assert driver.device.wait_until_settled()
+    assert driver.device.observe().activity.startswith("com.android.launcher")
+
+
+def test_a_recipe_loads_its_whole_phone_snapshot_and_clears_other_packages(driver):
+    driver.open("com.android.deskclock")
+    driver.device.shell("virtualphone snapshot save clean")
+    driver.tap(content_desc="Add alarm")
+    driver.tap(text="OK")
+    driver.device.shell("settings put system font_scale 1.3")
+    assert "7:00 AM" in driver.open("com.android.deskclock").hierarchy().texts()
+    driver.device.reset_app(ResetRecipe("com.android.deskclock", snapshot="clean"))
+    assert driver.device.shell("settings get system font_scale").strip() == "1.0"
+    assert "7:00 AM" not in driver.open("com.android.deskclock").hierarchy().texts()
+    # An alarm again, then the recipe of another app clears the clock's data on the way.
+    driver.tap(content_desc="Add alarm")
+    driver.tap(text="OK")
+    driver.device.reset_app(
+        ResetRecipe("com.android.settings", clear_packages=("com.android.deskclock",))
+    )
+    assert driver.device.observe().activity.startswith("com.android.settings/")
+    assert "7:00 AM" not in driver.open("com.android.deskclock").hierarchy().texts()
+    with pytest.raises(DeviceCommandError, match="snapshot 'missing'"):
+        driver.device.reset_app(ResetRecipe("com.android.settings", snapshot="missing"))
+
+
 def test_reset_app_of_a_missing_app_is_a_command_error(device):
     with pytest.raises(DeviceCommandError, match="com.example.missing"):
         device.reset_app(ResetRecipe("com.example.missing"))

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ from devices.errors import DeviceDisconnectedError
 from devices.fake import FakeDevice
 from evaluator.synthetic import render_screen
 from graph_builder.io import load_demo
-from graph_builder.model import Action, ActionType, DemoStatus, ResetRecipe, Task
+from graph_builder.model import Action, ActionType, DemoStatus, ResetRecipe, SettingValue, Task
 from graph_builder.screen import Screen
 from recorder_app.errors import RecordingError
 from recorder_app.recording.script import record_script
@@ -83,3 +84,14 @@ def test_a_script_that_never_says_done_stops_at_max_steps(tmp_path: Path) -> Non
     (folder,) = (tmp_path / TASK.id).iterdir()
     saved = load_demo(folder)
     assert saved.status is DemoStatus.INCOMPLETE and len(saved.steps) == 3
+
+
+def test_a_scripted_demo_starts_from_the_tasks_own_reset_recipe(tmp_path):
+    """No reset given: the task's recipe runs (its settings first) before step 0."""
+    phone = device()
+    recipe = ResetRecipe(APP, settings=(SettingValue("system", "font_scale", "1.0"),))
+    task = dataclasses.replace(TASK, reset=recipe)
+    record_script(phone, tmp_path, task, lambda pending: Action.done(), demo_id="d1")
+    assert phone.resets == [recipe]
+    record_script(phone, tmp_path, TASK, lambda pending: Action.done(), demo_id="d2")
+    assert phone.resets == [recipe]  # a task without a recipe resets nothing

@@ -48,6 +48,7 @@ from evaluator.runner import (
 )
 from graph_builder.errors import GraphBuilderError
 from recorder_app.errors import SettingsError
+from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import StoppedRunsDialog, show_problem
 from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.live_view import LiveView
@@ -58,7 +59,7 @@ from recorder_app.qt.eval_panel.results_table import (
     ResultsTableView,
 )
 from recorder_app.qt.eval_panel.run_config_form import RunConfigForm
-from recorder_app.qt.eval_panel.run_worker import EvaluationRun
+from recorder_app.qt.eval_panel.run_worker import EVALUATE_TAB, EvaluationRun
 from recorder_app.qt.eval_panel.settings import (
     load_settings,
     save_settings,
@@ -95,6 +96,9 @@ class EvaluationPage(QWidget):
         self.current_run: Path | None = None
         self.run: EvaluationRun | None = None
         self.last_problem: tuple[str, str] | None = None
+        self.owner = DeviceOwner(EVALUATE_TAB, self)  # runs wait for phones held elsewhere
+        self.owner.message_posted.connect(lambda text, _ms: self.state_label.setText(text))
+        self.owner.problem_occurred.connect(self.report_problem)
         self.report_path: Path | None = None
         self._prices: PriceTable | None = None
         self._outcomes: dict[str, int] = {}  # result status -> tasks, in the running run
@@ -318,6 +322,8 @@ class EvaluationPage(QWidget):
         if self.run is not None and self.run.running:
             self.report_problem("A run is in progress", "Stop it before starting another.")
             return
+        if not self.owner.when_free(config.devices, lambda: self._launch(config)):
+            return  # the dialog says who holds a phone; waiting launches the run
         if self.run is not None:
             self.run.deleteLater()  # its thread has ended; free it with its worker
         device_factory = self.connection.open_device if self.connection is not None else None

@@ -48,6 +48,8 @@ from graph_builder.errors import GraphBuilderError
 
 log = logging.getLogger(__name__)
 
+EVALUATE_TAB = "the Evaluate tab"  # how a run's device lock names its holder
+
 
 class RunWorker(QObject):
     """Lives in the run's thread. Every runner event goes out through the signal named for
@@ -87,6 +89,7 @@ class RunWorker(QObject):
                 stop_event=self.stop_event,
                 pause_event=self.pause_event,
                 device_factory=self.device_factory,
+                owner=EVALUATE_TAB,
             )
         except (EvaluatorError, GraphBuilderError) as exc:
             self.failed.emit(str(exc))
