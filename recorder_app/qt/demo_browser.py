@@ -27,7 +27,7 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
 from recorder_app.qt.hierarchy_view import HierarchyInspector
-from recorder_app.qt.recorder import describe_action, step_hierarchy
+from recorder_app.qt.recorder import step_hierarchy
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import demo_frames, write_gif
@@ -345,16 +345,25 @@ class DemoBrowser(QWidget):
         device = step.action.to_device(step.observation.screen)
         if step.action.type.is_pointed and device.point is not None:
             self.hierarchy_view.select_at(int(device.x or 0), int(device.y or 0))
-        described = describe_action(step.action, hierarchy)
-        self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
         obs = step.observation
+        described = (
+            hierarchy.describe(step.action, obs.screen)
+            if hierarchy is not None
+            else step.action.describe()
+        )
+        self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
+        self.step_label.setToolTip(described)
         lines = [self._demo_details(), f"activity: {obs.activity or '?'}"]
-        if step.action.element is not None:
+        # The details name the element the label names: the one under the action's point.
+        hit = hierarchy.hit(step.action, obs.screen) if hierarchy is not None else None
+        if hierarchy is not None and hit is not None:
+            kind = hit.class_name.rpartition(".")[2]
+            name = hierarchy.spoken_label(hit)
+            lines.append(f"element: {name!r} ({kind} {hit.bounds.as_list()})")
+        elif step.action.element is not None:
             e = step.action.element
-            found = hierarchy.element_at(*e.bounds.center) if hierarchy else None
-            name = hierarchy.spoken_label(found) if hierarchy and found else e.label()
             kind = e.class_name.rpartition(".")[2]
-            lines.append(f"element: {name!r} ({kind} {e.bounds.as_list()})")
+            lines.append(f"element: {e.label()!r} ({kind} {e.bounds.as_list()})")
         if obs.phash:
             lines.append(f"phash: {obs.phash}")
         self.detail_label.setText("\n".join(lines))
