@@ -28,6 +28,7 @@ from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
 from recorder_app.qt.hierarchy_view import HierarchyInspector
 from recorder_app.qt.recorder import step_hierarchy
+from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import demo_frames, write_gif
@@ -96,6 +97,9 @@ class DemoBrowser(QWidget):
             "Write the demonstration as an animated GIF with each action drawn (for papers "
             "and bug reports)"
         )
+        self.gif_row = ReportPathRow()
+        self.gif_row.setObjectName("gifRow")
+        self.gif_row.hide()
         self.resume_button = QPushButton("Resume recording")
         self.resume_button.setToolTip("Continue this incomplete demonstration on the phone")
 
@@ -121,6 +125,7 @@ class DemoBrowser(QWidget):
         right_layout.addLayout(nav)
         right_layout.addWidget(self.detail_label)
         right_layout.addLayout(actions)
+        right_layout.addWidget(self.gif_row)
         splitter = QSplitter()
         splitter.setObjectName("demoSplitter")
         splitter.addWidget(left)
@@ -408,6 +413,8 @@ class DemoBrowser(QWidget):
 
         def done(path: Path) -> None:
             self.gif_button.setEnabled(True)
+            self.gif_row.set_path(path, what="GIF written to", open_label="Open GIF")
+            self.gif_row.show()
             self.gif_written.emit(str(path))
 
         def failed(exc: Exception) -> None:
