@@ -6,8 +6,9 @@ it has a ``bounds`` attribute or is a ``<node>`` (see ``graph_builder.hierarchy`
 hierarchy knows how many elements of the dump carry a given id, text or bounds.
 
 Readable forms come first: a unique resource-id, text or content-desc, then a pair of
-them, then bounds with one of them. The last resort is the element's position among the
-UI elements in document order, which is exact for every dump the parser reads.
+them, then bounds with them. Otherwise the element is counted among the UI elements
+inside its nearest ancestor that has such a form, or among all of them: exact for every
+dump the parser reads, since the parser counts UI elements the same way.
 
 >>> from graph_builder.hierarchy import parse_hierarchy
 >>> h = parse_hierarchy(
@@ -56,6 +57,20 @@ def literal(value: str) -> str:
 
 def element_xpath(hierarchy: Hierarchy, element: UIElement) -> str:
     """An XPath that selects ``element`` and nothing else in the dump it was parsed from."""
+    found = _unique(hierarchy, element)
+    if found is not None:
+        return found
+    # Counted from the nearest ancestor that has a readable XPath, else from the top.
+    for ancestor in hierarchy.ancestors(element):
+        anchor = _unique(hierarchy, ancestor)
+        if anchor is not None:
+            # Pre-order: an element's descendants directly follow it.
+            return f"({anchor}//*[@bounds or self::node])[{element.index - ancestor.index}]"
+    return f"(//*[@bounds or self::node])[{element.index + 1}]"
+
+
+def _unique(hierarchy: Hierarchy, element: UIElement) -> str | None:
+    """The shortest attribute test that only ``element`` passes, as an XPath, or None."""
     pairs = [(name, read(element)) for name, read in _KEYS if read(element)]
     # Repaired bounds no longer read as they were written, so they cannot be matched.
     if not hierarchy.repairs:
@@ -63,7 +78,7 @@ def element_xpath(hierarchy: Hierarchy, element: UIElement) -> str:
     for chosen in _candidates(pairs):
         if _count(hierarchy, chosen) == 1:
             return "//*[" + " and ".join(f"@{n}={literal(v)}" for n, v in chosen) + "]"
-    return f"(//*[@bounds or self::node])[{element.index + 1}]"
+    return None
 
 
 def _candidates(
