@@ -292,6 +292,7 @@ class HierarchyInspector(QWidget):
             self.tree.expandItem(self._items[i].parent() or self._items[i])
             for ancestor in hierarchy.ancestors(hierarchy.elements[i]):
                 self.tree.expandItem(self._items[ancestor.index])
+        self.tree.resizeColumnToContents(0)  # the matches may sit deeper than shown before
         n = len(self._matches)
         self.match_label.setText(f"{n} match{'' if n == 1 else 'es'}")
 
