@@ -129,11 +129,20 @@ class TaskBuildReport:
     def summary(self) -> str:
         skipped = f" ({len(self.skipped)} skipped)" if self.skipped else ""
         state = "written" if self.written else f"NOT written: {self.note}"
-        return (
-            f"{self.task_id}: {self.demos_used} demos{skipped}, {self.nodes} nodes, "
-            f"{self.edges} edges, {self.merges} merges, {len(self.warnings)} warnings, "
-            f"{sum(p.severity == 'error' for p in self.problems)} errors -> {state}"
+        errors = sum(p.severity == "error" for p in self.problems)
+        # The build's own warnings and the validation's: the report lists both.
+        warnings = len(self.warnings) + len(self.problems) - errors
+        counts = (
+            (self.demos_used, "demo"),
+            (self.nodes, "node"),
+            (self.edges, "edge"),
+            (self.merges, "merge"),
+            (warnings, "warning"),
+            (errors, "error"),
         )
+        words = [f"{n} {word}{'' if n == 1 else 's'}" for n, word in counts]
+        words[0] += skipped
+        return f"{self.task_id}: {', '.join(words)} -> {state}"
 
 
 @dataclass(frozen=True, slots=True)

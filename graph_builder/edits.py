@@ -328,7 +328,8 @@ class SplitMembers:
     new_node_id: str | None = None
 
     def describe(self) -> str:
-        return f"split {len(self.members)} screens out of {self.node_id}"
+        n = len(self.members)
+        return f"split {n} screen{'' if n == 1 else 's'} out of {self.node_id}"
 
     def apply(self, graph: TaskGraph) -> tuple[TaskGraph, Command]:
         i = _node_index(graph, self.node_id)

@@ -136,19 +136,38 @@ class Hierarchy:
         return (e for e in self.elements if e.visible and e.bounds.area > 0)
 
     def spoken_label(self, element: UIElement) -> str:
-        """What a person would call ``element``: its text or description, else the first
-        text inside it (a row is named by its title), else its id or class, short.
+        """What a person would call ``element``: its text or description; for a row (an
+        interactive element without text) the first text inside it that is not a target
+        of its own; else its id or class, short. A container that takes no input is never
+        named by something inside it: a tap on its empty space did not hit that.
 
         The one naming of elements: the recorder's step list, the demo viewer, the graph
         editor and evaluation traces all use it.
         """
-        pending = [element]
+        if element.text or element.content_desc:
+            return element.text or element.content_desc
+        pending = list(self.children(element)) if element.interactive else []
         while pending:
             current = pending.pop(0)
+            if current.interactive:
+                continue  # a button inside a row is another target
             if current.text or current.content_desc:
                 return current.text or current.content_desc
             pending[:0] = self.children(current)
         return element.resource_id.rpartition("/")[2] or element.class_name.rpartition(".")[2]
+
+    def hit(self, action: Action, screen: Size | None = None) -> UIElement | None:
+        """The element a tap or long press landed on (``element_at`` its point), or None.
+
+        ``screen`` is this hierarchy's device size, for actions in another coordinate
+        space. Step labels and the details beside them both name this element.
+        """
+        if not action.type.is_pointed or action.x is None or action.y is None:
+            return None
+        device = action.to_device(screen) if screen is not None else action
+        if device.x is None or device.y is None:
+            return None
+        return self.element_at(device.x, device.y)
 
     def describe(self, action: Action, screen: Size | None = None) -> str:
         """``action.describe()``, with a tap or long press named by the element it hit.
@@ -162,14 +181,11 @@ class Hierarchy:
         ...     "</node></hierarchy>"
         ... )
         >>> hierarchy.describe(Action.tap(540, 596, screen=(1080, 2400)))
-        "tap (540, 596) 'Display'"
+        "tap (540, 596) 'LinearLayout'"
+        >>> hierarchy.describe(Action.tap(100, 596, screen=(1080, 2400)))
+        "tap (100, 596) 'Display'"
         """
-        if not action.type.is_pointed or action.x is None or action.y is None:
-            return action.describe()
-        device = action.to_device(screen) if screen is not None else action
-        if device.x is None or device.y is None:
-            return action.describe()
-        element = self.element_at(device.x, device.y)
+        element = self.hit(action, screen)
         if element is None:
             return action.describe()
         label = self.spoken_label(element)

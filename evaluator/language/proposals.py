@@ -151,6 +151,10 @@ class ProposalStore:
         self._data[Kind(kind)][task_id] = proposal
         self.save()
 
+    def remove(self, kind: Kind, task_id: str) -> None:
+        if self._data[Kind(kind)].pop(task_id, None) is not None:
+            self.save()
+
     def save(self) -> None:
         # mask_json: a reply that echoed the request must not put its key on disk
         atomic_write_json(
@@ -336,6 +340,18 @@ def has_labels(labels: Labels) -> bool:
     return any(True for _ in labels.items())
 
 
+@dataclass(frozen=True, slots=True)
+class ReviewRecord:
+    """What one review changed, so that it can be undone (``undo_review``)."""
+
+    kind: Kind
+    task_id: str
+    before: Any  # the task's Labels or rewrite before the decision
+    after: Any  # ... and after it
+    proposal_before: Proposal | None
+    review: Review
+
+
 def review(
     suite_dir: Path,
     kind: Kind,
@@ -345,6 +361,19 @@ def review(
     annotator: str,
     value: Any = None,
 ) -> Task:
+    """``decide`` without the record of what changed."""
+    return decide(suite_dir, kind, task_id, decision, annotator=annotator, value=value)[0]
+
+
+def decide(
+    suite_dir: Path,
+    kind: Kind,
+    task_id: str,
+    decision: Decision | str,
+    *,
+    annotator: str,
+    value: Any = None,
+) -> tuple[Task, ReviewRecord]:
     """Record a person's decision on a proposal and apply it to task.json.
 
     ``accepted`` takes the proposal as it is and is refused where the task already holds
@@ -360,6 +389,7 @@ def review(
     proposal = store.get(kind, task_id)
     folder = suite_dir / task_id
     task = _load_task(folder)
+    before = _field(task, kind)
     if decision is Decision.ACCEPTED:
         if proposal is None or proposal.proposed is None:
             raise ConfigError(f"{task_id}: there is no usable {kind.value} proposal to accept")
@@ -382,12 +412,49 @@ def review(
         task = _apply(task, kind, value)
         save_task(task, folder)
     base = proposal or Proposal(None, "", time.time(), error="no proposal: reviewed by hand")
-    store.put(
-        kind,
-        task_id,
-        replace(base, review=Review(decision, value, annotator.strip(), time.time())),
-    )
+    decided = Review(decision, value, annotator.strip(), time.time())
+    store.put(kind, task_id, replace(base, review=decided))
+    return task, ReviewRecord(Kind(kind), task_id, before, _field(task, kind), proposal, decided)
+
+
+def undo_review(suite_dir: Path, record: ReviewRecord) -> Task:
+    """Take a review back: the task's labels (or rewrite) and the proposal as they were.
+
+    Refused, changing nothing, when the task or the proposal changed after the review
+    (another person, another studio, the command line): undoing would lose that change.
+    """
+    suite_dir = Path(suite_dir)
+    store = ProposalStore(suite_dir)
+    folder = suite_dir / record.task_id
+    task = _load_task(folder)
+    current = store.get(record.kind, record.task_id)
+    if (
+        _field(task, record.kind) != record.after
+        or current is None
+        or current.review != record.review
+    ):
+        raise ConfigError(
+            f"{record.task_id}: the {record.kind.value} changed after this decision "
+            f"({folder / 'task.json'} or {store.path}); it is not undone"
+        )
+    if _field(task, record.kind) != record.before:
+        task = _apply_field(task, record.kind, record.before)
+        save_task(task, folder)
+    if record.proposal_before is None:
+        store.remove(record.kind, record.task_id)
+    else:
+        store.put(record.kind, record.task_id, record.proposal_before)
     return task
+
+
+def _field(task: Task, kind: Kind) -> Any:
+    return task.labels if kind is Kind.LABELS else task.normalized_instruction
+
+
+def _apply_field(task: Task, kind: Kind, value: Any) -> Task:
+    if kind is Kind.LABELS:
+        return replace(task, labels=value)
+    return replace(task, normalized_instruction=value)
 
 
 def _what(kind: Kind) -> str:

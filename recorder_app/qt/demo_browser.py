@@ -28,6 +28,7 @@ from graph_builder.model import Demonstration, DemoStatus
 from recorder_app.errors import explain_os_error
 from recorder_app.qt.hierarchy_view import HierarchyInspector
 from recorder_app.qt.recorder import step_hierarchy, step_text
+from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import demo_frames, write_gif
@@ -96,6 +97,9 @@ class DemoBrowser(QWidget):
             "Write the demonstration as an animated GIF with each action drawn (for papers "
             "and bug reports)"
         )
+        self.gif_row = ReportPathRow()
+        self.gif_row.setObjectName("gifRow")
+        self.gif_row.hide()
         self.resume_button = QPushButton("Resume recording")
         self.resume_button.setToolTip("Continue this incomplete demonstration on the phone")
 
@@ -121,6 +125,7 @@ class DemoBrowser(QWidget):
         right_layout.addLayout(nav)
         right_layout.addWidget(self.detail_label)
         right_layout.addLayout(actions)
+        right_layout.addWidget(self.gif_row)
         splitter = QSplitter()
         splitter.setObjectName("demoSplitter")
         splitter.addWidget(left)
@@ -345,21 +350,26 @@ class DemoBrowser(QWidget):
         device = step.action.to_device(step.observation.screen)
         if step.action.type.is_pointed and device.point is not None:
             self.hierarchy_view.select_at(int(device.x or 0), int(device.y or 0))
+        obs = step.observation
         described = step_text(step, hierarchy)
         self.step_label.setText(f"Step {index + 1} of {len(demo.steps)}: {described}")
-        obs = step.observation
+        self.step_label.setToolTip(described)
         lines = [self._demo_details(), f"activity: {obs.activity or '?'}"]
         if step.jumped:
             lines.append(
                 f"jump: step {index}'s action did not lead here (the recording was resumed "
                 "from this screen); no graph edge is built into this step"
             )
-        if step.action.element is not None:
+        # The details name the element the label names: the one under the action's point.
+        hit = hierarchy.hit(step.action, obs.screen) if hierarchy is not None else None
+        if hierarchy is not None and hit is not None:
+            kind = hit.class_name.rpartition(".")[2]
+            name = hierarchy.spoken_label(hit)
+            lines.append(f"element: {name!r} ({kind} {hit.bounds.as_list()})")
+        elif step.action.element is not None:
             e = step.action.element
-            found = hierarchy.element_at(*e.bounds.center) if hierarchy else None
-            name = hierarchy.spoken_label(found) if hierarchy and found else e.label()
             kind = e.class_name.rpartition(".")[2]
-            lines.append(f"element: {name!r} ({kind} {e.bounds.as_list()})")
+            lines.append(f"element: {e.label()!r} ({kind} {e.bounds.as_list()})")
         if obs.phash:
             lines.append(f"phash: {obs.phash}")
         self.detail_label.setText("\n".join(lines))
@@ -404,6 +414,8 @@ class DemoBrowser(QWidget):
 
         def done(path: Path) -> None:
             self.gif_button.setEnabled(True)
+            self.gif_row.set_path(path, what="GIF written to", open_label="Open GIF")
+            self.gif_row.show()
             self.gif_written.emit(str(path))
 
         def failed(exc: Exception) -> None:

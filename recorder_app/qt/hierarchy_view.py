@@ -2,15 +2,31 @@
 Layout Inspector does): select a row and its bounds light up on the screenshot; click the
 screenshot and the element there is selected in the tree.
 
+It is an inspector: the selected element's properties (every attribute, bounds, an XPath
+that finds it) sit under the tree, and a search field filters the tree by text, id or
+class (matching rows shown with their ancestors dimmed, the rest hidden; a count; Enter
+goes to the next match; Ctrl+F focuses it).
+
 The Demos tab and the graph editor's node inspector both use ``HierarchyInspector``.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QPointF, QRectF, Qt, Signal, Slot
-from PySide6.QtGui import QColor, QImage, QMouseEvent, QPainter, QPaintEvent, QPen
+from PySide6.QtGui import (
+    QColor,
+    QImage,
+    QKeySequence,
+    QMouseEvent,
+    QPainter,
+    QPaintEvent,
+    QPen,
+    QShortcut,
+)
 from PySide6.QtWidgets import (
+    QHBoxLayout,
     QLabel,
+    QLineEdit,
     QSizePolicy,
     QSplitter,
     QTreeWidget,
@@ -20,10 +36,23 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder.hierarchy import Hierarchy, UIElement
+from recorder_app.qt.element_properties import ElementProperties
 from recorder_app.qt.gestures import Rect, device_to_widget, fit_rect, widget_to_device
 
 INDEX_ROLE = Qt.ItemDataRole.UserRole
 SELECTED = QColor(255, 64, 129)
+DIMMED = QColor("#9aa0a6")
+CLICKABLE = QColor("#1d4ed8")
+
+
+def matches(element: UIElement, query: str) -> bool:
+    """Does ``element``'s text, description, resource-id or class contain ``query``?
+    (case-insensitive)"""
+    needle = query.casefold()
+    return any(
+        needle in value.casefold()
+        for value in (element.text, element.content_desc, element.resource_id, element.class_name)
+    )
 
 
 class BoundsScreen(QWidget):
@@ -113,14 +142,36 @@ class HierarchyInspector(QWidget):
         self.screen_view.clicked.connect(self.select_at)
         self.label = QLabel("")
         self.label.setWordWrap(True)
+        self.search = QLineEdit()
+        self.search.setObjectName("hierarchySearch")
+        self.search.setClearButtonEnabled(True)
+        self.search.setPlaceholderText("Find text, id or class (Ctrl+F); Enter: next match")
+        self.search.textChanged.connect(self._apply_filter)
+        self.search.returnPressed.connect(self.next_match)
+        self.match_label = QLabel("")
+        self.match_label.setObjectName("matchCount")
+        self._matches: list[int] = []
+        find = QShortcut(QKeySequence.StandardKey.Find, self)
+        find.setContext(Qt.ShortcutContext.WindowShortcut)
+        find.activated.connect(self.focus_search)
+        self.properties = ElementProperties()
+        details = QSplitter(Qt.Orientation.Vertical)
+        details.addWidget(self.tree)
+        details.addWidget(self.properties)
+        details.setStretchFactor(0, 3)
+        details.setStretchFactor(1, 2)
         self.splitter = QSplitter(orientation)
         self.splitter.addWidget(self.screen_view)
-        self.splitter.addWidget(self.tree)
+        self.splitter.addWidget(details)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 1)
+        search_row = QHBoxLayout()
+        search_row.addWidget(self.search, 1)
+        search_row.addWidget(self.match_label)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.label)
+        layout.addLayout(search_row)
         layout.addWidget(self.splitter, 1)
 
     def show_screen(
@@ -134,7 +185,9 @@ class HierarchyInspector(QWidget):
         self._items = {}
         self.tree.clear()
         self.screen_view.set_highlight(None)
+        self.properties.show_element(None, None)
         if hierarchy is None:
+            self._apply_filter("")
             return
         for element in hierarchy:
             b = element.bounds
@@ -149,7 +202,7 @@ class HierarchyInspector(QWidget):
             item.setData(0, INDEX_ROLE, element.index)
             item.setToolTip(0, element.class_name)
             if element.clickable:
-                item.setForeground(0, QColor("#1d4ed8"))
+                item.setForeground(0, CLICKABLE)
             parent = self._items.get(element.parent) if element.parent is not None else None
             if parent is None:
                 self.tree.addTopLevelItem(item)
@@ -158,6 +211,7 @@ class HierarchyInspector(QWidget):
             self._items[element.index] = item
         self.tree.expandToDepth(3)
         self.tree.resizeColumnToContents(0)
+        self._apply_filter(self.search.text())
 
     def clear(self, message: str = "") -> None:
         self.screen_view.set_screen(None, (1, 1))
@@ -184,16 +238,83 @@ class HierarchyInspector(QWidget):
             self.tree.scrollToItem(item)
         return element
 
+    def row(self, index: int) -> QTreeWidgetItem | None:
+        """The tree row of element ``index``."""
+        return self._items.get(index)
+
     def select_index(self, index: int) -> None:
         item = self._items.get(index)
         if item is not None:
             self.tree.setCurrentItem(item)
+            self.tree.scrollToItem(item)
+
+    # -- search
+
+    @property
+    def match_indices(self) -> list[int]:
+        """The elements the search matches, in document order."""
+        return list(self._matches)
+
+    @Slot()
+    def focus_search(self) -> None:
+        if self.isVisible():
+            self.search.setFocus(Qt.FocusReason.ShortcutFocusReason)
+            self.search.selectAll()
+
+    @Slot()
+    def next_match(self) -> None:
+        """Select the first match after the selected element (wrapping round)."""
+        if not self._matches:
+            return
+        current = self.selected.index if self.selected is not None else -1
+        following = [i for i in self._matches if i > current]
+        self.select_index(following[0] if following else self._matches[0])
+
+    @Slot(str)
+    def _apply_filter(self, query: str) -> None:
+        hierarchy = self._hierarchy
+        query = query.strip()
+        if hierarchy is None or not query:
+            self._matches = []
+            self.match_label.setText("")
+            for index, item in self._items.items():
+                item.setHidden(False)
+                self._paint(item, hierarchy.elements[index] if hierarchy else None, dim=False)
+            return
+        self._matches = [e.index for e in hierarchy if matches(e, query)]
+        shown = set(self._matches)
+        for i in self._matches:
+            shown.update(a.index for a in hierarchy.ancestors(hierarchy.elements[i]))
+        for index, item in self._items.items():
+            item.setHidden(index not in shown)
+            self._paint(item, hierarchy.elements[index], dim=index not in self._matches)
+        for i in self._matches:
+            self.tree.expandItem(self._items[i].parent() or self._items[i])
+            for ancestor in hierarchy.ancestors(hierarchy.elements[i]):
+                self.tree.expandItem(self._items[ancestor.index])
+        self.tree.resizeColumnToContents(0)  # the matches may sit deeper than shown before
+        n = len(self._matches)
+        self.match_label.setText(f"{n} match{'' if n == 1 else 'es'}")
+
+    def _paint(self, item: QTreeWidgetItem, element: UIElement | None, *, dim: bool) -> None:
+        """Dim an ancestor kept only to show where a match sits; clickable rows are blue."""
+        plain = self.tree.palette().text().color()
+        for column in range(self.tree.columnCount()):
+            item.setForeground(column, DIMMED if dim else plain)
+        if not dim and element is not None and element.clickable:
+            item.setForeground(0, CLICKABLE)
 
     @Slot(object, object)
     def _on_current_item_changed(self, current: QTreeWidgetItem | None, _: object) -> None:
         if current is None or self._hierarchy is None:
             self.screen_view.set_highlight(None)
+            self.properties.show_element(None, None)
             return
         index = int(current.data(0, INDEX_ROLE))
-        self.screen_view.set_highlight(self._hierarchy.elements[index])
+        element = self._hierarchy.elements[index]
+        self.screen_view.set_highlight(element)
+        self.properties.show_element(self._hierarchy, element)
+        if index in self._matches:
+            n = self._matches.index(index) + 1
+            self.match_label.setText(f"{n} of {len(self._matches)} matches")
         self.element_selected.emit(index)

@@ -6,7 +6,11 @@ the suite. "Labels" and "Rewrites" list every task with its verified value and t
 proposal (``elderbench label`` / ``normalize`` make them). From the keyboard: Up/Down
 choose a task, Enter accepts the proposal, C opens the correction editor below with the
 proposal filled in (Ctrl+Return saves it), R rejects. Each decision moves to the next task
-still waiting and is written at once (task.json and the proposals file, atomically).
+still waiting and is written at once (task.json and the proposals file, atomically);
+Ctrl+Z in the list takes the last decision back.
+
+The tab follows the suite on disk: a task added or edited elsewhere (the Record tab's task
+form, a build, ``elderbench label`` in a terminal) shows up without reopening the suite.
 """
 
 from __future__ import annotations
@@ -14,8 +18,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from PySide6.QtCore import QSettings, Qt, Signal, Slot
-from PySide6.QtGui import QKeySequence, QShortcut
+from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer, Signal, Slot
+from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
 from PySide6.QtSvgWidgets import QSvgWidget
 from PySide6.QtWidgets import (
     QAbstractItemView,
@@ -42,13 +46,16 @@ from evaluator.errors import EvaluatorError
 from evaluator.language.analysis import analyze, blocks
 from evaluator.language.definitions import label_definitions
 from evaluator.language.proposals import (
+    PROPOSALS_FILE,
     Decision,
     Kind,
     Proposal,
     ProposalStore,
+    ReviewRecord,
+    decide,
     has_labels,
     labels_from_json,
-    review,
+    undo_review,
 )
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
@@ -58,6 +65,23 @@ from recorder_app.qt.eval_panel.settings import suite_choices
 from recorder_app.recording.workspace import Workspace
 
 ANNOTATOR_KEY = "task/annotator"  # the Record tab's setting: one annotator id per studio
+
+
+Fingerprint = tuple[tuple[str, int, int], ...]
+
+
+def suite_fingerprint(folder: Path) -> Fingerprint:
+    """What the tab shows depends on: suite.json, every task.json and the proposals."""
+    files = [folder / io.SUITE_FILE, folder / PROPOSALS_FILE]
+    files += [task_dir / io.TASK_FILE for task_dir in io.suite_task_dirs(folder)]
+    out = []
+    for path in files:
+        try:
+            stat = path.stat()
+        except OSError:
+            continue
+        out.append((str(path.relative_to(folder)), stat.st_mtime_ns, stat.st_size))
+    return tuple(out)
 
 
 def _labels_text(labels: Labels) -> str:
@@ -230,6 +254,11 @@ class ProposalReview(QWidget):
         self.table.verticalHeader().setVisible(False)
         self.summary = QLabel()
         self.summary.setObjectName(f"reviewSummary_{kind.value}")
+        self._done: list[ReviewRecord] = []  # this session's decisions, last one last
+        self.undo_button = QPushButton("Undo last decision (Ctrl+Z)")
+        self.undo_button.setObjectName(f"undoReview_{kind.value}")
+        self.undo_button.setEnabled(False)
+        self.undo_button.clicked.connect(self.undo_last)
         self.editor = CorrectionEditor(kind)
         self.editor.setVisible(False)
         self.editor.saved.connect(self._on_correction_saved)
@@ -242,24 +271,51 @@ class ProposalReview(QWidget):
         layout = QVBoxLayout(self)
         layout.addWidget(hint)
         layout.addWidget(self.table, 1)
-        layout.addWidget(self.summary)
+        footer = QHBoxLayout()
+        footer.addWidget(self.summary, 1)
+        footer.addWidget(self.undo_button)
+        layout.addLayout(footer)
         layout.addWidget(self.editor)
         for key, slot in (
             (Qt.Key.Key_Return, self.accept_current),
             (Qt.Key.Key_Enter, self.accept_current),
             (Qt.Key.Key_C, self.correct_current),
             (Qt.Key.Key_R, self.reject_current),
+            (QKeySequence.StandardKey.Undo, self.undo_last),
         ):
             shortcut = QShortcut(QKeySequence(key), self.table, slot)
             shortcut.setContext(Qt.ShortcutContext.WidgetShortcut)
 
     def show_suite(self, folder: Path, suite: Suite) -> None:
+        if folder != self.suite_dir:
+            self._done = []
+            self.undo_button.setEnabled(False)
         self.suite_dir = folder
         self.tasks = io.load_suite_tasks(folder)
         self.editor.set_vocabulary(suite)
         self.editor.setVisible(False)
         self.refresh()
         self.select_next_pending(-1)
+
+    def reload(self, suite: Suite) -> None:
+        """Read the suite's tasks again (they changed on disk), keeping the chosen task
+        and a correction being typed."""
+        if self.suite_dir is None:
+            return
+        chosen = self.current_task()
+        self.tasks = io.load_suite_tasks(self.suite_dir)
+        if not self.editor.isVisible():
+            self.editor.set_vocabulary(suite)
+        self.refresh()
+        if chosen is None or not self.select_task(chosen.id):
+            self.select_next_pending(-1)
+
+    def select_task(self, task_id: str) -> bool:
+        for row, task in enumerate(self.tasks):
+            if task.id == task_id:
+                self.table.selectRow(row)
+                return True
+        return False
 
     def refresh(self) -> None:
         if self.suite_dir is None:
@@ -334,12 +390,14 @@ class ProposalReview(QWidget):
             show_problem(self, "Who decides?", "Enter your annotator id above first.")
             return
         try:
-            updated = review(
+            updated, record = decide(
                 self.suite_dir, self.kind, task.id, decision, annotator=annotator, value=value
             )
         except (EvaluatorError, GraphBuilderError, ValueError) as exc:
             show_problem(self, "Cannot record this decision", str(exc))
             return
+        self._done.append(record)
+        self.undo_button.setEnabled(True)
         row = self.table.currentRow()
         self.tasks[row] = updated
         self.editor.setVisible(False)
@@ -347,6 +405,26 @@ class ProposalReview(QWidget):
         self.select_next_pending(row)
         self.table.setFocus()
         self.decided.emit(task.id)
+
+    @Slot()
+    def undo_last(self) -> None:
+        """Take the last decision of this session back and select its task."""
+        if not self._done or self.suite_dir is None:
+            return
+        record = self._done[-1]
+        try:
+            restored = undo_review(self.suite_dir, record)
+        except (EvaluatorError, GraphBuilderError) as exc:
+            show_problem(self, "Cannot undo this decision", str(exc))
+            return
+        self._done.pop()
+        self.undo_button.setEnabled(bool(self._done))
+        self.tasks = [restored if t.id == restored.id else t for t in self.tasks]
+        self.editor.setVisible(False)
+        self.refresh()
+        self.select_task(record.task_id)
+        self.table.setFocus()
+        self.decided.emit(record.task_id)
 
     @Slot()
     def accept_current(self) -> None:
@@ -398,7 +476,7 @@ class LanguagePage(QWidget):
         self.labels = ProposalReview(Kind.LABELS, self.annotator)
         self.rewrites = ProposalReview(Kind.REWRITES, self.annotator)
         for view in (self.labels, self.rewrites):
-            view.decided.connect(lambda _id: self._show_statistics())
+            view.decided.connect(lambda _id: self._on_decided())
         self.inner = QTabWidget()
         self.inner.addTab(self.statistics, "Statistics")
         self.inner.addTab(self.labels, "Labels")
@@ -414,6 +492,15 @@ class LanguagePage(QWidget):
         layout.addLayout(bar)
         layout.addWidget(self.inner, 1)
         self.suite_combo.currentIndexChanged.connect(self._on_suite_changed)
+        self._fingerprint: Fingerprint | None = None
+        self.watcher = QFileSystemWatcher(self)
+        # A write is a burst of events (temporary file, rename): read once it settles.
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(250)
+        self._settle.timeout.connect(self.refresh_if_changed)
+        self.watcher.directoryChanged.connect(lambda _: self._settle.start())
+        self.watcher.fileChanged.connect(lambda _: self._settle.start())
 
     def annotator(self) -> str:
         return self.annotator_edit.text().strip()
@@ -454,21 +541,58 @@ class LanguagePage(QWidget):
         if folder:
             self.open_suite_folder(folder)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh_if_changed()  # changes made while another tab was in front
+
+    @Slot()
+    def refresh_if_changed(self) -> bool:
+        """Show the suite again when its files changed since it was last read."""
+        folder = self.suite_dir()
+        if folder is None or suite_fingerprint(folder) == self._fingerprint:
+            return False
+        self._show_suite(folder, reload=True)
+        return True
+
     @Slot()
     def _on_suite_changed(self) -> None:
         folder = self.suite_dir()
-        if folder is None:
-            return
+        if folder is not None:
+            self._show_suite(folder, reload=False)
+
+    def _show_suite(self, folder: Path, *, reload: bool) -> None:
+        self._watch(folder)
+        self._fingerprint = suite_fingerprint(folder)
         if not (folder / io.SUITE_FILE).is_file() or not io.suite_task_dirs(folder):
             self.statistics.show_message(f"{folder} has no tasks yet.")
             return
         try:
             suite = io.load_suite(folder)
-            self.labels.show_suite(folder, suite)
-            self.rewrites.show_suite(folder, suite)
+            for view in (self.labels, self.rewrites):
+                if reload and view.suite_dir == folder:
+                    view.reload(suite)
+                else:
+                    view.show_suite(folder, suite)
         except (EvaluatorError, GraphBuilderError) as exc:
             self.statistics.show_message(f"Cannot read this suite: {exc}")
             return
+        self._show_statistics()
+
+    def _watch(self, folder: Path) -> None:
+        """Watch the suite folder, its task folders and its proposals folder."""
+        wanted = {str(folder), str(folder / PROPOSALS_FILE.parent)}
+        wanted |= {str(d) for d in io.suite_task_dirs(folder)} if folder.is_dir() else set()
+        wanted = {p for p in wanted if Path(p).is_dir()}
+        current = set(self.watcher.directories())
+        if current - wanted:
+            self.watcher.removePaths(sorted(current - wanted))
+        if wanted - current:
+            self.watcher.addPaths(sorted(wanted - current))
+
+    def _on_decided(self) -> None:
+        folder = self.suite_dir()
+        if folder is not None:  # our own write: nothing to read again
+            self._fingerprint = suite_fingerprint(folder)
         self._show_statistics()
 
     def _show_statistics(self) -> None:

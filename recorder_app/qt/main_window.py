@@ -31,6 +31,7 @@ from graph_builder.folder_lock import FolderLock, FolderLockedError
 from graph_builder.model import DemoStatus
 from recorder_app.connection import DeviceConnection
 from recorder_app.errors import StudioError
+from recorder_app.qt.about import open_documentation, show_about
 from recorder_app.qt.demo_browser import DemoBrowser
 from recorder_app.qt.dialogs import IncompleteDemosDialog, show_problem
 from recorder_app.qt.eval_panel import EvaluationPage
@@ -255,6 +256,13 @@ class StudioMainWindow(QMainWindow):
         self.view_menu = self.menuBar().addMenu("&View")
         help_menu = self.menuBar().addMenu("&Help")
         help_menu.addAction("Recording how-to").triggered.connect(self._on_help_triggered)
+        self.docs_action = help_menu.addAction("Documentation")
+        self.docs_action.setShortcut(QKeySequence.StandardKey.HelpContents)
+        self.docs_action.triggered.connect(
+            lambda: self._on_message_posted(open_documentation(), 8000)
+        )
+        self.about_action = help_menu.addAction("About ElderBench Studio")
+        self.about_action.triggered.connect(lambda: show_about(self))
         self._fill_recent_menu()
 
     def _connect(self) -> None:

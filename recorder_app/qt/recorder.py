@@ -71,7 +71,13 @@ JUMP_MARK = "⤳ jumped here · "
 
 def step_text(step: Step, hierarchy: Hierarchy | None) -> str:
     """A saved step as the step lists show it; a jump is marked before its action."""
-    return (JUMP_MARK if step.jumped else "") + describe_action(step.action, hierarchy)
+    action = step.action
+    described = (
+        hierarchy.describe(action, step.observation.screen)
+        if hierarchy is not None
+        else action.describe()
+    )
+    return (JUMP_MARK if step.jumped else "") + described
 
 
 def step_hierarchy(folder: Path, step: Step) -> Hierarchy | None:

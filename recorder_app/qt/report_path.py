@@ -1,5 +1,6 @@
-"""Where a written report is: its path, a Copy button and an Open button that says what
-happened when the machine has no program for HTML files (a headless server, a bare WM)."""
+"""Where a written file (a report, a GIF) is: its path, a Copy button and an Open button
+that says what happened when the machine has no program for the file (a headless server,
+a bare WM)."""
 
 from __future__ import annotations
 
@@ -41,8 +42,11 @@ class ReportPathRow(QWidget):
         self.message_posted.connect(self.note.setText)
         self.set_path(None)
 
-    def set_path(self, path: Path | None, *, what: str = "Report") -> None:
+    def set_path(
+        self, path: Path | None, *, what: str = "Report", open_label: str = "Open report"
+    ) -> None:
         self.path = path
+        self.open_button.setText(open_label)
         self.label.setText(f"{what}: {path}" if path is not None else "")
         self.label.setToolTip(str(path) if path is not None else "")
         self.note.setText("")
@@ -59,7 +63,8 @@ class ReportPathRow(QWidget):
             return True
         self._copy()
         self.message_posted.emit(
-            f"No program here opens HTML files, so nothing opened. The path is copied: {self.path}"
+            f"No program here opens {self.path.suffix or 'such'} files, so nothing opened. "
+            f"The path is copied: {self.path}"
         )
         return False
 

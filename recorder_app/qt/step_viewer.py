@@ -49,12 +49,19 @@ def draw_action(painter: QPainter, action: Action, rect: Rect, screen: tuple[int
     elif kind is ActionType.SWIPE and action.point is not None and action.end_point is not None:
         _draw_arrow(painter, at(*action.point), at(*action.end_point), radius)
     else:
-        label = {
-            ActionType.TYPE: f"type “{action.text}”",
-            ActionType.WAIT: f"wait {action.duration_ms or 0} ms",
-        }.get(kind, kind.value.replace("_", " "))
-        _draw_banner(painter, rect, label)
+        _draw_banner(painter, rect, action_caption(action))
     painter.restore()
+
+
+def action_caption(action: Action) -> str:
+    """The words drawn over a step's screenshot (and its tooltip, which is never cut)."""
+    if action.type is ActionType.TYPE:
+        return f"type “{action.text}”"
+    if action.type is ActionType.WAIT:
+        return f"wait {action.duration_ms or 0} ms"
+    if action.type.is_pointed or action.type is ActionType.SWIPE:
+        return action.describe()
+    return action.type.value.replace("_", " ")
 
 
 def _draw_arrow(painter: QPainter, start: QPointF, end: QPointF, size: float) -> None:
@@ -83,7 +90,8 @@ def _draw_banner(painter: QPainter, rect: Rect, text: str) -> None:
     painter.setBrush(BANNER)
     painter.drawRoundedRect(box, 8, 8)
     painter.setPen(QColor("white"))
-    elided = metrics.elidedText(text, Qt.TextElideMode.ElideRight, int(width - 16))
+    # Cut in the middle: the end of a typed text matters as much as its start.
+    elided = metrics.elidedText(text, Qt.TextElideMode.ElideMiddle, int(width - 16))
     painter.drawText(box, Qt.AlignmentFlag.AlignCenter, elided)
 
 
@@ -133,12 +141,14 @@ class StepViewer(QWidget):
         self._action = action
         self._jumped = jumped
         self._message = "The screenshot of this step is missing or unreadable"
+        self.setToolTip(action_caption(action) if action is not None else "")
         self.update()
 
     def clear(self, message: str) -> None:
         self._image = None
         self._action = None
         self._jumped = False
+        self.setToolTip("")
         self._message = message
         self.update()
 

@@ -35,6 +35,7 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
 from recorder_app.qt.eval_panel.live_view import StepPanel
+from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import trace_frames, write_gif
 
@@ -101,8 +102,12 @@ class TraceViewer(QWidget):
         heading = QHBoxLayout()
         heading.addWidget(self.title, 1)
         heading.addWidget(self.gif_button)
+        self.gif_row = ReportPathRow()
+        self.gif_row.setObjectName("gifRow")
+        self.gif_row.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(heading)
+        layout.addWidget(self.gif_row)
         layout.addWidget(splitter, 1)
         self._set_enabled(False)
 
@@ -372,6 +377,8 @@ class TraceViewer(QWidget):
 
         def done(path: Path) -> None:
             self.gif_button.setEnabled(True)
+            self.gif_row.set_path(path, what="GIF written to", open_label="Open GIF")
+            self.gif_row.show()
             self.gif_written.emit(str(path))
 
         def failed(exc: Exception) -> None:

@@ -231,8 +231,8 @@ def report_html(reports: Sequence[TaskBuildReport], pins: dict[str, tuple[Pin, .
     parts: list[str] = []
     for report in reports:
         esc = html.escape
-        state = "written" if report.written else f"<b>not written</b>: {esc(report.note)}"
-        parts.append(f"<h3>{esc(report.task_id)}</h3><p>{esc(report.summary())}<br>{state}</p>")
+        # summary() ends with the outcome ("-> written" or "-> NOT written: why").
+        parts.append(f"<h3>{esc(report.task_id)}</h3><p>{esc(report.summary())}</p>")
         if report.settings_origin:
             parts.append(f"<p>Built with {esc(report.settings_origin)}.</p>")
         edits = report.hand_edits

@@ -40,8 +40,8 @@ from PySide6.QtWidgets import (
 from graph_builder.model import ActionType, Edge, NodeKind, SwipeDirection, TaskGraph
 from recorder_app.qt.graph_editor.layout import layered_layout
 
-THUMB_WIDTH = 120.0
-MAX_THUMB_HEIGHT = 270.0
+THUMB_WIDTH = 160.0  # wide enough to read a phone screen's text at 100 %
+MAX_THUMB_HEIGHT = 360.0
 COLUMN_GAP = 230.0
 ROW_GAP = 70.0
 HEADER = 20.0
@@ -421,7 +421,7 @@ class EdgeItem(QGraphicsItem):
                 self._badge.height(),
             )
             caption = painter.fontMetrics().elidedText(
-                self._caption, Qt.TextElideMode.ElideRight, int(text_rect.width())
+                self._caption, Qt.TextElideMode.ElideMiddle, int(text_rect.width())
             )
             painter.drawText(text_rect, Qt.AlignmentFlag.AlignVCenter, caption)
 

@@ -7,6 +7,7 @@ suite). Items hold folder paths and ids only.
 
 from __future__ import annotations
 
+from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -16,6 +17,8 @@ from PySide6.QtWidgets import QHeaderView, QTreeWidget, QTreeWidgetItem, QWidget
 
 from graph_builder import io
 from graph_builder.build import task_ids as demo_task_ids
+from graph_builder.errors import GraphBuilderError
+from graph_builder.model import DemoStatus
 from recorder_app.recording.workspace import DEFAULT_SUITE, Workspace
 
 TASK_ROLE = Qt.ItemDataRole.UserRole  # TaskEntry of a task item; None on group items
@@ -25,8 +28,9 @@ TASK_ROLE = Qt.ItemDataRole.UserRole  # TaskEntry of a task item; None on group 
 class TaskEntry:
     task_id: str
     suite_dir: Path
-    demo_count: int = 0
+    demo_count: int = 0  # complete demonstrations: the ones a build uses
     demos_root: Path | None = None  # where this task's demonstrations live
+    left_out: str = ""  # the others, in words ("1 discarded, 1 incomplete")
 
     @property
     def task_dir(self) -> Path:
@@ -52,8 +56,15 @@ def task_entry(task_id: str, suite_dir: Path, demos_root: Path | None) -> TaskEn
     """The entry of one task; a suite that ships its own ``demos/`` (like the sample suite)
     uses those demonstrations rather than the workspace's."""
     root = io.shipped_demos(suite_dir, task_id) or demos_root
-    count = len(io.demo_dirs(root, task_id)) if root is not None else 0
-    return TaskEntry(task_id, Path(suite_dir), count, root)
+    statuses: Counter[str] = Counter()
+    for folder in io.demo_dirs(root, task_id) if root is not None else []:
+        try:
+            statuses[io.load_demo(folder).status.value] += 1
+        except GraphBuilderError:
+            statuses["unreadable"] += 1
+    complete = statuses.pop(DemoStatus.COMPLETE.value, 0)
+    left_out = ", ".join(f"{n} {status}" for status, n in sorted(statuses.items()))
+    return TaskEntry(task_id, Path(suite_dir), complete, root, left_out)
 
 
 class TaskList(QTreeWidget):
@@ -141,6 +152,8 @@ class TaskList(QTreeWidget):
         for entry in entries:
             graph = "graph" if entry.has_graph else "—"
             item = QTreeWidgetItem([entry.task_id, graph, str(entry.demo_count or "")])
+            unused = f"; not used: {entry.left_out}" if entry.left_out else ""
+            item.setToolTip(2, f"{entry.demo_count} complete demonstrations{unused}")
             item.setData(0, TASK_ROLE, entry)
             item.setToolTip(0, f"{entry.task_id}\n{entry.task_dir}")  # long ids are cut
             if not entry.has_graph:
