@@ -61,11 +61,6 @@ class ResumeRequest:
     folder: Path
 
 
-def describe_action(action: Action, hierarchy: Hierarchy | None) -> str:
-    """``tap (539, 711) 'Wi-Fi'``: a tapped row is named by the first text inside it."""
-    return hierarchy.describe(action) if hierarchy is not None else action.describe()
-
-
 JUMP_MARK = "⤳ jumped here · "
 
 
