@@ -274,6 +274,33 @@ def _gemini(action: Action, space: Size) -> str:
     return json.dumps({"name": name, "args": args}, ensure_ascii=False)
 
 
+def _gelab(action: Action, space: Size) -> str:
+    t = action.type
+
+    def pt(end: bool = False) -> str:
+        x, y = _xy(action, space, end)
+        return f"{x},{y}"
+
+    fields = {
+        ActionType.TAP: lambda: f"action:CLICK\tpoint:{pt()}",
+        ActionType.LONG_PRESS: lambda: f"action:LONGPRESS\tpoint:{pt()}",
+        ActionType.SWIPE: lambda: f"action:SLIDE\tpoint1:{pt()}\tpoint2:{pt(True)}",
+        ActionType.TYPE: lambda: f"action:TYPE\tvalue:{action.text}\tpoint:500,500",
+        ActionType.LAUNCH: lambda: f"action:AWAKE\tvalue:{action.text}",
+        ActionType.WAIT: lambda: "action:WAIT\tvalue:2",
+        ActionType.ASK_USER: lambda: f"action:INFO\tvalue:{action.text or 'Which one?'}",
+        ActionType.DONE: lambda: f"action:COMPLETE\treturn:{action.text or 'Done.'}",
+        ActionType.GIVE_UP: lambda: "action:ABORT\tvalue:cannot go on",
+        ActionType.BACK: lambda: "action:BACK",
+        ActionType.HOME: lambda: "action:HOME",
+        ActionType.KEY: lambda: f"action:HOT_KEY\tkey:{action.text}",
+    }
+    return (
+        f"<THINK> The next step is {t.value}. </THINK>\n"
+        f"explain:{t.value} now\t{fields[t]()}\tsummary:did {t.value}"
+    )
+
+
 def reply_for(family: str, action: Action, sent: Size) -> str:
     """What ``family`` answers for ``action`` when it was sent an image of ``sent`` size."""
     space = get_family(family).space_size(sent)
@@ -283,6 +310,8 @@ def reply_for(family: str, action: Action, sent: Size) -> str:
         return _autoglm(action, space)
     if family == "gui-owl-1.5":
         return _gui_owl15(action, sent)
+    if family == "gelab-zero":
+        return _gelab(action, space)
     if family == "mai-ui":
         return _mai_ui(action, space)
     if family == "gemini-computer-use":

@@ -49,6 +49,10 @@ def mai(args: dict[str, object], thinking: str = "The plan.") -> str:
     return f"<thinking>\n{thinking}\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
 
 
+def gelab(fields: str, think: str = "Look at the screen.") -> str:
+    return f"<THINK> {think} </THINK>\nexplain:the reason\t{fields}\tsummary:so far so good"
+
+
 def gem(name: str, **args: object) -> str:
     return json.dumps({"name": name, "args": args})
 
@@ -335,6 +339,83 @@ CORPUS = [
         PHONE,
         {"type": "tap", "x": 540, "y": 1200},
     ),
+    # --- GELab-Zero: relative 0-1000, tab-separated fields
+    (
+        "gelab-zero",
+        gelab("action:CLICK\tpoint:500,250"),
+        PHONE,
+        {"type": "tap", "x": 540, "y": 600},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:CLICK\tpoint:1000 1000"),
+        SMALL,
+        {"type": "tap", "x": 720, "y": 1280},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:LONGPRESS\tpoint:250,750"),
+        TALL,
+        {"type": "long_press", "x": 360, "y": 2340, "duration_ms": 1500},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:LONGPRESS\tpoint:250,750\tvalue:3"),
+        PHONE,
+        {"type": "long_press", "duration_ms": 3000},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:SLIDE\tpoint1:500,800\tpoint2:500,200"),
+        PHONE,
+        {"type": "swipe", "x": 540, "y": 1920, "x2": 540, "y2": 480, "direction": "up"},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:TYPE\tvalue:李明 Tom\tpoint:500,100"),
+        PHONE,
+        {"type": "type", "text": "李明 Tom"},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:AWAKE\tvalue:Settings"),
+        PHONE,
+        {"type": "launch", "text": "Settings"},
+    ),
+    ("gelab-zero", gelab("action:WAIT\tvalue:3"), PHONE, {"type": "wait", "duration_ms": 3000}),
+    (
+        "gelab-zero",
+        gelab("action:INFO\tvalue:Which prescription?"),
+        PHONE,
+        {"type": "ask_user", "text": "Which prescription?"},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:COMPLETE\treturn:Your alarm is set for 7:00."),
+        PHONE,
+        {"type": "done", "text": "Your alarm is set for 7:00."},
+    ),
+    ("gelab-zero", gelab("action:ABORT\tvalue:no network"), PHONE, {"type": "give_up"}),
+    ("gelab-zero", gelab("action:BACK"), PHONE, {"type": "back"}),
+    ("gelab-zero", gelab("action:HOME"), PHONE, {"type": "home"}),
+    (
+        "gelab-zero",
+        gelab("action:HOT_KEY\tkey:volume_up"),
+        PHONE,
+        {"type": "key", "text": "volume_up"},
+    ),
+    (
+        "gelab-zero",
+        gelab("action:SCROLL\tpoint:500,500\tdirection:down"),
+        PHONE,
+        {"type": "swipe", "x": 540, "y": 1200, "direction": "up"},
+    ),
+    (
+        "gelab-zero",  # lower-case and misspelt THINK tags are read as the reference reads them
+        "<tink>hmm</TINK>\nexplain:x\taction:CLICK\tpoint:0,0",
+        PHONE,
+        {"type": "tap", "x": 0},
+    ),
     # --- Open-AutoGLM: the autoglm grammar
     (
         "open-autoglm",
@@ -381,6 +462,8 @@ KINDS = {
     + ["wait", "ask_user", "give_up", "done"],
     "mai-ui": ["tap", "double_tap", "long_press", "swipe", "type", "key", "launch", "back"]
     + ["home", "wait", "answer", "ask_user", "give_up", "done"],
+    "gelab-zero": ["tap", "long_press", "swipe", "type", "key", "launch", "back", "home"]
+    + ["wait", "ask_user", "give_up", "done"],
     "gemini-computer-use": ["tap", "double_tap", "long_press", "swipe", "type", "key"]
     + ["launch", "back", "home", "wait", "answer", "done"],
 }
@@ -458,6 +541,11 @@ def test_every_action_kind_lands_within_one_unit(family):
         ("gemini-computer-use", gem("press_key", key="F5"), ActionParseError),
         ("gemini-computer-use", gem("scroll_at", x=5, y=5, direction="in"), ActionParseError),
         ("gemini-computer-use", "   ", ActionParseError),
+        ("gelab-zero", gelab("action:CLICK\tpoint:500.5,20"), ActionParseError),
+        ("gelab-zero", gelab("action:CLICK\tpoint:1200,20"), InvalidActionError),
+        ("gelab-zero", gelab("action:CLICK\tpoint:1,2\taction:BACK"), ActionParseError),
+        ("gelab-zero", gelab("action:FLY"), ActionParseError),
+        ("gelab-zero", "<THINK>I should tap Settings.</THINK>", ActionParseError),
     ],
 )
 def test_malformed_and_impossible_replies(family, text, error):

@@ -22,6 +22,7 @@ from typing import Any
 
 from evaluator.agents.families.autoglm import parse_autoglm
 from evaluator.agents.families.gemini_cu import parse_gemini_cu
+from evaluator.agents.families.gelab_zero import parse_gelab_zero
 from evaluator.agents.families.generic import parse_json, parse_mobile_agent_v2
 from evaluator.agents.families.grammar import ActionParseError, InvalidActionError, Parsed
 from evaluator.agents.families.gui_owl15 import parse_gui_owl15, place_like_runner
@@ -254,6 +255,16 @@ FAMILIES: dict[str, Family] = {
                 "docstring says 0-999); points past the edge are clamped to it; scroll "
                 "direction is the content's, the finger moves the other way"
             ),
+        ),
+        Family(
+            "gelab-zero",
+            parse_gelab_zero,
+            CoordinateSpace.relative(1000),
+            "agent_gelab-zero.md",
+            ("CLICK", "LONGPRESS", "SLIDE", "TYPE", "AWAKE", "WAIT", "INFO", "COMPLETE")
+            + ("ABORT", "BACK", "HOME", "HOT_KEY", "SCROLL"),
+            "stepfun-ai/gelab-zero copilot_tools/parser_0920_summary.py; "
+            "copilot_front_end/pu_frontend_executor.py; copilot_agent_client/pu_client.py",
         ),
         Family(
             "json",
