@@ -301,6 +301,35 @@ def _gelab(action: Action, space: Size) -> str:
     )
 
 
+def _ui_venus(action: Action, space: Size) -> str:
+    t = action.type
+
+    def pt(end: bool = False) -> str:
+        x, y = _xy(action, space, end)
+        return f"({x},{y})"
+
+    def quoted(text: str | None) -> str:
+        return "'{}'".format((text or "").replace("'", "\\'"))
+
+    ops = {
+        ActionType.TAP: lambda: f"Click(box={pt()})",
+        ActionType.LONG_PRESS: lambda: f"LongPress(box={pt()})",
+        ActionType.SWIPE: lambda: f"Scroll(start={pt()}, end={pt(True)})",
+        ActionType.TYPE: lambda: f"Type(content={quoted(action.text)})",
+        ActionType.LAUNCH: lambda: f"Launch(app={quoted(action.text)})",
+        ActionType.WAIT: lambda: "Wait()",
+        ActionType.DONE: lambda: f"Finished(content={quoted(action.text)})",
+        ActionType.ASK_USER: lambda: f"CallUser(content={quoted(action.text)})",
+        ActionType.BACK: lambda: "PressBack()",
+        ActionType.HOME: lambda: "PressHome()",
+        ActionType.KEY: lambda: "PressEnter()" if action.text == "enter" else "PressRecent()",
+    }
+    return (
+        f"<think>Next: {t.value}.</think>\n<action>{ops[t]()}</action>\n"
+        f"<conclusion>I {t.value}.</conclusion>"
+    )
+
+
 def reply_for(family: str, action: Action, sent: Size) -> str:
     """What ``family`` answers for ``action`` when it was sent an image of ``sent`` size."""
     space = get_family(family).space_size(sent)
@@ -310,6 +339,8 @@ def reply_for(family: str, action: Action, sent: Size) -> str:
         return _autoglm(action, space)
     if family == "gui-owl-1.5":
         return _gui_owl15(action, sent)
+    if family == "ui-venus-1.5":
+        return _ui_venus(action, space)
     if family == "gelab-zero":
         return _gelab(action, space)
     if family == "mai-ui":

@@ -53,6 +53,10 @@ def gelab(fields: str, think: str = "Look at the screen.") -> str:
     return f"<THINK> {think} </THINK>\nexplain:the reason\t{fields}\tsummary:so far so good"
 
 
+def venus(action: str) -> str:
+    return f"<think>Look first.</think>\n<action>{action}</action>\n<conclusion>ok</conclusion>"
+
+
 def gem(name: str, **args: object) -> str:
     return json.dumps({"name": name, "args": args})
 
@@ -416,6 +420,60 @@ CORPUS = [
         PHONE,
         {"type": "tap", "x": 0},
     ),
+    # --- UI-Venus 1.5: divided by 1000 as the executor does (the prompt says 0-999)
+    ("ui-venus-1.5", venus("Click(box=(500,250))"), PHONE, {"type": "tap", "x": 540, "y": 600}),
+    ("ui-venus-1.5", venus("Click(box=(999,999))"), SMALL, {"type": "tap", "x": 719, "y": 1279}),
+    (
+        "ui-venus-1.5",
+        venus("LongPress(box=(250,750))"),
+        TALL,
+        {"type": "long_press", "x": 360, "y": 2340},
+    ),
+    (
+        "ui-venus-1.5",
+        venus("Scroll(start=(500,800), end=(500,200))"),
+        PHONE,
+        {"type": "swipe", "x": 540, "y": 1920, "x2": 540, "y2": 480, "direction": "up"},
+    ),
+    (
+        "ui-venus-1.5",
+        venus("Drag(start=(100,500), end=(900,500))"),
+        PHONE,
+        {"type": "swipe", "x": 108, "x2": 972, "direction": "right"},
+    ),
+    (
+        "ui-venus-1.5",
+        venus("Scroll(direction='down')"),
+        PHONE,  # the executor's preset
+        {"type": "swipe", "x": 810, "y": 1714, "x2": 810, "y2": 960, "direction": "up"},
+    ),
+    ("ui-venus-1.5", venus("Scroll(direction='up')"), PHONE, {"type": "swipe", "direction": "up"}),
+    (
+        "ui-venus-1.5",
+        venus("Type(content='Tom (work) | home')"),
+        PHONE,
+        {"type": "type", "text": "Tom （work） ｜ home"},
+    ),
+    ("ui-venus-1.5", venus("Launch(app='Clock')"), PHONE, {"type": "launch", "text": "Clock"}),
+    ("ui-venus-1.5", venus("Wait()"), PHONE, {"type": "wait", "duration_ms": 1000}),
+    ("ui-venus-1.5", venus("Finished(content='')"), PHONE, {"type": "done"}),
+    (
+        "ui-venus-1.5",
+        venus("Finished(content='It is sunny.')"),
+        PHONE,
+        {"type": "done", "text": "It is sunny."},
+    ),
+    (
+        "ui-venus-1.5",
+        venus("CallUser(content='Which Tom do you mean?')"),
+        PHONE,
+        {"type": "ask_user", "text": "Which Tom do you mean?"},
+    ),
+    ("ui-venus-1.5", venus("PressBack()"), PHONE, {"type": "back"}),
+    ("ui-venus-1.5", venus("PressHome()"), PHONE, {"type": "home"}),
+    ("ui-venus-1.5", venus("PressEnter()"), PHONE, {"type": "key", "text": "enter"}),
+    ("ui-venus-1.5", venus("PressRecent()"), PHONE, {"type": "key", "text": "app_switch"}),
+    ("ui-venus-1.5", "Click(box=(500,500))", PHONE, {"type": "tap", "x": 540}),
     # --- Open-AutoGLM: the autoglm grammar
     (
         "open-autoglm",
@@ -462,6 +520,8 @@ KINDS = {
     + ["wait", "ask_user", "give_up", "done"],
     "mai-ui": ["tap", "double_tap", "long_press", "swipe", "type", "key", "launch", "back"]
     + ["home", "wait", "answer", "ask_user", "give_up", "done"],
+    "ui-venus-1.5": ["tap", "long_press", "swipe", "type", "key", "launch", "back", "home"]
+    + ["wait", "ask_user", "done"],
     "gelab-zero": ["tap", "long_press", "swipe", "type", "key", "launch", "back", "home"]
     + ["wait", "ask_user", "give_up", "done"],
     "gemini-computer-use": ["tap", "double_tap", "long_press", "swipe", "type", "key"]
@@ -545,6 +605,13 @@ def test_every_action_kind_lands_within_one_unit(family):
         ("gelab-zero", gelab("action:CLICK\tpoint:1200,20"), InvalidActionError),
         ("gelab-zero", gelab("action:CLICK\tpoint:1,2\taction:BACK"), ActionParseError),
         ("gelab-zero", gelab("action:FLY"), ActionParseError),
+        ("ui-venus-1.5", venus("Click(box=[500,500])"), ActionParseError),
+        ("ui-venus-1.5", venus("Click(box=(500.5,500))"), ActionParseError),
+        ("ui-venus-1.5", venus("Click(box=(1001,5))"), InvalidActionError),
+        ("ui-venus-1.5", venus("I will Click(box=(5,5))"), ActionParseError),
+        ("ui-venus-1.5", venus("PressBack() PressHome()"), ActionParseError),
+        ("ui-venus-1.5", venus("Drag(direction='up')"), ActionParseError),
+        ("ui-venus-1.5", "<think>Tap the icon.</think>", ActionParseError),
         ("gelab-zero", "<THINK>I should tap Settings.</THINK>", ActionParseError),
     ],
 )

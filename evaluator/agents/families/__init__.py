@@ -35,6 +35,7 @@ from evaluator.agents.families.space import (
     CoordinateSpace,
     sent_size,
 )
+from evaluator.agents.families.ui_venus import parse_ui_venus
 from evaluator.agents.families.uitars import parse_uitars
 from evaluator.errors import ConfigError
 from graph_builder.model import Action, Size
@@ -265,6 +266,21 @@ FAMILIES: dict[str, Family] = {
             + ("ABORT", "BACK", "HOME", "HOT_KEY", "SCROLL"),
             "stepfun-ai/gelab-zero copilot_tools/parser_0920_summary.py; "
             "copilot_front_end/pu_frontend_executor.py; copilot_agent_client/pu_client.py",
+        ),
+        Family(
+            "ui-venus-1.5",
+            parse_ui_venus,
+            CoordinateSpace.relative(1000),
+            "agent_ui-venus-1.5.md",
+            ("Click", "LongPress", "Drag", "Scroll", "Type", "Launch", "Wait", "Finished")
+            + ("CallUser", "PressBack", "PressHome", "PressEnter", "PressRecent"),
+            "inclusionAI/UI-Venus Venus_framework/processor/uivenus_processor.py; "
+            "Venus_framework/policy/ui_venus_policy.py; Venus_framework/README.md",
+            convention=(
+                "relative, divided by 1000 as the executor does (the prompt says 0-999); a "
+                "Scroll without start/end moves the finger up from the executor's preset; "
+                "typed ( ) | become full-width"
+            ),
         ),
         Family(
             "json",
