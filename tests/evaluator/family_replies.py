@@ -330,6 +330,34 @@ def _ui_venus(action: Action, space: Size) -> str:
     )
 
 
+def _agentcpm(action: Action, space: Size) -> str:
+    t = action.type
+    fields: dict[str, object] = {"thought": f"Next, {t.value}."}
+    if t in (ActionType.TAP, ActionType.LONG_PRESS, ActionType.SWIPE):
+        fields["POINT"] = list(_xy(action, space))
+    if t is ActionType.LONG_PRESS:
+        fields["duration"] = 1000
+    elif t is ActionType.SWIPE:
+        fields["to"] = list(_xy(action, space, True))
+    elif t is ActionType.TYPE:
+        fields["TYPE"] = action.text
+    elif t in (ActionType.BACK, ActionType.HOME):
+        fields["PRESS"] = t.value.upper()
+    elif t is ActionType.KEY:
+        fields["PRESS"] = (action.text or "").upper()
+    elif t is ActionType.WAIT:
+        fields["duration"] = 1500
+    elif t is ActionType.DONE:
+        fields["STATUS"] = "finish"
+    elif t is ActionType.GIVE_UP:
+        fields["STATUS"] = "impossible"
+    elif t is ActionType.ASK_USER:
+        fields.update(thought=action.text, STATUS="need_feedback")
+    elif t is not ActionType.TAP:
+        raise ValueError(f"agentcpm-gui has no {t.value}")
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+
+
 def reply_for(family: str, action: Action, sent: Size) -> str:
     """What ``family`` answers for ``action`` when it was sent an image of ``sent`` size."""
     space = get_family(family).space_size(sent)
@@ -339,6 +367,8 @@ def reply_for(family: str, action: Action, sent: Size) -> str:
         return _autoglm(action, space)
     if family == "gui-owl-1.5":
         return _gui_owl15(action, sent)
+    if family == "agentcpm-gui":
+        return _agentcpm(action, space)
     if family == "ui-venus-1.5":
         return _ui_venus(action, space)
     if family == "gelab-zero":

@@ -474,6 +474,62 @@ CORPUS = [
     ("ui-venus-1.5", venus("PressEnter()"), PHONE, {"type": "key", "text": "enter"}),
     ("ui-venus-1.5", venus("PressRecent()"), PHONE, {"type": "key", "text": "app_switch"}),
     ("ui-venus-1.5", "Click(box=(500,500))", PHONE, {"type": "tap", "x": 540}),
+    # --- AgentCPM-GUI: compact JSON, relative 0-1000
+    (
+        "agentcpm-gui",  # the README's expected output
+        '{"thought":"任务目标是点击屏幕上的‘会员’按钮。","POINT":[729,69]}',
+        PHONE,
+        {"type": "tap", "x": 787, "y": 166},
+    ),
+    ("agentcpm-gui", '{"POINT":[480,320]}', SMALL, {"type": "tap", "x": 346, "y": 410}),
+    ("agentcpm-gui", '{"POINT":[1000,1000]}', TALL, {"type": "tap", "x": 1440, "y": 3120}),
+    (
+        "agentcpm-gui",
+        '{"POINT":[480,320],"duration":1000}',
+        PHONE,
+        {"type": "long_press", "x": 518, "y": 768, "duration_ms": 1000},
+    ),
+    ("agentcpm-gui", '{"POINT":[480,320],"duration":200}', PHONE, {"type": "tap"}),
+    (
+        "agentcpm-gui",
+        '{"POINT":[500,200],"to":"down"}',
+        PHONE,
+        {"type": "swipe", "x": 540, "y": 480, "direction": "down"},
+    ),
+    (
+        "agentcpm-gui",
+        '{"POINT":[500,500],"to":"left"}',
+        PHONE,
+        {"type": "swipe", "direction": "left"},
+    ),
+    (
+        "agentcpm-gui",
+        '{"POINT":[500,800],"to":[500,200]}',
+        PHONE,
+        {"type": "swipe", "x": 540, "y": 1920, "x2": 540, "y2": 480, "direction": "up"},
+    ),
+    ("agentcpm-gui", '{"PRESS":"HOME"}', PHONE, {"type": "home"}),
+    ("agentcpm-gui", '{"PRESS":"BACK"}', PHONE, {"type": "back"}),
+    ("agentcpm-gui", '{"PRESS":"ENTER"}', PHONE, {"type": "key", "text": "enter"}),
+    ("agentcpm-gui", '{"TYPE":"Hello, world!"}', PHONE, {"type": "type", "text": "Hello, world!"}),
+    ("agentcpm-gui", '{"duration":500}', PHONE, {"type": "wait", "duration_ms": 500}),
+    ("agentcpm-gui", '{"STATUS":"finish"}', PHONE, {"type": "done"}),
+    ("agentcpm-gui", '{"STATUS":"satisfied"}', PHONE, {"type": "done"}),
+    ("agentcpm-gui", '{"STATUS":"impossible"}', PHONE, {"type": "give_up"}),
+    ("agentcpm-gui", '{"STATUS":"interrupt"}', PHONE, {"type": "give_up"}),
+    (
+        "agentcpm-gui",
+        '{"thought":"Which pharmacy?","STATUS":"need_feedback"}',
+        PHONE,
+        {"type": "ask_user", "text": "Which pharmacy?"},
+    ),
+    (
+        "agentcpm-gui",  # a stopping status ends the task whatever comes with it
+        '{"TYPE":"x","STATUS":"finish"}',
+        PHONE,
+        {"type": "done"},
+    ),
+    ("agentcpm-gui", '{"POINT":[10,10],"STATUS":"continue"}', PHONE, {"type": "tap", "x": 11}),
     # --- Open-AutoGLM: the autoglm grammar
     (
         "open-autoglm",
@@ -520,6 +576,8 @@ KINDS = {
     + ["wait", "ask_user", "give_up", "done"],
     "mai-ui": ["tap", "double_tap", "long_press", "swipe", "type", "key", "launch", "back"]
     + ["home", "wait", "answer", "ask_user", "give_up", "done"],
+    "agentcpm-gui": ["tap", "long_press", "swipe", "type", "key", "back", "home", "wait"]
+    + ["ask_user", "give_up", "done"],
     "ui-venus-1.5": ["tap", "long_press", "swipe", "type", "key", "launch", "back", "home"]
     + ["wait", "ask_user", "done"],
     "gelab-zero": ["tap", "long_press", "swipe", "type", "key", "launch", "back", "home"]
@@ -612,6 +670,13 @@ def test_every_action_kind_lands_within_one_unit(family):
         ("ui-venus-1.5", venus("PressBack() PressHome()"), ActionParseError),
         ("ui-venus-1.5", venus("Drag(direction='up')"), ActionParseError),
         ("ui-venus-1.5", "<think>Tap the icon.</think>", ActionParseError),
+        ("agentcpm-gui", '{"POINT":[500.5,20]}', ActionParseError),
+        ("agentcpm-gui", '{"POINT":[1001,20]}', InvalidActionError),
+        ("agentcpm-gui", '{"POINT":[1,2]} {"PRESS":"BACK"}', ActionParseError),
+        ("agentcpm-gui", '{"CLICK":[1,2]}', ActionParseError),
+        ("agentcpm-gui", '{"POINT":[1,2],"to":"sideways"}', ActionParseError),
+        ("agentcpm-gui", '{"PRESS":"POWER"}', ActionParseError),
+        ("agentcpm-gui", '{"thought":"I will tap it"}', ActionParseError),
         ("gelab-zero", "<THINK>I should tap Settings.</THINK>", ActionParseError),
     ],
 )

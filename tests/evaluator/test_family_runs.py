@@ -38,7 +38,7 @@ OFFLINE = [t.id for t in TASKS if t.protocol is EvalProtocol.OFFLINE]
 ONLINE = ["phone_tom", "airplane_on"]
 FAMILIES = ["ui-tars-1.0", "ui-tars-1.5", "autoglm", "qwen2.5-vl", "qwen3-vl", "gui-owl", "json"]
 FAMILIES += ["gui-owl-1.5", "mai-ui", "gemini-computer-use", "open-autoglm", "gelab-zero"]
-FAMILIES += ["ui-venus-1.5"]
+FAMILIES += ["ui-venus-1.5", "agentcpm-gui"]
 THUMB = (27, 60)
 
 

@@ -20,9 +20,10 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from evaluator.agents.families.agentcpm_gui import parse_agentcpm_gui
 from evaluator.agents.families.autoglm import parse_autoglm
-from evaluator.agents.families.gemini_cu import parse_gemini_cu
 from evaluator.agents.families.gelab_zero import parse_gelab_zero
+from evaluator.agents.families.gemini_cu import parse_gemini_cu
 from evaluator.agents.families.generic import parse_json, parse_mobile_agent_v2
 from evaluator.agents.families.grammar import ActionParseError, InvalidActionError, Parsed
 from evaluator.agents.families.gui_owl15 import parse_gui_owl15, place_like_runner
@@ -281,6 +282,16 @@ FAMILIES: dict[str, Family] = {
                 "Scroll without start/end moves the finger up from the executor's preset; "
                 "typed ( ) | become full-width"
             ),
+        ),
+        Family(
+            "agentcpm-gui",
+            parse_agentcpm_gui,
+            CoordinateSpace.relative(1000),
+            "agent_agentcpm-gui.md",
+            ("POINT", "to", "duration", "PRESS", "TYPE", "STATUS"),
+            "OpenBMB/AgentCPM-GUI README.md; eval/utils/schema/schema.json; "
+            "eval/utils/evaluator.py",
+            max_image_side=1120,
         ),
         Family(
             "json",
