@@ -659,6 +659,22 @@ def test_every_action_kind_lands_within_one_unit(family):
         ("gemini-computer-use", gem("press_key", key="F5"), ActionParseError),
         ("gemini-computer-use", gem("scroll_at", x=5, y=5, direction="in"), ActionParseError),
         ("gemini-computer-use", "   ", ActionParseError),
+        ("gemini-computer-use", '{"name": "click_at", "args": {"x": 5', ActionParseError),
+        (
+            "gui-owl-1.5",
+            'Action: x\n<tool_call>\n{"name": "mobile_use", "arguments": '
+            '{"action": "click", "coordinate": [1, 2]}\n</tool_call>',
+            ActionParseError,
+        ),
+        (
+            "mai-ui",
+            '<thinking>x</thinking><tool_call>{"name": "mobile_use", "arguments": '
+            '{"action": "type", "text": "unclosed}}</tool_call>',
+            ActionParseError,
+        ),
+        ("ui-venus-1.5", venus("Type(content='unclosed)"), ActionParseError),
+        ("agentcpm-gui", '{"TYPE": "unclosed}', ActionParseError),
+        ("gelab-zero", gelab("action:SLIDE\tpoint1:1,2"), ActionParseError),
         ("gelab-zero", gelab("action:CLICK\tpoint:500.5,20"), ActionParseError),
         ("gelab-zero", gelab("action:CLICK\tpoint:1200,20"), InvalidActionError),
         ("gelab-zero", gelab("action:CLICK\tpoint:1,2\taction:BACK"), ActionParseError),

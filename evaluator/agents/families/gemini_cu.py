@@ -117,6 +117,8 @@ def parse_gemini_cu(text: str, space: Size) -> Parsed:
     """
     calls = _calls(text)
     if not calls:
+        if "{" in text or "<tool_call>" in text:  # a call that did not come out as JSON
+            raise ActionParseError("cannot read the function call (not a JSON object)")
         if text.strip():
             return Parsed(Action.answer(text.strip()))
         raise ActionParseError("no function call found")

@@ -40,7 +40,7 @@ from evaluator.agents.families.grammar import (
     text_arg,
     wait_ms,
 )
-from evaluator.agents.families.mobile_use import call_arguments, tool_calls
+from evaluator.agents.families.mobile_use import call_arguments, whole_tool_calls
 from evaluator.agents.families.space import GUI_OWL15_RUNNER_ROUNDING
 from graph_builder.model import Action, ActionType, Size
 
@@ -65,7 +65,7 @@ def parse_gui_owl15(text: str, space: Size) -> Parsed:
     ...                 (1000, 1000)).action.describe()
     "launch 'Clock'"
     """
-    calls = tool_calls(text)
+    calls = whole_tool_calls(text)
     if not calls:
         raise ActionParseError("no mobile_use tool call found")
     if len(calls) > 1:

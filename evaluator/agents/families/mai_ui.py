@@ -36,7 +36,7 @@ from evaluator.agents.families.grammar import (
     swipe_towards,
     text_arg,
 )
-from evaluator.agents.families.mobile_use import call_arguments, tool_calls
+from evaluator.agents.families.mobile_use import call_arguments, whole_tool_calls
 from graph_builder.model import Action, Size
 
 _BUTTONS: dict[str, Callable[[], Action]] = {
@@ -71,7 +71,7 @@ def parse_mai_ui(text: str, space: Size) -> Parsed:
     >>> parse_mai_ui(reply, (999, 999)).action.normalized().point
     (500.0, 1000.0)
     """
-    calls = tool_calls(text)
+    calls = whole_tool_calls(text)
     if not calls:
         raise ActionParseError("no mobile_use tool call found")
     if len(calls) > 1:

@@ -48,6 +48,23 @@ def tool_calls(text: str) -> list[dict[str, Any]]:
     return [o for o in objects if "arguments" in o or "action" in o]
 
 
+def whole_tool_calls(text: str) -> list[dict[str, Any]]:
+    """The calls of ``text``'s ``<tool_call>`` blocks, each block one whole JSON object (as
+    the families that read the block with ``json.loads`` require); a block that is not is
+    a parse error, not a source of inner objects."""
+    blocks = re.findall(r"<tool_call>(.*?)(?:</tool_call>|$)", text, re.S)
+    calls: list[dict[str, Any]] = []
+    for block in blocks:
+        try:
+            value = json.loads(block)
+        except json.JSONDecodeError:
+            raise ActionParseError("a <tool_call> block is not one JSON object") from None
+        if not isinstance(value, dict):
+            raise ActionParseError("a <tool_call> block must hold a JSON object")
+        calls.append(value)
+    return calls
+
+
 def call_arguments(call: dict[str, Any]) -> dict[str, Any]:
     args = call.get("arguments", call)
     if isinstance(args, str):
