@@ -155,8 +155,10 @@ def parse_step(text: str, family: Family, sent: Size) -> AgentStep:
         "coordinate_space": family.space.describe(sent),
         "space_size": list(space),
     }
+    if family.convention:
+        trace["convention"] = family.convention
     try:
-        parsed: Parsed = family.parse(text, space)
+        parsed: Parsed = family.read(text, sent)
     except (ActionParseError, ValueError) as exc:
         return AgentStep(
             action=None,

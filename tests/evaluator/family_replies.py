@@ -10,8 +10,10 @@ sources listed in evaluator/agents/families/*.py.
 from __future__ import annotations
 
 import json
+import math
 
 from evaluator.agents.families import get_family
+from evaluator.agents.families.space import GUI_OWL15_RUNNER_ROUNDING
 from graph_builder.model import Action, ActionType, Size
 
 _SCROLL = {"up": "down", "down": "up", "left": "right", "right": "left"}  # finger -> content
@@ -168,13 +170,213 @@ def _mobile_agent_v2(action: Action, space: Size) -> str:
     )
 
 
+def _runner_xy(action: Action, sent: Size, end: bool = False) -> tuple[int, int]:
+    """GUI-Owl 1.5's 0-1000 numbers that its runner (scaling by the 16-rounded screen)
+    taps at the intended pixel of a ``sent``-sized screen."""
+    a = action.rescaled(sent)
+    x, y = (a.x2, a.y2) if end else (a.x, a.y)
+    assert x is not None and y is not None
+    rw, rh = GUI_OWL15_RUNNER_ROUNDING(*sent)
+    top_x, top_y = math.floor(1000 * sent[0] / rw), math.floor(1000 * sent[1] / rh)
+    return min(round(x * 1000 / rw), top_x, 1000), min(round(y * 1000 / rh), top_y, 1000)
+
+
+def _gui_owl15(action: Action, sent: Size) -> str:
+    t = action.type
+    args: dict[str, object]
+    if t is ActionType.TAP:
+        args = {"action": "click", "coordinate": list(_runner_xy(action, sent))}
+    elif t is ActionType.LONG_PRESS:
+        args = {"action": "long_press", "coordinate": list(_runner_xy(action, sent)), "time": 1}
+    elif t is ActionType.SWIPE:
+        args = {
+            "action": "swipe",
+            "coordinate": list(_runner_xy(action, sent)),
+            "coordinate2": list(_runner_xy(action, sent, True)),
+        }
+    elif t is ActionType.TYPE:
+        args = {"action": "type", "text": action.text}
+    elif t is ActionType.KEY and action.text == "enter":
+        args = {"action": "system_button", "button": "Enter"}
+    elif t is ActionType.KEY:
+        args = {"action": "key", "text": action.text}
+    elif t is ActionType.LAUNCH:
+        args = {"action": "open", "text": action.text}
+    elif t in (ActionType.BACK, ActionType.HOME):
+        args = {"action": "system_button", "button": t.value.capitalize()}
+    elif t is ActionType.WAIT:
+        args = {"action": "wait", "time": 2}
+    elif t is ActionType.ASK_USER:
+        args = {"action": "interact", "text": action.text or "Which one?"}
+    elif t is ActionType.GIVE_UP:
+        args = {"action": "terminate", "status": "failure"}
+    elif t is ActionType.DONE and action.text:
+        args = {"action": "answer", "text": action.text}
+    elif t is ActionType.DONE:
+        args = {"action": "terminate", "status": "success"}
+    else:
+        raise ValueError(f"gui-owl-1.5 has no {t.value}")
+    call = json.dumps({"name": "mobile_use", "arguments": args}, ensure_ascii=False)
+    return f"Action: {t.value.replace('_', ' ')} now.\n<tool_call>\n{call}\n</tool_call>"
+
+
+def _mai_ui(action: Action, space: Size) -> str:
+    t = action.type
+    point = {"coordinate": list(_xy(action, space))} if action.point is not None else {}
+    simple: dict[ActionType, dict[str, object]] = {
+        ActionType.TAP: {"action": "click", **point},
+        ActionType.DOUBLE_TAP: {"action": "double_click", **point},
+        ActionType.LONG_PRESS: {"action": "long_press", **point},
+        ActionType.TYPE: {"action": "type", "text": action.text},
+        ActionType.LAUNCH: {"action": "open", "text": action.text},
+        ActionType.BACK: {"action": "system_button", "button": "back"},
+        ActionType.HOME: {"action": "system_button", "button": "home"},
+        ActionType.KEY: {"action": "system_button", "button": action.text},
+        ActionType.WAIT: {"action": "wait"},
+        ActionType.ANSWER: {"action": "answer", "text": action.text},
+        ActionType.ASK_USER: {"action": "ask_user", "text": action.text or "Which one?"},
+        ActionType.GIVE_UP: {"action": "terminate", "status": "fail"},
+        ActionType.DONE: {"action": "terminate", "status": "success"},
+    }
+    if t is ActionType.SWIPE:  # exact points: a drag (swipe(direction) starts at the centre)
+        args: dict[str, object] = {
+            "action": "drag",
+            "start_coordinate": list(_xy(action, space)),
+            "end_coordinate": list(_xy(action, space, True)),
+        }
+    else:
+        args = simple[t]
+    call = json.dumps({"name": "mobile_use", "arguments": args}, ensure_ascii=False)
+    return f"<thinking>\nNext, {t.value}.\n</thinking>\n<tool_call>\n{call}\n</tool_call>"
+
+
+def _gemini(action: Action, space: Size) -> str:
+    t = action.type
+    xy = dict(zip(("x", "y"), _xy(action, space), strict=True)) if action.point else {}
+    calls: dict[ActionType, tuple[str, dict[str, object]]] = {
+        ActionType.TAP: ("click_at", xy),
+        ActionType.DOUBLE_TAP: ("double_click", xy),
+        ActionType.LONG_PRESS: ("long_press", xy),
+        ActionType.TYPE: ("type_text_at", {"x": 500, "y": 500, "text": action.text}),
+        ActionType.LAUNCH: ("open_app", {"app_name": action.text}),
+        ActionType.BACK: ("go_back", {}),
+        ActionType.HOME: ("press_key", {"key": "home"}),
+        ActionType.KEY: ("press_key", {"key": action.text}),
+        ActionType.WAIT: ("wait_5_seconds", {}),
+        ActionType.ANSWER: ("answer", {"text": action.text}),
+        ActionType.DONE: ("done", {"summary": "finished"}),
+    }
+    if t is ActionType.SWIPE:
+        (x1, y1), (x2, y2) = _xy(action, space), _xy(action, space, True)
+        name, args = "drag_and_drop", {"x": x1, "y": y1, "destination_x": x2, "destination_y": y2}
+    else:
+        name, args = calls[t]
+    return json.dumps({"name": name, "args": args}, ensure_ascii=False)
+
+
+def _gelab(action: Action, space: Size) -> str:
+    t = action.type
+
+    def pt(end: bool = False) -> str:
+        x, y = _xy(action, space, end)
+        return f"{x},{y}"
+
+    fields = {
+        ActionType.TAP: lambda: f"action:CLICK\tpoint:{pt()}",
+        ActionType.LONG_PRESS: lambda: f"action:LONGPRESS\tpoint:{pt()}",
+        ActionType.SWIPE: lambda: f"action:SLIDE\tpoint1:{pt()}\tpoint2:{pt(True)}",
+        ActionType.TYPE: lambda: f"action:TYPE\tvalue:{action.text}\tpoint:500,500",
+        ActionType.LAUNCH: lambda: f"action:AWAKE\tvalue:{action.text}",
+        ActionType.WAIT: lambda: "action:WAIT\tvalue:2",
+        ActionType.ASK_USER: lambda: f"action:INFO\tvalue:{action.text or 'Which one?'}",
+        ActionType.DONE: lambda: f"action:COMPLETE\treturn:{action.text or 'Done.'}",
+        ActionType.GIVE_UP: lambda: "action:ABORT\tvalue:cannot go on",
+        ActionType.BACK: lambda: "action:BACK",
+        ActionType.HOME: lambda: "action:HOME",
+        ActionType.KEY: lambda: f"action:HOT_KEY\tkey:{action.text}",
+    }
+    return (
+        f"<THINK> The next step is {t.value}. </THINK>\n"
+        f"explain:{t.value} now\t{fields[t]()}\tsummary:did {t.value}"
+    )
+
+
+def _ui_venus(action: Action, space: Size) -> str:
+    t = action.type
+
+    def pt(end: bool = False) -> str:
+        x, y = _xy(action, space, end)
+        return f"({x},{y})"
+
+    def quoted(text: str | None) -> str:
+        return "'{}'".format((text or "").replace("'", "\\'"))
+
+    ops = {
+        ActionType.TAP: lambda: f"Click(box={pt()})",
+        ActionType.LONG_PRESS: lambda: f"LongPress(box={pt()})",
+        ActionType.SWIPE: lambda: f"Scroll(start={pt()}, end={pt(True)})",
+        ActionType.TYPE: lambda: f"Type(content={quoted(action.text)})",
+        ActionType.LAUNCH: lambda: f"Launch(app={quoted(action.text)})",
+        ActionType.WAIT: lambda: "Wait()",
+        ActionType.DONE: lambda: f"Finished(content={quoted(action.text)})",
+        ActionType.ASK_USER: lambda: f"CallUser(content={quoted(action.text)})",
+        ActionType.BACK: lambda: "PressBack()",
+        ActionType.HOME: lambda: "PressHome()",
+        ActionType.KEY: lambda: "PressEnter()" if action.text == "enter" else "PressRecent()",
+    }
+    return (
+        f"<think>Next: {t.value}.</think>\n<action>{ops[t]()}</action>\n"
+        f"<conclusion>I {t.value}.</conclusion>"
+    )
+
+
+def _agentcpm(action: Action, space: Size) -> str:
+    t = action.type
+    fields: dict[str, object] = {"thought": f"Next, {t.value}."}
+    if t in (ActionType.TAP, ActionType.LONG_PRESS, ActionType.SWIPE):
+        fields["POINT"] = list(_xy(action, space))
+    if t is ActionType.LONG_PRESS:
+        fields["duration"] = 1000
+    elif t is ActionType.SWIPE:
+        fields["to"] = list(_xy(action, space, True))
+    elif t is ActionType.TYPE:
+        fields["TYPE"] = action.text
+    elif t in (ActionType.BACK, ActionType.HOME):
+        fields["PRESS"] = t.value.upper()
+    elif t is ActionType.KEY:
+        fields["PRESS"] = (action.text or "").upper()
+    elif t is ActionType.WAIT:
+        fields["duration"] = 1500
+    elif t is ActionType.DONE:
+        fields["STATUS"] = "finish"
+    elif t is ActionType.GIVE_UP:
+        fields["STATUS"] = "impossible"
+    elif t is ActionType.ASK_USER:
+        fields.update(thought=action.text, STATUS="need_feedback")
+    elif t is not ActionType.TAP:
+        raise ValueError(f"agentcpm-gui has no {t.value}")
+    return json.dumps(fields, ensure_ascii=False, separators=(",", ":"))
+
+
 def reply_for(family: str, action: Action, sent: Size) -> str:
     """What ``family`` answers for ``action`` when it was sent an image of ``sent`` size."""
     space = get_family(family).space_size(sent)
     if family.startswith("ui-tars"):
         return _uitars(action, space, family.rsplit("-", 1)[1])
-    if family == "autoglm":
+    if family in ("autoglm", "open-autoglm"):
         return _autoglm(action, space)
+    if family == "gui-owl-1.5":
+        return _gui_owl15(action, sent)
+    if family == "agentcpm-gui":
+        return _agentcpm(action, space)
+    if family == "ui-venus-1.5":
+        return _ui_venus(action, space)
+    if family == "gelab-zero":
+        return _gelab(action, space)
+    if family == "mai-ui":
+        return _mai_ui(action, space)
+    if family == "gemini-computer-use":
+        return _gemini(action, space)
     if family in ("qwen2.5-vl", "qwen3-vl", "gui-owl"):
         return _mobile_use(action, space, family)
     if family == "json":

@@ -23,6 +23,7 @@ import pytest
 from PIL import Image, ImageChops, ImageStat
 
 from devices.android import AndroidDevice, adb_client
+from evaluator.agents.families import get_family
 from evaluator.records import TaskStatus
 from evaluator.run_store import RunStore
 from evaluator.runner import RunConfig, run_suite
@@ -36,6 +37,8 @@ TASKS = load_suite_tasks(SUITE_DIR)
 OFFLINE = [t.id for t in TASKS if t.protocol is EvalProtocol.OFFLINE]
 ONLINE = ["phone_tom", "airplane_on"]
 FAMILIES = ["ui-tars-1.0", "ui-tars-1.5", "autoglm", "qwen2.5-vl", "qwen3-vl", "gui-owl", "json"]
+FAMILIES += ["gui-owl-1.5", "mai-ui", "gemini-computer-use", "open-autoglm", "gelab-zero"]
+FAMILIES += ["ui-venus-1.5", "agentcpm-gui"]
 THUMB = (27, 60)
 
 
@@ -129,7 +132,7 @@ def test_every_family_scores_every_offline_task(tmp_path, family):
     failed = {t: r.reason for t, r in results.items() if r.status is not TaskStatus.SUCCESS}
     assert failed == {} and len(results) == len(OFFLINE)
     step = store.read_steps(OFFLINE[0])[0]
-    assert step.extra["family"] == family and step.extra["sent_size"] == [270, 600]
+    assert step.extra["family"] == get_family(family).name and step.extra["sent_size"] == [270, 600]
 
 
 @pytest.mark.parametrize("family", [*FAMILIES, "mobile-agent-v2"])

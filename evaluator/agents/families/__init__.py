@@ -20,9 +20,14 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
+from evaluator.agents.families.agentcpm_gui import parse_agentcpm_gui
 from evaluator.agents.families.autoglm import parse_autoglm
+from evaluator.agents.families.gelab_zero import parse_gelab_zero
+from evaluator.agents.families.gemini_cu import parse_gemini_cu
 from evaluator.agents.families.generic import parse_json, parse_mobile_agent_v2
 from evaluator.agents.families.grammar import ActionParseError, InvalidActionError, Parsed
+from evaluator.agents.families.gui_owl15 import parse_gui_owl15, place_like_runner
+from evaluator.agents.families.mai_ui import parse_mai_ui
 from evaluator.agents.families.mobile_use import parse_gui_owl, parse_qwen
 from evaluator.agents.families.space import (
     GUI_OWL_RESIZE,
@@ -31,9 +36,10 @@ from evaluator.agents.families.space import (
     CoordinateSpace,
     sent_size,
 )
+from evaluator.agents.families.ui_venus import parse_ui_venus
 from evaluator.agents.families.uitars import parse_uitars
 from evaluator.errors import ConfigError
-from graph_builder.model import Size
+from graph_builder.model import Action, Size
 
 Parser = Callable[[str, Size], Parsed]
 
@@ -55,6 +61,11 @@ class Family:
     source: str
     max_image_side: int | None = None
     image_format: str = "PNG"
+    # Where the family's sources disagree, the reading we follow (printed by parse-action).
+    convention: str = ""
+    # How the family's reference executor places a parsed action on the image it was
+    # sent, when that is more than a plain rescale of the coordinate space (None: none).
+    placement: Callable[[Action, Size], Action] | None = None
 
     def sent_size(self, screen: Size, max_image_side: int | None = -1) -> Size:
         """The size of the image sent for a ``screen``-sized screenshot (``-1``: the
@@ -64,6 +75,14 @@ class Family:
 
     def space_size(self, sent: Size) -> Size:
         return self.space.size_for(sent)
+
+    def read(self, text: str, sent: Size) -> Parsed:
+        """The action ``text`` means for an image sent at ``sent``: parsed in the family's
+        coordinate space, then placed as its reference executor places it."""
+        parsed = self.parse(text, self.space_size(sent))
+        if self.placement is None:
+            return parsed
+        return replace(parsed, action=self.placement(parsed.action, sent))
 
     def with_pixels(self, min_pixels: int | None, max_pixels: int | None) -> Family:
         """This family served with other processor limits (e.g. vLLM's
@@ -194,6 +213,87 @@ FAMILIES: dict[str, Family] = {
             "gui_owl.py, mobile_agent_utils_new.py, coordinate_resize.py",
         ),
         Family(
+            "gui-owl-1.5",
+            parse_gui_owl15,
+            CoordinateSpace.relative(1000),
+            "agent_gui-owl-1.5.md",
+            ("key", "click", "long_press", "swipe", "type", "system_button", "open", "wait")
+            + ("answer", "interact", "terminate"),
+            "X-PLUG/MobileAgent Mobile-Agent-v3.5/mobile_use/utils.py (prompt), "
+            "run_gui_owl_1_5_for_mobile.py (runner), README.md",
+            convention=(
+                "relative 0-1000 scaled by the screenshot's sides rounded to multiples of 16 "
+                "and taken as device pixels, as the reference runner taps (the prompt says "
+                "1000x1000 of the screen)"
+            ),
+            placement=place_like_runner,
+        ),
+        Family(
+            "mai-ui",
+            parse_mai_ui,
+            CoordinateSpace.relative(999),
+            "agent_mai-ui.md",
+            ("click", "double_click", "long_press", "type", "swipe", "drag", "open")
+            + ("system_button", "wait", "terminate", "answer", "ask_user"),
+            "Tongyi-MAI/MAI-UI src/prompt.py, src/mai_naivigation_agent.py; executor "
+            "Tongyi-MAI/MobileWorld agents/utils/action_translation.py, core/server.py",
+            convention=(
+                "relative 0-999 (divided by 999); swipe(direction) moves the finger that way "
+                "from the screen's centre, as the executor does (its coordinate is ignored)"
+            ),
+        ),
+        Family(
+            "gemini-computer-use",
+            parse_gemini_cu,
+            CoordinateSpace.relative(1000),
+            "agent_gemini-computer-use.md",
+            ("click_at", "double_click", "long_press", "type_text_at", "scroll_at")
+            + ("drag_and_drop", "go_back", "press_key", "open_app", "wait_5_seconds")
+            + ("answer", "done"),
+            "Tongyi-MAI/MobileWorld agents/implementations/gemini_cua_agent.py; "
+            "google-gemini/computer-use-preview agent.py",
+            convention=(
+                "relative, divided by 1000 as both executors do (the Android agent's "
+                "docstring says 0-999); points past the edge are clamped to it; scroll "
+                "direction is the content's, the finger moves the other way"
+            ),
+        ),
+        Family(
+            "gelab-zero",
+            parse_gelab_zero,
+            CoordinateSpace.relative(1000),
+            "agent_gelab-zero.md",
+            ("CLICK", "LONGPRESS", "SLIDE", "TYPE", "AWAKE", "WAIT", "INFO", "COMPLETE")
+            + ("ABORT", "BACK", "HOME", "HOT_KEY", "SCROLL"),
+            "stepfun-ai/gelab-zero copilot_tools/parser_0920_summary.py; "
+            "copilot_front_end/pu_frontend_executor.py; copilot_agent_client/pu_client.py",
+        ),
+        Family(
+            "ui-venus-1.5",
+            parse_ui_venus,
+            CoordinateSpace.relative(1000),
+            "agent_ui-venus-1.5.md",
+            ("Click", "LongPress", "Drag", "Scroll", "Type", "Launch", "Wait", "Finished")
+            + ("CallUser", "PressBack", "PressHome", "PressEnter", "PressRecent"),
+            "inclusionAI/UI-Venus Venus_framework/processor/uivenus_processor.py; "
+            "Venus_framework/policy/ui_venus_policy.py; Venus_framework/README.md",
+            convention=(
+                "relative, divided by 1000 as the executor does (the prompt says 0-999); a "
+                "Scroll without start/end moves the finger up from the executor's preset; "
+                "typed ( ) | become full-width"
+            ),
+        ),
+        Family(
+            "agentcpm-gui",
+            parse_agentcpm_gui,
+            CoordinateSpace.relative(1000),
+            "agent_agentcpm-gui.md",
+            ("POINT", "to", "duration", "PRESS", "TYPE", "STATUS"),
+            "OpenBMB/AgentCPM-GUI README.md; eval/utils/schema/schema.json; "
+            "eval/utils/evaluator.py",
+            max_image_side=1120,
+        ),
+        Family(
             "json",
             parse_json,
             CoordinateSpace.relative(1000),
@@ -214,6 +314,9 @@ FAMILIES: dict[str, Family] = {
     )
 }
 
+# Families published under a second name with the very same grammar and conventions.
+ALIASES = {"open-autoglm": "autoglm"}
+
 # Earlier names of the output styles, so old agent configs fail with a pointer.
 _RENAMED = {"uitars": "ui-tars-1.5", "qwen_mobile_use": "qwen2.5-vl"}
 
@@ -228,12 +331,14 @@ def family_name(family: str, version: str | None = None) -> str:
 
 def get_family(family: str, version: str | None = None) -> Family:
     name = family_name(family, version)
+    name = ALIASES.get(name, name)
     try:
         return FAMILIES[name]
     except KeyError:
         hint = f" (now called {_RENAMED[name]!r})" if name in _RENAMED else ""
         raise ConfigError(
-            f"unknown model family {name!r}{hint}; choose one of: {', '.join(FAMILIES)}"
+            f"unknown model family {name!r}{hint}; choose one of: "
+            f"{', '.join([*FAMILIES, *ALIASES])}"
         ) from None
 
 
@@ -252,8 +357,7 @@ def read_reply(family: str, text: str, screen: Size, sent: Size | None = None) -
     """
     fam = get_family(family)
     sent = sent or fam.sent_size(screen)
-    space = fam.space_size(sent)
-    action = fam.parse(text, space).action
+    action = fam.read(text, sent).action
     out: dict[str, Any] = {"type": action.type.value}
     if action.x is not None and action.y is not None:
         device, norm = action.to_device(screen), action.normalized()
@@ -277,10 +381,17 @@ def read_reply(family: str, text: str, screen: Size, sent: Size | None = None) -
         sent=_size(sent),
         coordinate_space=fam.space.describe(sent),
     )
+    if fam.convention:
+        out["convention"] = fam.convention
+    if family_name(family) in ALIASES:
+        out["convention"] = (
+            f"{family_name(family)} is read with the {fam.name} grammar (one source)"
+        )
     return out
 
 
 __all__ = [
+    "ALIASES",
     "FAMILIES",
     "ActionParseError",
     "CoordinateSpace",

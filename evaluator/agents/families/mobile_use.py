@@ -40,7 +40,7 @@ _BUTTONS: dict[str, Callable[[], Action]] = {
 }
 
 
-def _calls(text: str) -> list[dict[str, Any]]:
+def tool_calls(text: str) -> list[dict[str, Any]]:
     blocks = re.findall(r"<tool_call>(.*?)(?:</tool_call>|$)", text, re.S)
     objects = [o for block in blocks for o in json_objects(block)]
     if not blocks:
@@ -48,7 +48,24 @@ def _calls(text: str) -> list[dict[str, Any]]:
     return [o for o in objects if "arguments" in o or "action" in o]
 
 
-def _arguments(call: dict[str, Any]) -> dict[str, Any]:
+def whole_tool_calls(text: str) -> list[dict[str, Any]]:
+    """The calls of ``text``'s ``<tool_call>`` blocks, each block one whole JSON object (as
+    the families that read the block with ``json.loads`` require); a block that is not is
+    a parse error, not a source of inner objects."""
+    blocks = re.findall(r"<tool_call>(.*?)(?:</tool_call>|$)", text, re.S)
+    calls: list[dict[str, Any]] = []
+    for block in blocks:
+        try:
+            value = json.loads(block)
+        except json.JSONDecodeError:
+            raise ActionParseError("a <tool_call> block is not one JSON object") from None
+        if not isinstance(value, dict):
+            raise ActionParseError("a <tool_call> block must hold a JSON object")
+        calls.append(value)
+    return calls
+
+
+def call_arguments(call: dict[str, Any]) -> dict[str, Any]:
     args = call.get("arguments", call)
     if isinstance(args, str):
         try:
@@ -60,7 +77,7 @@ def _arguments(call: dict[str, Any]) -> dict[str, Any]:
     return args
 
 
-def _thought(text: str) -> str | None:
+def thought_of(text: str) -> str | None:
     for start, end in (("<thinking>", "</thinking>"), ("<think>", "</think>")):
         found = between(text, start, end)
         if found:
@@ -80,12 +97,12 @@ def parse_mobile_use(text: str, space: Size, *, aliases: dict[str, str] | None =
     >>> parse_mobile_use(reply, (999, 999)).action.describe()
     "launch 'Clock'"
     """
-    calls = _calls(text)
+    calls = tool_calls(text)
     if not calls:
         raise ActionParseError("no mobile_use tool call found")
     if len(calls) > 1:
         raise ActionParseError(f"the reply holds {len(calls)} tool calls; one per step")
-    args = _arguments(calls[0])
+    args = call_arguments(calls[0])
     kind = str(args.get("action", "")).strip()
     kind = (aliases or {}).get(kind, kind)
 
@@ -122,7 +139,7 @@ def parse_mobile_use(text: str, space: Size, *, aliases: dict[str, str] | None =
     }
     if kind not in builders:
         raise ActionParseError(f"unknown mobile_use action {kind!r}")
-    return Parsed(builders[kind](), reasoning=_thought(text))
+    return Parsed(builders[kind](), reasoning=thought_of(text))
 
 
 def parse_qwen(text: str, space: Size) -> Parsed:

@@ -82,6 +82,11 @@ QWEN25_RESIZE = SmartResize(28, 4 * 28 * 28, 16384 * 28 * 28)
 # update_image_size_: 14 px patches merged 2x2, 1..12800 tokens, longer side <= 50000).
 GUI_OWL_RESIZE = SmartResize(28, 784, 784 * 12800, 50000)
 
+# GUI-Owl 1.5's mobile runner (X-PLUG/MobileAgent Mobile-Agent-v3.5/mobile_use/
+# run_gui_owl_1_5_for_mobile.py): the screenshot's sides rounded to multiples of 16, by
+# which it scales the model's 0-1000 answers.
+GUI_OWL15_RUNNER_ROUNDING = SmartResize(16, 3136, 1003520 * 200)
+
 SpaceKind = Literal["relative", "resized", "image"]
 
 
