@@ -41,6 +41,8 @@ from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings, compare
 
 Progress = Callable[[str], None]
+# Told each step before it is performed: the node, the live screen, the action aimed on it.
+OnStep = Callable[[str, Screen, Action], None]
 SETTLE_TIMEOUT = 3.0
 SEEN_SCREENS = 64
 
@@ -123,6 +125,7 @@ class _Walker:
     recipe: ResetRecipe
     snapshot: str | None
     progress: Progress
+    on_step: OnStep | None = None
     # Screens seen before, by content: the paths of a task share their first screens, and
     # a Screen keeps its similarity features, so a repeated screen is not decoded again.
     seen: dict[bytes, Screen] = field(default_factory=dict)
@@ -150,6 +153,8 @@ class _Walker:
                 shown = live.hierarchy()
                 said = shown.describe(action, live.size) if shown else action.describe()
                 self.progress(f"  {node}: {step.edge.id} {said}")
+                if self.on_step is not None:
+                    self.on_step(node, live, action)
                 self.device.perform(action)
                 settled = False
                 done += 1
@@ -280,6 +285,24 @@ def check_task(
         tuple(notes),
         seconds=time.monotonic() - began,
     )
+
+
+def drive(
+    context: GraphContext,
+    device: Device,
+    recipe: ResetRecipe,
+    path: DemonstratedPath,
+    *,
+    snapshot: str | None = None,
+    on_step: OnStep | None = None,
+    progress: Progress = lambda line: None,
+) -> PathWalk:
+    """Drive the phone from the clean start along ``path`` (a demonstrated path, or the
+    start of one), checking every node as ``check_task`` does; ``on_step`` sees each
+    step before it is performed. The walk's ``drift`` says where it could not go on."""
+    walker = _Walker(context, device, similarity_settings(context), recipe, snapshot, progress)
+    walker.on_step = on_step
+    return walker.walk(path)
 
 
 def check_suite(
