@@ -57,6 +57,11 @@ SOURCE = "explored"
 SWIPE_SPAN = 0.4  # of the screen, for a swipe known only by its direction
 _SWIPES = {"up": (0, -1), "down": (0, 1), "left": (-1, 0), "right": (1, 0)}
 Progress = Callable[[str], None]
+_POINTED: dict[ActionType, Callable[..., Action]] = {
+    ActionType.TAP: Action.tap,
+    ActionType.LONG_PRESS: Action.long_press,
+    ActionType.DOUBLE_TAP: Action.double_tap,
+}
 
 
 class ExploreError(EvaluatorError):
@@ -108,16 +113,16 @@ def mark_node(graph: TaskGraph, mark: Mark) -> Node:
 def path_to(graph: TaskGraph, node_id: str) -> DemonstratedPath:
     """The shortest demonstrated way from START to ``node_id`` (the start of a path)."""
     start = graph.start
+    paths, _ = demonstrated_paths(graph)
     if start is not None and start.id == node_id:
-        paths, _ = demonstrated_paths(graph)
         return DemonstratedPath(paths[0].demos if paths else (), ())
     best: DemonstratedPath | None = None
-    for path in demonstrated_paths(graph)[0]:
+    for path in paths:
         for i, step in enumerate(path.steps):
-            if step.edge.source == node_id and (best is None or i < len(best.steps)):
-                best = DemonstratedPath(path.demos, path.steps[:i])
+            if step.edge.target == node_id and (best is None or i + 1 < len(best.steps)):
+                best = DemonstratedPath(path.demos, path.steps[: i + 1])
     if best is None:
-        raise ExploreError(f"no demonstrated path of the graph passes node {node_id}")
+        raise ExploreError(f"no demonstrated path of the graph reaches node {node_id}")
     return best
 
 
@@ -125,10 +130,10 @@ def group_action(target: Target, live: Screen) -> Action:
     """The marked action, aimed on the live screen (an element where it is now)."""
     kind = ActionType(target.action_type)
     w, h = live.size
-    if kind.is_pointed:
+    if kind in _POINTED:
         point = target.point or (500.0, 500.0)
         x, y = rescale_point(point[0], point[1], NORMALIZED_SCREEN, live.size)
-        action = Action(kind, x=x, y=y, screen=live.size)
+        action = _POINTED[kind](x, y, screen=live.size)
         return _aimed(action, target.element, live, f"the group's {target.describe()}")
     if kind is ActionType.SWIPE and target.value in _SWIPES:
         dx, dy = _SWIPES[target.value]

@@ -65,7 +65,13 @@ def import_run(
         raise RunImportError(
             f"{Path(demos_root) / task_id / demo_id} already exists; choose another --demo-id"
         )
-    steps = [s for s in store.read_steps(task_id) if _on_phone(s)]
+    recorded = store.read_steps(task_id)
+    if [s.index for s in recorded] != list(range(result.steps)):
+        raise RunImportError(
+            f"{where}: the trace holds steps {[s.index for s in recorded]}, the result says "
+            f"{result.steps} steps; a damaged or cut steps.jsonl is not imported"
+        )
+    steps = [s for s in recorded if _on_phone(s)]
     if not steps or _action(steps[-1], where).type is not ActionType.DONE:
         raise RunImportError(f"{where}: the trace does not end with the agent's 'done'")
     imported = [_imported(run_dir, step, where) for step in steps]

@@ -13,7 +13,7 @@ from devices.android import AndroidDevice, adb_client
 from elderbench.cli import main
 from evaluator.audit_groups import AuditGroup, collect
 from evaluator.audit_marks import Target, set_mark
-from evaluator.explore import ExploreError, ScriptStep, explore
+from evaluator.explore import ExploreError, ScriptStep, explore, path_to
 from evaluator.run_store import RunStore
 from evaluator.runner import RunConfig, run_suite
 from graph_builder.build import build_task
@@ -188,3 +188,13 @@ def test_the_phone_is_driven_along_the_demonstrated_edges_to_the_marked_node(sui
     assert steps[2].observation.hierarchy is not None
     last = (explored.folder / steps[2].observation.hierarchy).read_text()
     assert "Add alarm" in last and "Cancel" not in last
+
+
+def test_the_way_to_a_node_is_the_shortest_demonstrated_one(suite):
+    graph = load_graph(suite / TASK)
+    assert path_to(graph, "start").steps == ()
+    done = next(n.id for n in graph.nodes if n.kind.value == "done")
+    way = path_to(graph, done)
+    # d1 and d2 take three and four edges, d3 five: the way to DONE is d1's whole path
+    assert way.demos == ("d1",) and len(way.steps) == 3
+    assert way.steps[0].edge.source == "start" and way.steps[-1].edge.target == done

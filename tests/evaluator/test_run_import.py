@@ -195,6 +195,12 @@ def test_a_missing_file_or_a_link_out_of_the_run_is_refused(online_run, tmp_path
     with pytest.raises(RunImportError, match=r"task font: step 1: .*outside"):
         import_run(linked, task_id="font", demos_root=tmp_path / "demos")
 
+    cut = _copy_run(run, tmp_path / "cut")
+    steps = cut / "traces" / "font" / "steps.jsonl"
+    steps.write_text("".join(steps.read_text().splitlines(keepends=True)[:2]) + '{"index": 2')
+    with pytest.raises(RunImportError, match=r"task font: the trace holds steps \[0, 1\]"):
+        import_run(cut, task_id="font", demos_root=tmp_path / "demos")
+
     climbing = _copy_run(run, tmp_path / "climbing")
     steps = climbing / "traces" / "font" / "steps.jsonl"
     lines = [json.loads(line) for line in steps.read_text().splitlines()]
