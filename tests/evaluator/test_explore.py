@@ -15,6 +15,7 @@ from evaluator.audit_groups import AuditGroup, collect
 from evaluator.audit_marks import Target, set_mark
 from evaluator.explore import ExploreError, ScriptStep, explore, path_to
 from evaluator.run_store import RunStore
+from evaluator.run_summary import summarize
 from evaluator.runner import RunConfig, run_suite
 from graph_builder.build import build_task
 from graph_builder.io import SUITE_DEMOS_DIR, load_demo, load_graph
@@ -56,6 +57,8 @@ def test_an_explored_branch_becomes_an_edge_after_the_next_build(suite, tmp_path
     assert group.node_id == "start"
     before = load_graph(suite / TASK)
     assert main(["audit", str(first), "--mark", group.id, "valid", "--annotator", "ana"]) == 0
+    marked = summarize(first).bounds
+    assert marked is not None and marked["undetermined_tasks"] == [TASK]
     script = tmp_path / "script.json"
     script.write_text(json.dumps([{"type": "tap", "element": {"text": "OK"}}]))
     with running_server(phones=[fast_phone("virtual-1")]) as server:
@@ -95,6 +98,9 @@ def test_an_explored_branch_becomes_an_edge_after_the_next_build(suite, tmp_path
     second = _heuristic(suite, tmp_path / "second")
     # the same tap is now credited: it follows the explored edge
     assert RunStore.open(second).read_steps(TASK)[0].edge == explored[0].id
+    # ... so the episode is scored on the grown graph, no longer undetermined
+    scored = summarize(second).bounds
+    assert scored is not None and scored["undetermined"] == 0
     assert all(
         not (g.target.element and "8:00 AM" in "".join(g.target.element))
         for g in collect([second]).groups
@@ -198,3 +204,10 @@ def test_the_way_to_a_node_is_the_shortest_demonstrated_one(suite):
     # d1 and d2 take three and four edges, d3 five: the way to DONE is d1's whole path
     assert way.demos == ("d1",) and len(way.steps) == 3
     assert way.steps[0].edge.source == "start" and way.steps[-1].edge.target == done
+
+
+def test_explore_needs_somewhere_to_put_the_demonstration(suite, capsys):
+    shutil.rmtree(suite / SUITE_DEMOS_DIR)
+    args = ["explore", str(suite), "--task", TASK, "--group", "g1", "--device", "virtual-1"]
+    assert main(args) == 2
+    assert "ships no demos/; give -o DEMOS_DIR" in capsys.readouterr().err
