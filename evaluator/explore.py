@@ -301,13 +301,20 @@ def explore(
         branch = group_action(mark.target, live)
         progress(f"  {node.id}: the branch, {mark.target.describe()}")
         live = recording.act(live, branch)
-        if script is not None:
-            _continue(recording, live, script, where, progress)
     except (ExploreError, DeviceError, GraphBuilderError) as exc:
-        shutil.rmtree(writer.folder, ignore_errors=True)  # our own, unusable demonstration
+        shutil.rmtree(writer.folder, ignore_errors=True)  # our own, without the branch
         if isinstance(exc, ExploreError):
             raise
         raise ExploreError(f"{where}: {exc}") from exc
+    if script is not None:
+        try:
+            _continue(recording, live, script, where, progress)
+        except (ExploreError, DeviceError, GraphBuilderError) as exc:
+            # The branch is recorded: keep it for a person to finish in the studio.
+            raise ExploreError(
+                f"{where}: {exc}; the demonstration {writer.folder} is kept incomplete, "
+                "finish it in the studio"
+            ) from exc
     return Explored(writer.demo, writer.folder, node.id, path)
 
 

@@ -13,7 +13,7 @@ from devices.android import AndroidDevice, adb_client
 from elderbench.cli import main
 from evaluator.audit_groups import AuditGroup, collect
 from evaluator.audit_marks import Target, set_mark
-from evaluator.explore import ExploreError, ScriptStep, explore, path_to
+from evaluator.explore import ExploreError, ScriptStep, explore, load_script, path_to
 from evaluator.run_store import RunStore
 from evaluator.run_summary import summarize
 from evaluator.runner import RunConfig, run_suite
@@ -211,3 +211,25 @@ def test_explore_needs_somewhere_to_put_the_demonstration(suite, capsys):
     args = ["explore", str(suite), "--task", TASK, "--group", "g1", "--device", "virtual-1"]
     assert main(args) == 2
     assert "ships no demos/; give -o DEMOS_DIR" in capsys.readouterr().err
+
+
+def test_a_script_that_fails_after_the_branch_keeps_the_demonstration(suite, tmp_path):
+    first = _heuristic(suite, tmp_path / "first")
+    group = _alarm_group(first)
+    set_mark(
+        suite,
+        TASK,
+        group=group.id,
+        verdict="valid",
+        annotator="ana",
+        node_members=group.node_members,
+        target=group.target,
+    )
+    script = tmp_path / "script.json"
+    script.write_text(json.dumps([{"type": "tap", "element": {"text": "Snooze forever"}}]))
+    with running_server(phones=[fast_phone("virtual-1")]) as server:
+        device = AndroidDevice("virtual-1", client=adb_client(port=server.port), timeout=5.0)
+        with device, pytest.raises(ExploreError, match=r"script action 1: .*kept incomplete"):
+            explore(suite, TASK, group.id, device, tmp_path / "demos", script=load_script(script))
+    demo = load_demo(tmp_path / "demos" / TASK / f"explore-{group.id}")
+    assert demo.status is DemoStatus.INCOMPLETE and len(demo.steps) == 1
