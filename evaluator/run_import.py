@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from evaluator.audit_groups import run_suite_dir
 from evaluator.errors import EvaluatorError
 from evaluator.metrics import effective_status
 from evaluator.records import StepRecord, TaskStatus
@@ -24,7 +25,7 @@ from evaluator.run_store import RunStore
 from graph_builder.errors import GraphBuilderError
 from graph_builder.importers import ImportResult
 from graph_builder.importers.writing import ImportedStep, input_file, write_demonstration
-from graph_builder.io import check_png_file, read_png
+from graph_builder.io import TASK_FILE, check_png_file, load_task, read_png, save_task
 from graph_builder.model import Action, ActionType, validate_id
 
 SOURCE = "run"
@@ -75,18 +76,35 @@ def import_run(
     if not steps or _action(steps[-1], where).type is not ActionType.DONE:
         raise RunImportError(f"{where}: the trace does not end with the agent's 'done'")
     imported = [_imported(run_dir, step, where) for step in steps]
+    instruction = _adopt_task(store, task_id, Path(demos_root)) or result.instruction
     try:
         return write_demonstration(
             imported,
             demos_root=Path(demos_root),
             task_id=task_id,
             demo_id=demo_id,
-            instruction=result.instruction,
+            instruction=instruction,
             source_name=SOURCE,
             notes=(f"imported from {where} ({len(imported)} steps)",),
         )
     except GraphBuilderError as exc:
         raise RunImportError(f"{where}: {exc}") from exc
+
+
+def _adopt_task(store: RunStore, task_id: str, demos_root: Path) -> str | None:
+    """When the demos have no task.json for the task yet, the run's suite's one (reset
+    recipe, criteria and all, rather than one made from the run's instruction, which may
+    be the normalized variant); its instruction, or None when the suite has none."""
+    suite = run_suite_dir(store)
+    if suite is None or not (suite / task_id / TASK_FILE).is_file():
+        return None
+    try:
+        task = load_task(suite / task_id)
+        if not (demos_root / task_id / TASK_FILE).exists():
+            save_task(task, demos_root / task_id)
+    except (GraphBuilderError, OSError):
+        return None  # the run's own instruction makes one
+    return task.instruction
 
 
 def _on_phone(step: StepRecord) -> bool:

@@ -16,7 +16,7 @@ from evaluator.run_import import RunImportError, import_run
 from evaluator.run_store import HumanVerdict, RunStore
 from evaluator.runner import RunConfig, run_suite
 from graph_builder.build import build_task
-from graph_builder.io import load_demo, load_graph, save_task
+from graph_builder.io import load_demo, load_graph, load_task, save_task
 from graph_builder.model import Action, DemoStatus, ResetRecipe, SuccessCriteria, Task
 from graph_builder.similarity import SimilaritySettings
 from recorder_app.recording.script import record_script
@@ -101,6 +101,8 @@ def test_an_imported_online_run_builds_into_a_graph_that_replays_at_100_percent(
     assert all(s.observation.hierarchy and s.observation.activity for s in demo.steps)
     assert demo.steps[0].action.element is not None
     assert demo.steps[0].action.element.text == "Display"
+    # the suite's task.json comes along, reset recipe and criteria included
+    assert load_task(alone / "demos" / "font") == FONT
     save_task(FONT, alone / "suite" / "font")
     assert build_task(alone / "demos", "font", alone / "suite").written
     offline = tmp_path / "offline"
