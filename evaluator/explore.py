@@ -38,6 +38,7 @@ from evaluator.drift.paths import DemonstratedPath, demonstrated_paths
 from evaluator.drift.walk import SETTLE_TIMEOUT, drive
 from evaluator.errors import EvaluatorError
 from evaluator.offline import GraphContext
+from evaluator.online import StateMapper, similarity_settings
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import DemoWriter, load_task, read_json
 from graph_builder.model import (
@@ -46,6 +47,7 @@ from graph_builder.model import (
     ActionType,
     Demonstration,
     Node,
+    NodeKind,
     ResetRecipe,
     TaskGraph,
     rescale_point,
@@ -250,12 +252,14 @@ def explore(
     demos_root: Path,
     *,
     script: Sequence[ScriptStep] | None = None,
+    rest_on_graph: bool = False,
     annotator: str = "",
     demo_id: str | None = None,
     progress: Progress = lambda line: None,
 ) -> Explored:
     """Record the branch of ``group`` (marked ``valid``) as a demonstration under
-    ``demos_root``: complete when ``script`` finishes it, else left for a person."""
+    ``demos_root``: complete when ``script`` and/or ``rest_on_graph`` (from the node the
+    phone is then on, a demonstrated way to DONE) finish it, else left for a person."""
     task_dir = Path(suite) / task_id
     where = f"task {task_id}, group {group}"
     try:
@@ -306,9 +310,13 @@ def explore(
         if isinstance(exc, ExploreError):
             raise
         raise ExploreError(f"{where}: {exc}") from exc
-    if script is not None:
+    if script is not None or rest_on_graph:
         try:
-            _continue(recording, live, script, where, progress)
+            live = _continue(recording, live, script or (), where, progress)
+            if rest_on_graph:
+                live = _rest_on_graph(recording, context, recipe, live, where, progress)
+            recording.save(live, Action.done())
+            writer.finish()
         except (ExploreError, DeviceError, GraphBuilderError) as exc:
             # The branch is recorded: keep it for a person to finish in the studio.
             raise ExploreError(
@@ -324,8 +332,8 @@ def _continue(
     script: Sequence[ScriptStep],
     where: str,
     progress: Progress,
-) -> None:
-    """Perform the script from ``live`` and finish the demonstration with ``done``."""
+) -> Screen:
+    """Perform the script from ``live`` (up to a ``done``); the screen it leaves."""
     for i, step in enumerate(script):
         action = step.action
         if action.type is ActionType.DONE:
@@ -336,5 +344,50 @@ def _continue(
             )
         progress(f"  script {i + 1}: {live.describe(action)}")
         live = recording.act(live, action)
-    recording.save(live, Action.done())
-    recording.writer.finish()
+    return live
+
+
+def path_from(graph: TaskGraph, node_id: str) -> DemonstratedPath:
+    """The shortest demonstrated way from ``node_id`` on to DONE (none from DONE)."""
+    if graph.node(node_id).kind is NodeKind.DONE:
+        return DemonstratedPath((), ())
+    best: DemonstratedPath | None = None
+    for path in demonstrated_paths(graph)[0]:
+        for i, step in enumerate(path.steps):
+            if step.edge.source == node_id and (
+                best is None or len(path.steps) - i < len(best.steps)
+            ):
+                best = DemonstratedPath(path.demos, path.steps[i:])
+    if best is None:
+        raise ExploreError(f"no demonstrated path of the graph goes on from node {node_id}")
+    return best
+
+
+def _rest_on_graph(
+    recording: _Recording,
+    context: GraphContext,
+    recipe: ResetRecipe,
+    live: Screen,
+    where: str,
+    progress: Progress,
+) -> Screen:
+    """Follow the graph from the node the phone is on to DONE, recording each step."""
+    here, why = StateMapper(context, similarity_settings(context)).node_for(live)
+    if here is None:
+        raise ExploreError(f"{where}: the phone's screen is {why}; there is no way on to follow")
+    rest = path_from(context.graph, here)
+    progress(f"  back on the graph at {here}: on along {rest.describe()}")
+    walked = drive(
+        context,
+        recording.device,
+        recipe,
+        rest,
+        here=here,
+        on_step=lambda _node, screen, action: recording.save(screen, action),
+        progress=progress,
+    )
+    if walked.drift is not None:
+        raise ExploreError(f"{where}: following the graph from {here}: {walked.drift.describe()}")
+    if rest.steps:
+        recording.writer.mark_performed()
+    return recording.device.observe()

@@ -2,7 +2,7 @@
 
 elderbench import run RUN_DIR --task ID -o DEMOS_DIR [--demo-id ID]
 elderbench explore SUITE --task ID --group G --device SERIAL[@HOST:PORT] [-o DEMOS_DIR]
-                   [--script FILE] [--annotator NAME] [--demo-id ID]
+                   [--script FILE] [--rest-on-graph] [--annotator NAME] [--demo-id ID]
 
 ``import run`` turns a verified successful online episode into a demonstration
 (evaluator/run_import.py); ``explore`` records the branch of an audit group marked
@@ -55,6 +55,11 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--script", type=Path, metavar="FILE", help="JSON list of the actions after the branch"
     )
+    p.add_argument(
+        "--rest-on-graph",
+        action="store_true",
+        help="then, from the node of the graph the phone is on, follow a demonstrated way to DONE",
+    )
     p.add_argument("--annotator", default="", metavar="NAME")
     p.add_argument("--demo-id", metavar="ID", help="default: explore-<group>")
     p.set_defaults(func=run_explore)
@@ -98,13 +103,14 @@ def run_explore(args: argparse.Namespace) -> int:
             device,
             demos,
             script=script,
+            rest_on_graph=args.rest_on_graph,
             annotator=args.annotator,
             demo_id=args.demo_id,
             progress=progress,
         )
     state = explored.demo.status.value
     print(f"recorded {len(explored.demo.steps)} steps ({state}) into {explored.folder}")
-    if script is None:
+    if script is None and not args.rest_on_graph:
         print("finish it in the studio (resume the demonstration), then build the task")
     else:
         print(f"next: elderbench build {demos} -o {args.suite} --task {args.task}")

@@ -141,13 +141,17 @@ class _Walker:
             self.seen.clear()
         return self.seen.setdefault(key.digest(), live)
 
-    def walk(self, path: DemonstratedPath) -> PathWalk:
-        self._start_clean()
-        start = self.context.graph.start
-        assert start is not None
-        node, done = start.id, 0
+    def walk(self, path: DemonstratedPath, *, here: str | None = None) -> PathWalk:
+        """Walk ``path`` from the clean start, or (``here``: the node the phone is on)
+        from where the phone is."""
+        if here is None:
+            self._start_clean()
+            start = self.context.graph.start
+            assert start is not None
+            here = start.id
+        node, done = here, 0
         try:
-            settled = True  # the clean start waited for the screen to settle
+            settled = True  # the clean start (or the caller) waited for the screen to settle
             for step in path.steps:
                 action, live = self._check(node, step, settled=settled)
                 shown = live.hierarchy()
@@ -295,14 +299,17 @@ def drive(
     *,
     snapshot: str | None = None,
     on_step: OnStep | None = None,
+    here: str | None = None,
     progress: Progress = lambda line: None,
 ) -> PathWalk:
     """Drive the phone from the clean start along ``path`` (a demonstrated path, or the
-    start of one), checking every node as ``check_task`` does; ``on_step`` sees each
-    step before it is performed. The walk's ``drift`` says where it could not go on."""
+    start of one), or with ``here`` from that node, where the settled phone already is,
+    along ``path`` (steps leaving ``here``), checking every node as ``check_task`` does;
+    ``on_step`` sees each step before it is performed. The walk's ``drift`` says where
+    it could not go on."""
     walker = _Walker(context, device, similarity_settings(context), recipe, snapshot, progress)
     walker.on_step = on_step
-    return walker.walk(path)
+    return walker.walk(path, here=here)
 
 
 def check_suite(

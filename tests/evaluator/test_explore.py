@@ -13,7 +13,14 @@ from devices.android import AndroidDevice, adb_client
 from elderbench.cli import main
 from evaluator.audit_groups import AuditGroup, collect
 from evaluator.audit_marks import Target, set_mark
-from evaluator.explore import ExploreError, ScriptStep, explore, load_script, path_to
+from evaluator.explore import (
+    ExploreError,
+    ScriptStep,
+    explore,
+    load_script,
+    path_from,
+    path_to,
+)
 from evaluator.run_store import RunStore
 from evaluator.run_summary import summarize
 from evaluator.runner import RunConfig, run_suite
@@ -233,3 +240,33 @@ def test_a_script_that_fails_after_the_branch_keeps_the_demonstration(suite, tmp
             explore(suite, TASK, group.id, device, tmp_path / "demos", script=load_script(script))
     demo = load_demo(tmp_path / "demos" / TASK / f"explore-{group.id}")
     assert demo.status is DemoStatus.INCOMPLETE and len(demo.steps) == 1
+
+
+def test_the_rest_is_followed_along_the_graph_once_the_phone_is_back_on_it(suite, tmp_path):
+    graph = load_graph(suite / TASK)
+    picker = next(n for n in graph.nodes if ("d1", 1) in {(m.demo_id, m.step) for m in n.members})
+    set_mark(
+        suite,
+        TASK,
+        group="gcancel",
+        verdict="valid",
+        annotator="ana",
+        node_members=tuple((m.demo_id, m.step) for m in picker.members),
+        target=Target("tap", element=("", "Cancel", "")),
+    )
+    with running_server(phones=[fast_phone("virtual-1")]) as server:
+        device = AndroidDevice("virtual-1", client=adb_client(port=server.port), timeout=5.0)
+        with device:
+            explored = explore(
+                suite, TASK, "gcancel", device, tmp_path / "demos", rest_on_graph=True
+            )
+    said = [
+        s.action.element.text or s.action.element.content_desc
+        for s in explored.demo.steps
+        if s.action.element is not None
+    ]
+    # to the picker, the branch (Cancel: back on START), then d1's way from START to DONE
+    assert said == ["Add alarm", "Cancel", "Add alarm", "Increase hour", "OK"]
+    assert explored.demo.steps[-1].action.type.value == "done"
+    assert explored.demo.status is DemoStatus.COMPLETE
+    assert path_from(graph, "start").demos == ("d1",)
