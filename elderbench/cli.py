@@ -24,6 +24,7 @@ SUBCOMMAND_MODULES: tuple[str, ...] = (
     "graph_builder.cli",  # build, import
     "graph_builder.constraints_cli",  # constrain
     "evaluator.cli",  # eval, report
+    "evaluator.grow_cli",  # import run, explore
     "evaluator.drift.cli",  # drift
     "evaluator.language.cli",  # analyze, label, normalize, failures
 )

@@ -5,17 +5,33 @@ elderbench build DEMOS_DIR -o SUITE_DIR [--task ID ...] [--settings FILE] [--exp
 elderbench import llamatouch|droidbot FOLDER --task ID -o DEMOS_DIR [--demo-id ID]
 elderbench import colorbench GRAPH_JSON --task ID -o SUITE_DIR --images DIR --start IMAGE
                      --done IMAGE [--done IMAGE ...] --instruction TEXT
+
+Packages above this one add formats of their own to ``import`` through
+``import_formats`` (the evaluator adds ``import run``).
 """
 
 from __future__ import annotations
 
 import argparse
 import sys
+import weakref
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
     from graph_builder.build import TaskBuildReport
+
+
+# The FORMAT subcommands of each `import` parser made by `register`.
+_IMPORT_FORMATS: weakref.WeakKeyDictionary[argparse.ArgumentParser, Any] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def import_formats(subparsers: Any) -> Any:
+    """The ``import`` command's FORMAT subcommands (``add_parser`` adds one), for a
+    package above this one; ``register`` must have run on ``subparsers``."""
+    return _IMPORT_FORMATS[subparsers.choices["import"]]
 
 
 def register(subparsers: Any) -> None:
@@ -77,6 +93,7 @@ def register(subparsers: Any) -> None:
         "when the task has none yet.",
     )
     formats = imp.add_subparsers(title="formats", metavar="FORMAT", required=True)
+    _IMPORT_FORMATS[imp] = formats
     for name in IMPORTERS:
         fmt = formats.add_parser(name, help=f"import a {name} trajectory folder")
         fmt.add_argument("source", type=Path, metavar="TRACE_DIR")

@@ -41,6 +41,8 @@ from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings, compare
 
 Progress = Callable[[str], None]
+# Told each step before it is performed: the node, the live screen, the action aimed on it.
+OnStep = Callable[[str, Screen, Action], None]
 SETTLE_TIMEOUT = 3.0
 SEEN_SCREENS = 64
 
@@ -123,6 +125,7 @@ class _Walker:
     recipe: ResetRecipe
     snapshot: str | None
     progress: Progress
+    on_step: OnStep | None = None
     # Screens seen before, by content: the paths of a task share their first screens, and
     # a Screen keeps its similarity features, so a repeated screen is not decoded again.
     seen: dict[bytes, Screen] = field(default_factory=dict)
@@ -138,18 +141,24 @@ class _Walker:
             self.seen.clear()
         return self.seen.setdefault(key.digest(), live)
 
-    def walk(self, path: DemonstratedPath) -> PathWalk:
-        self._start_clean()
-        start = self.context.graph.start
-        assert start is not None
-        node, done = start.id, 0
+    def walk(self, path: DemonstratedPath, *, here: str | None = None) -> PathWalk:
+        """Walk ``path`` from the clean start, or (``here``: the node the phone is on)
+        from where the phone is."""
+        if here is None:
+            self._start_clean()
+            start = self.context.graph.start
+            assert start is not None
+            here = start.id
+        node, done = here, 0
         try:
-            settled = True  # the clean start waited for the screen to settle
+            settled = True  # the clean start (or the caller) waited for the screen to settle
             for step in path.steps:
                 action, live = self._check(node, step, settled=settled)
                 shown = live.hierarchy()
                 said = shown.describe(action, live.size) if shown else action.describe()
                 self.progress(f"  {node}: {step.edge.id} {said}")
+                if self.on_step is not None:
+                    self.on_step(node, live, action)
                 self.device.perform(action)
                 settled = False
                 done += 1
@@ -280,6 +289,27 @@ def check_task(
         tuple(notes),
         seconds=time.monotonic() - began,
     )
+
+
+def drive(
+    context: GraphContext,
+    device: Device,
+    recipe: ResetRecipe,
+    path: DemonstratedPath,
+    *,
+    snapshot: str | None = None,
+    on_step: OnStep | None = None,
+    here: str | None = None,
+    progress: Progress = lambda line: None,
+) -> PathWalk:
+    """Drive the phone from the clean start along ``path`` (a demonstrated path, or the
+    start of one), or with ``here`` from that node, where the settled phone already is,
+    along ``path`` (steps leaving ``here``), checking every node as ``check_task`` does;
+    ``on_step`` sees each step before it is performed. The walk's ``drift`` says where
+    it could not go on."""
+    walker = _Walker(context, device, similarity_settings(context), recipe, snapshot, progress)
+    walker.on_step = on_step
+    return walker.walk(path, here=here)
 
 
 def check_suite(
