@@ -14,8 +14,10 @@ texts carry that, by what the widgets are, not by what the texts say:
   rows (siblings with the same shape: the same ``class#id`` and the same child kinds),
   secondary texts under an entry (every text of a clickable entry after its first),
   elements whose id names ambient content (``summary``, ``badge``, ``clock``, ``date``,
-  ``prediction``, ...), clock times and dates, a content description that only repeats
-  the texts inside its element, and slots a suite learned (``settings.ambient_slots``).
+  ``prediction``, ...), clock times, dates and notification counts
+  (``volatile_text_patterns``), a content description that adds to a text shown inside
+  its element ("Gmail has 3 notifications" on the icon "Gmail"; one that only repeats
+  the texts is left out), and slots a suite learned (``settings.ambient_slots``).
   Ambient tokens never make a new state.
 - **content**: every other text (a banner, a dialog's message, a counter): a change counts.
 
@@ -331,6 +333,10 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
                 continue
             if is_desc and (text in tree.texts_below[e.index] or _repeats(text, tree, e)):
                 continue  # a description that repeats the texts inside its element
+            if is_desc and any(t and t in text for t in tree.texts_below[e.index]):
+                ambient.add(text)  # a shown text with more said about it: a badge
+                continue
+            volatile_text = bool(volatile.search(text))
             if counters.search(text):
                 text = _DIGITS.sub("#", text)
             if text in entered and role != "typed":
@@ -343,7 +349,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
                     state[token] = 1.0
                     boxes[token] = box
                 continue
-            if role == "ambient" or volatile.search(text) or path in learned:
+            if role == "ambient" or volatile_text or path in learned:
                 ambient.add(text)
                 sizes.setdefault(f"[ambient] {text}", box)
                 continue

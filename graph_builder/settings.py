@@ -26,13 +26,15 @@ from graph_builder.errors import FormatError
 
 Box = tuple[float, float, float, float]
 
-# Texts that change while the screen stays the same: clock times, dates, "5 min ago".
+# Texts that change while the screen stays the same: clock times, dates, "5 min ago",
+# notification badges ("Gmail has 10 notifications", "9+ notificaciones").
 DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     r"\b\d{1,2}[:.]\d{2}\b",
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
     r"\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     r"\b\d{1,4}[/-]\d{1,2}[/-]\d{1,4}\b",
     r"\b\d+\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\s+ago\b",
+    r"\d+\+?\s*(new\s+)?(notifications?|notificaciones|notifica[cç][aã]o)\b",
 )
 
 # Texts whose numbers change while the screen stays: notification counts ("Gmail has 10
