@@ -26,6 +26,7 @@ Targets (issue 22): precision 1.000, recall >= 0.90, macro over sources.
 from __future__ import annotations
 
 import argparse
+import csv
 import dataclasses
 import statistics
 import sys
@@ -33,9 +34,11 @@ from collections import defaultdict
 from pathlib import Path
 
 import numpy as np
+from PIL import Image
 
-from benchmarks.real_screens import DEFAULT_DATA, Counts, Pair, load_pairs, load_screens
+from benchmarks.real_screens import DEFAULT_DATA, Counts, Pair, load_pairs
 from graph_builder.calibration import FEATURES, feature_row, fit_logistic, probability
+from graph_builder.model import Observation
 from graph_builder.roles import learn_ambient_slots
 from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings, Verdict, compare, screen_features
@@ -45,6 +48,23 @@ MORE_DATA = Path("/work/devdata/real_screens")
 
 def _source(screen_id: str, data: Path) -> str:
     return f"{data.name}/{screen_id.rpartition('_')[0]}"
+
+
+def load_screens(data: Path) -> tuple[dict[str, Screen], dict[str, str]]:
+    """The screens with a screenshot (lazy files, no activity) and their labels; dump-only
+    captures are left out (their pairs are not compared)."""
+    states: dict[str, Screen] = {}
+    labels: dict[str, str] = {}
+    with (data / "screens.tsv").open(encoding="utf-8", newline="") as fh:
+        for row in csv.DictReader(fh, delimiter="\t"):
+            if not row["png"]:
+                continue
+            with Image.open(data / row["png"]) as image:
+                size = image.size
+            obs = Observation(screenshot=row["png"], screen=size, hierarchy=row["xml"])
+            states[row["id"]] = Screen.from_observation(obs, data)
+            labels[row["id"]] = row["label"]
+    return states, labels
 
 
 def _load(
@@ -61,7 +81,11 @@ def _load(
             states[prefix + key] = state
             labels[prefix + key] = named[key]
             sources[prefix + key] = _source(key, data)
-        pairs += [Pair(prefix + p.a, prefix + p.b, p.positive, p.scope) for p in load_pairs(data)]
+        pairs += [
+            Pair(prefix + p.a, prefix + p.b, p.positive, p.scope)
+            for p in load_pairs(data)
+            if p.a in found and p.b in found
+        ]
     return states, labels, pairs, sources
 
 

@@ -57,6 +57,7 @@ __all__ = ["ScreenTokens", "learn_ambient_slots", "normalize_text", "screen_toke
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+\+?")  # "9+" badges too
 _ID_WORDS = re.compile(r"[a-z]+")
+_WORD = re.compile(r"[^\W\d_]", re.UNICODE)  # a letter of any script
 
 # Widget classes (last name part, lower case) whose label names a control.
 _CONTROL_SUFFIXES = ("button", "switch", "checkbox", "chip", "tab", "tabview", "spinner")
@@ -65,7 +66,9 @@ _TITLE_ID_WORDS = frozenset({"title", "toolbar", "actionbar", "appbar", "headlin
 _BAR_CLASSES = ("toolbar", "actionbar")
 # Controls whose value a dump does not show (uiautomator leaves out a slider's position).
 _OPAQUE_SUFFIXES = ("seekbar", "slider", "ratingbar")
+_SURFACE_SUFFIXES = ("webview", "surfaceview", "textureview", "videoview", "mapview")
 _LIST_CLASSES = ("recyclerview", "listview", "gridview")
+_DIALOG_ID_WORDS = frozenset({"dialog", "alert", "popup", "sheet", "permission", "prompt"})
 
 
 def normalize_text(text: str) -> str:
@@ -79,19 +82,23 @@ class ScreenTokens:
     ``boxes`` holds each state and content token's element bounds (for the keyboard and
     scroll checks), ``sizes`` those and the ambient texts' (for the resize check),
     ``frames`` the first box of every structure path, ``slots`` the
-    structure path of each content token (what a suite learns ambient slots by).
+    structure path of each state and content token (a suite learns ambient slots by
+    them; a scrolled viewport hides only what lies inside it).
     """
 
     structure: Counter[str]
     state: Mapping[str, float]
     content: Mapping[str, float]
     ambient: frozenset[str]
+    rows: frozenset[str]  # the ambient texts of list rows
+    clock: frozenset[str]  # the ambient texts that are times, dates or counts
     boxes: Mapping[str, Box]
     sizes: Mapping[str, Box]
     frames: Mapping[str, Box]
     slots: Mapping[str, str]
     height: float
-    opaque: bool  # holds a control whose value the dump does not show (a slider)
+    opaque: bool  # a slider's value or a blank web/video/map surface: not in the dump
+    typing: bool  # an editable field has focus: a soft keyboard may be up
 
 
 def _id_words(element: UIElement) -> set[str]:
@@ -116,8 +123,8 @@ def _control(element: UIElement) -> bool:
     )
 
 
-def _titled(element: UIElement) -> bool:
-    return "title" in _id_words(element)
+def _titled_in(element: UIElement, tree: _Tree) -> bool:
+    return tree.in_bar[element.index] or "title" in _id_words(element)
 
 
 def _step(element: UIElement) -> str:
@@ -146,6 +153,20 @@ class _Tree:
             self.texts_below[e.index] |= own
             if e.parent is not None:
                 self.texts_below[e.parent] |= self.texts_below[e.index]
+        # Web content and dialogs: a web view's elements carry no widget roles (every
+        # one is a View without an id), and a dialog's sentence is its question.
+        self.web = [False] * n
+        self.dialog = [False] * n
+        for e in elements:
+            inherited = e.parent is not None
+            cls = _short_class(e)
+            self.web[e.index] = (inherited and self.web[e.parent]) or "webview" in cls  # type: ignore[index]
+            self.dialog[e.index] = (
+                (inherited and self.dialog[e.parent])  # type: ignore[index]
+                or "dialog" in cls
+                or "popup" in cls
+                or bool(_id_words(e) & _DIALOG_ID_WORDS)
+            )
         self.row = self._rows(hierarchy)
         ambient_words = frozenset(settings.ambient_id_words)
         self.ambient_id = [bool(_id_words(e) & ambient_words) for e in elements]
@@ -161,7 +182,7 @@ class _Tree:
         # Secondary texts: in a clickable entry, every text after its first.
         self.secondary = [False] * n
         for e in elements:
-            if not e.interactive or _control(e) or _editable(e):
+            if not e.interactive or _control(e) or _editable(e) or self.web[e.index]:
                 continue
             seen_first = False
             for i in range(e.index + 1, self.end[e.index] + 1):
@@ -171,6 +192,16 @@ class _Tree:
                 if seen_first:
                     self.secondary[i] = True
                 seen_first = True
+
+    def blank_surface(self, element: UIElement) -> bool:
+        """A web view, video, map or drawing surface over a fifth of the screen or more
+        that says (almost) nothing in the dump: only the picture shows what it holds."""
+        if not _short_class(element).endswith(_SURFACE_SUFFIXES):
+            return False
+        root = self.hierarchy.elements[0].bounds
+        if element.bounds.area < 0.2 * max(root.area, 1):
+            return False
+        return len(self.texts_below[element.index]) < 3
 
     def _rows(self, hierarchy: Hierarchy) -> list[int | None]:
         """For each element, the list row it is in (the row's index), or None.
@@ -184,8 +215,10 @@ class _Tree:
         row: list[int | None] = [None] * len(elements)
         for parent in elements:
             kids = hierarchy.children(parent)
-            if len(kids) < 2:
-                continue
+            if len(kids) < 2 or self.dialog[parent.index]:
+                continue  # a dialog's list is its choices, not ambient rows
+            # Web content has no widget roles: only a longer run of one shape is a list.
+            least = 3 if self.web[parent.index] else 2
             is_list = _short_class(parent).endswith(_LIST_CLASSES)
             shapes = Counter(
                 (_step(k), frozenset(_step(c) for c in hierarchy.children(k)))
@@ -197,7 +230,7 @@ class _Tree:
                 shape = (_step(k), frozenset(_step(c) for c in grandchildren))
                 # A column of plain labels is not a list: rows are composite items,
                 # except in a list widget, whose rows may be single text views.
-                repeated = shapes[shape] >= 2 and (bool(grandchildren) or is_list)
+                repeated = shapes[shape] >= least and (bool(grandchildren) or is_list)
                 if repeated and row[k.index] is None:
                     for i in range(k.index, self.end[k.index] + 1):
                         if row[i] is None:
@@ -211,7 +244,7 @@ _Rule = Callable[[UIElement, "_Tree"], bool]
 # so a switch or a typed word inside a list row stays state.
 _STATE_RULES: tuple[tuple[str, _Rule], ...] = (
     ("typed", lambda e, t: _editable(e)),
-    ("title", lambda e, t: t.row[e.index] is None and (t.in_bar[e.index] or _titled(e))),
+    ("title", lambda e, t: t.row[e.index] is None and not t.web[e.index] and _titled_in(e, t)),
     ("control", lambda e, t: t.row[e.index] is None and _control(e)),
 )
 _AMBIENT_RULES: tuple[tuple[str, _Rule], ...] = (
@@ -298,6 +331,8 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
     state: dict[str, float] = {}
     content: dict[str, float] = {}
     ambient: set[str] = set()
+    rows: set[str] = set()
+    clock: set[str] = set()
     boxes: dict[str, Box] = {}
     sizes: dict[str, Box] = {}
     frames: dict[str, Box] = {}
@@ -306,11 +341,13 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
     sentence_slots: Counter[str] = Counter()
     height = 0.0
     opaque = False
+    typing = False
     for e in hierarchy.elements:
         b = e.bounds
         box = (float(b.left), float(b.top), float(b.right), float(b.bottom))
         height = max(height, b.bottom)
-        opaque = opaque or _short_class(e).endswith(_OPAQUE_SUFFIXES)
+        opaque = opaque or _short_class(e).endswith(_OPAQUE_SUFFIXES) or tree.blank_surface(e)
+        typing = typing or (e.focused and _editable(e))
         if e.parent is None:
             path, shown = _step(e), _overlap(box, box)
         else:
@@ -321,7 +358,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
         if shown is None or not e.visible or e.package == SYSTEM_UI_PACKAGE or e.index in skip:
             continue
         in_row = tree.row[e.index] is not None
-        if in_row:
+        if in_row or tree.web[e.index]:  # how many rows or web items there are varies
             structure[path] = 1
         else:
             structure[path] += 1
@@ -341,6 +378,8 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
                 text = _DIGITS.sub("#", text)
             if text in entered and role != "typed":
                 role = "entered"  # what the person typed, shown back (a sent message)
+            elif role in ("title", "control") and not _WORD.search(text):
+                role = "ambient"  # a count or an icon glyph ("13" tabs, "470" likes)
             if role in ("typed", "entered") or (
                 role in ("title", "control") and not _sentence(text, settings)
             ):
@@ -348,15 +387,20 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
                 if token not in state:
                     state[token] = 1.0
                     boxes[token] = box
+                    slots[token] = path
                 continue
             if role == "ambient" or volatile_text or path in learned:
                 ambient.add(text)
+                if volatile_text:
+                    clock.add(text)
+                if in_row and not volatile_text:
+                    rows.add(text)
                 sizes.setdefault(f"[ambient] {text}", box)
                 continue
             if text in content:
                 continue
             weight = 1.0
-            if _sentence(text, settings) and not _editable(e):
+            if _sentence(text, settings) and not _editable(e) and not tree.dialog[e.index]:
                 weight = settings.volatile_text_weight
                 slot = "/".join(path.rsplit("/", 2)[-2:])
                 sentence_slots[slot] += 1
@@ -372,12 +416,15 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
         state=state,
         content=content,
         ambient=frozenset(ambient),
+        rows=frozenset(rows),
+        clock=frozenset(clock),
         boxes=boxes,
         sizes={**sizes, **boxes},
         frames=frames,
         slots=slots,
         height=height,
         opaque=opaque,
+        typing=typing,
     )
 
 
@@ -461,6 +508,6 @@ def learn_ambient_slots(
                     continue
                 (slot,) = changed
                 seen = values.setdefault(slot, set())
-                seen.update(t for t, where in a.slots.items() if where == slot)
-                seen.update(t for t, where in b.slots.items() if where == slot)
+                seen.update(t for t in a.content if a.slots.get(t) == slot)
+                seen.update(t for t in b.content if b.slots.get(t) == slot)
     return tuple(sorted(s for s, seen in values.items() if len(seen) >= settings.learn_min_values))

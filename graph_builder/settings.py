@@ -113,6 +113,7 @@ class SimilaritySettings:
     content_floor: float = 0.6
     min_hierarchy_tokens: int = 4
     resized_share: float = 0.3
+    min_row_overlap: float = 0.34
     keyboard_share: float = 0.15
     visual_only_threshold: float = 0.9
     activity_must_match: bool = True
@@ -147,6 +148,7 @@ class SimilaritySettings:
             "volatile_text_weight",
             "visual_floor",
             "resized_share",
+            "min_row_overlap",
             "keyboard_share",
             "structure_floor",
             "content_floor",

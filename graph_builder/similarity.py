@@ -12,8 +12,9 @@ make a new state. The decision, in order (``compare_features``):
 4. structure (paths of ``class#id`` steps, list rows counted once) < ``structure_floor``;
 5. content changes (the summed weight of content texts on one side only) >
    ``max_text_changes``, or content Jaccard < ``content_floor``;
-6. the elements both screens hold changed size (``resized_share`` of them: another font
-   or display size);
+6. both screens show list rows and no row text is on both (another folder, another
+   conversation: a refresh keeps some rows), or the elements both screens hold changed
+   size (``resized_share`` of them: another font or display size);
 7. visual < ``visual_floor`` when the hierarchy cannot settle it: some content text
    changed, it holds fewer than ``min_hierarchy_tokens`` state and content texts, or a
    control whose value the dump leaves out (a slider);
@@ -214,9 +215,9 @@ _CHOICES = ("[typed] ", "[on] ", "[off] ", "[selected] ", "[disabled] ")
 def _one_sided(
     mine: Mapping[str, float],
     theirs: Mapping[str, float],
-    boxes: Mapping[str, Box],
+    tokens: ScreenTokens,
     their_edge: float | None,
-    scroll: tuple[float, Box] | None = None,
+    scroll: tuple[float, Box, str] | None = None,
 ) -> tuple[dict[str, float], set[str]]:
     """My tokens the other side lacks, less those it hides; and those it hides.
 
@@ -229,23 +230,24 @@ def _one_sided(
     for token, weight in mine.items():
         if token in theirs:
             continue
-        box = boxes.get(token)
+        box = tokens.boxes.get(token)
         under_keyboard = their_edge is not None and (
             not token.startswith(_CHOICES) or (box is not None and box[1] >= their_edge - 2)
         )
-        if under_keyboard or _out_of_view(box, scroll):
+        if under_keyboard or _out_of_view(box, tokens.slots.get(token, ""), scroll):
             hidden.add(token)
             continue
         out[token] = weight
     return out, hidden
 
 
-def _scrolled(a: ScreenTokens, b: ScreenTokens) -> tuple[float, Box] | None:
-    """How far b's content scrolled against a's, and b's viewport; None when it did not.
+def _scrolled(a: ScreenTokens, b: ScreenTokens) -> tuple[float, Box, str] | None:
+    """How far b's content scrolled against a's, b's viewport and its path; None when
+    it did not.
 
     The texts both screens hold moved by one common offset (at least three of them) inside
-    a frame that stayed put: that frame is the viewport, and a's texts that the same offset
-    takes out of it are scrolled out of view on b, not gone.
+    a frame that stayed put: that frame is the viewport, and a's texts inside it that the
+    same offset takes out of it are scrolled out of view on b, not gone.
     """
     shifts: Counter[float] = Counter()
     for token, box in a.boxes.items():
@@ -261,7 +263,7 @@ def _scrolled(a: ScreenTokens, b: ScreenTokens) -> tuple[float, Box] | None:
         b.boxes[t] for t, box in a.boxes.items() if t in b.boxes and b.boxes[t][1] - box[1] == dy
     ]
     top, bottom = min(m[1] for m in moved), max(m[3] for m in moved)
-    best: Box | None = None
+    best: tuple[Box, str] | None = None
     for path, frame in b.frames.items():
         before = a.frames.get(path)
         if before is None or abs(before[1] - frame[1]) > 2 or abs(before[3] - frame[3]) > 2:
@@ -269,16 +271,18 @@ def _scrolled(a: ScreenTokens, b: ScreenTokens) -> tuple[float, Box] | None:
         if (
             frame[1] <= top
             and frame[3] >= bottom
-            and (best is None or (frame[3] - frame[1]) < (best[3] - best[1]))
+            and (best is None or (frame[3] - frame[1]) < (best[0][3] - best[0][1]))
         ):
-            best = frame
-    return (dy, best) if best is not None else None
+            best = (frame, path)
+    return (dy, best[0], best[1]) if best is not None else None
 
 
-def _out_of_view(box: Box | None, scroll: tuple[float, Box] | None) -> bool:
+def _out_of_view(box: Box | None, path: str, scroll: tuple[float, Box, str] | None) -> bool:
     if box is None or scroll is None:
         return False
-    dy, view = scroll
+    dy, view, view_path = scroll
+    if not path.startswith(view_path + "/"):
+        return False  # not inside the viewport (a toolbar above a scrolled page)
     return box[1] + dy < view[1] - 2 or box[3] + dy > view[3] + 2
 
 
@@ -294,6 +298,37 @@ def _resized(a: ScreenTokens, b: ScreenTokens) -> tuple[int, int]:
         if abs(h_a - h_b) > 0.15 * max(h_a, h_b, 1):
             changed += 1
     return changed, total
+
+
+def _unsettled(
+    a: ScreenTokens,
+    b: ScreenTokens,
+    changes: float,
+    informative: int,
+    covered: int,
+    settings: SimilaritySettings,
+) -> str:
+    """Why the hierarchy cannot overrule pictures that differ, or "" when it can.
+
+    It can when it agrees on everything but times, dates and counts, and a keyboard
+    explains the picture (a focused field, or texts it hid): the keyboard is not in most
+    dumps. It cannot when some content or other ambient text changed, when it holds few
+    texts, when a slider or a blank
+    web, video or map surface hides what the picture shows, or when nothing explains the
+    difference (a menu window the dump left out).
+    """
+    if changes:
+        return f"{changes:.2f} text changes"
+    moved = (a.ambient - a.clock) ^ (b.ambient - b.clock)
+    if moved:
+        return f"{len(moved)} ambient texts differ"
+    if informative < settings.min_hierarchy_tokens:
+        return f"only {informative} texts"
+    if a.opaque or b.opaque:
+        return "a slider or a blank surface the dump does not show"
+    if not (covered or a.typing or b.typing):
+        return "no keyboard or scroll to explain the picture"
+    return ""
 
 
 def _quote(tokens: list[str]) -> str:
@@ -336,10 +371,10 @@ def _hierarchy_verdict(
 ) -> Verdict:
     edge_a, edge_b = _covered(a, b, settings)
     a_to_b, b_to_a = _scrolled(a, b), _scrolled(b, a)
-    state_a, hidden_a = _one_sided(a.state, b.state, a.boxes, edge_b, a_to_b)
-    state_b, hidden_b = _one_sided(b.state, a.state, b.boxes, edge_a, b_to_a)
-    content_a, covered_a = _one_sided(a.content, b.content, a.boxes, edge_b, a_to_b)
-    content_b, covered_b = _one_sided(b.content, a.content, b.boxes, edge_a, b_to_a)
+    state_a, hidden_a = _one_sided(a.state, b.state, a, edge_b, a_to_b)
+    state_b, hidden_b = _one_sided(b.state, a.state, b, edge_a, b_to_a)
+    content_a, covered_a = _one_sided(a.content, b.content, a, edge_b, a_to_b)
+    content_b, covered_b = _one_sided(b.content, a.content, b, edge_a, b_to_a)
     covered = len(hidden_a) + len(hidden_b) + len(covered_a) + len(covered_b)
     state_changes = float(len(state_a) + len(state_b))
     changes = sum(content_a.values()) + sum(content_b.values())
@@ -352,6 +387,8 @@ def _hierarchy_verdict(
     ambient = len(a.ambient & b.ambient) / len(union) if union else 1.0
     informative = len(a.state.keys() | b.state.keys()) + len(a.content.keys() | b.content.keys())
     resized, held = _resized(a, b)
+    union_rows = a.rows | b.rows
+    rows = len(a.rows & b.rows) / len(union_rows) if union_rows else 1.0
     if state_changes:
         same, reason = False, "state differs: " + _quote(_changed(state_a, state_b))
     elif structure < settings.structure_floor:
@@ -364,21 +401,21 @@ def _hierarchy_verdict(
         )
     elif content < settings.content_floor:
         same, reason = False, f"content {content:.2f} < floor {settings.content_floor:.2f}"
+    elif a.rows and b.rows and rows < settings.min_row_overlap:
+        same, reason = (
+            False,
+            f"the lists show other items (row overlap {rows:.2f} < "
+            f"{settings.min_row_overlap:.2f}): " + _quote(sorted(a.rows ^ b.rows)),
+        )
     elif held >= 3 and resized > settings.resized_share * held:
         same, reason = False, f"layout resized: {resized} of {held} elements changed height"
     elif visual < settings.visual_floor and (
-        changes > 0 or informative < settings.min_hierarchy_tokens or a.opaque or b.opaque
+        why := _unsettled(a, b, changes, informative, covered, settings)
     ):
-        if changes:
-            why = f"{changes:.2f} text changes"
-        elif informative < settings.min_hierarchy_tokens:
-            why = f"only {informative} texts"
-        else:
-            why = "a slider's position is not in the dump"
         same, reason = (
             False,
             f"visual {visual:.2f} < floor {settings.visual_floor:.2f} and the hierarchy does "
-            f"not settle it ({why})",
+            f"not explain it ({why})",
         )
     else:
         same = True
