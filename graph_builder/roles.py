@@ -57,6 +57,7 @@ __all__ = ["ScreenTokens", "learn_ambient_slots", "normalize_text", "screen_toke
 _SPACE = re.compile(r"\s+")
 _DIGITS = re.compile(r"\d+\+?")  # "9+" badges too
 _ID_WORDS = re.compile(r"[a-z]+")
+_URL_NUMBER = re.compile(r"=\d{9,}(?=&|$)")  # "?q=x&ts=1591200119988"
 _WORD = re.compile(r"[^\W\d_]", re.UNICODE)  # a letter of any script
 
 # Widget classes (last name part, lower case) whose label names a control.
@@ -90,7 +91,7 @@ class ScreenTokens:
     state: Mapping[str, float]
     content: Mapping[str, float]
     ambient: frozenset[str]
-    rows: frozenset[str]  # the ambient texts of list rows
+    rows: frozenset[str]  # the list rows' names (each row's first text)
     clock: frozenset[str]  # the ambient texts that are times, dates or counts
     boxes: Mapping[str, Box]
     sizes: Mapping[str, Box]
@@ -332,6 +333,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
     content: dict[str, float] = {}
     ambient: set[str] = set()
     rows: set[str] = set()
+    named_rows: set[int] = set()
     clock: set[str] = set()
     boxes: dict[str, Box] = {}
     sizes: dict[str, Box] = {}
@@ -376,6 +378,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
             volatile_text = bool(volatile.search(text))
             if counters.search(text):
                 text = _DIGITS.sub("#", text)
+            text = _URL_NUMBER.sub("=#", text)  # a timestamp or session id in a shown URL
             if text in entered and role != "typed":
                 role = "entered"  # what the person typed, shown back (a sent message)
             elif role in ("title", "control") and not _WORD.search(text):
@@ -393,7 +396,9 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
                 ambient.add(text)
                 if volatile_text:
                     clock.add(text)
-                if in_row and not volatile_text:
+                row_index = tree.row[e.index]
+                if row_index is not None and not volatile_text and row_index not in named_rows:
+                    named_rows.add(row_index)  # a row is named by its first text
                     rows.add(text)
                 sizes.setdefault(f"[ambient] {text}", box)
                 continue
@@ -410,7 +415,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
             content[text] = weight
             boxes[text] = box
             slots[text] = path
-        _choice_tokens(e, state, names, box, boxes, counters)
+        _choice_tokens(e, tree, state, names, box, boxes, counters)
     return ScreenTokens(
         structure=structure,
         state=state,
@@ -436,6 +441,7 @@ def _repeats(desc: str, tree: _Tree, element: UIElement) -> bool:
 
 def _choice_tokens(
     e: UIElement,
+    tree: _Tree,
     state: dict[str, float],
     names: Counter[str],
     box: Box,
@@ -444,8 +450,10 @@ def _choice_tokens(
 ) -> None:
     """``[on]``/``[off]``/``[selected]``/``[disabled]`` tokens of one element.
 
-    Keyed by a readable name and its occurrence, not by the state, so a flipped switch
-    shows up as one token gone and one new.
+    Keyed by what a person would call the element (its text, else the first text inside
+    it: a row is named by its title) and its occurrence, not by the state, so a flipped
+    switch shows up as one token gone and one new, and another selected row as another
+    name.
     """
     flags = []
     if e.checkable:
@@ -456,8 +464,8 @@ def _choice_tokens(
         flags.append("disabled")
     if not flags:
         return
-    name = e.label().rpartition(".")[2] if not (e.text or e.content_desc) else e.label()
-    name = normalize_text(name)
+    label = tree.hierarchy.spoken_label(e)
+    name = normalize_text(label.rpartition(".")[2] if label == e.class_name else label)
     if counters.search(name):
         name = _DIGITS.sub("#", name)  # a tab named "Notifications, 20 new"
     names[name] += 1
