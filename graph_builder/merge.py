@@ -10,6 +10,9 @@ between two screens becomes (or supports) an edge between their nodes.
 - A screen joins a node only if it is the same as every member of the node (complete
   linkage over up to ``linkage_sample`` members), so chains A~B~C with A!~C do not drift.
   Among the nodes it fits, it joins the one whose weakest match is strongest.
+- What the task's recordings teach is used first: the texts they typed stay state
+  wherever they show again, and slots whose text alone changes over visits from several
+  demonstrations are ambient (``graph_builder.roles.learn_ambient_slots``).
 - Pins from the editor win: TOGETHER members share one node, APART members never share a
   node with their ``others``. Pins whose members are gone are reported and kept.
 - Parallel actions with the same meaning (same element or points within
