@@ -4,7 +4,8 @@
 
 Reads one or more labelled folders (``screens.tsv`` + ``pairs.tsv``, the layout of
 ``../shared/fixtures/real/dev_screens``; the default is that folder, plus
-``/work/devdata/real_screens`` when it exists). A **source** is a data folder's
+``../devdata/real_screens`` beside the repository when it exists). Dump-only captures
+(no screenshot) are left out. A **source** is a data folder's
 sub-folder (one public repository, one phone). For each source in turn it is left out:
 
 - the rules of ``compare()`` decide every labelled pair of the left-out source's screens
@@ -31,19 +32,68 @@ import dataclasses
 import statistics
 import sys
 from collections import defaultdict
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 from PIL import Image
 
-from benchmarks.real_screens import DEFAULT_DATA, Counts, Pair, load_pairs
 from graph_builder.calibration import FEATURES, feature_row, fit_logistic, probability
 from graph_builder.model import Observation
 from graph_builder.roles import learn_ambient_slots
 from graph_builder.screen import Screen
 from graph_builder.similarity import SimilaritySettings, Verdict, compare, screen_features
 
-MORE_DATA = Path("/work/devdata/real_screens")
+ROOT = Path(__file__).resolve().parents[1]
+DEFAULT_DATA = ROOT.parent / "shared/fixtures/real/dev_screens"
+MORE_DATA = ROOT.parent / "devdata/real_screens"
+
+
+@dataclass(frozen=True, slots=True)
+class Pair:
+    a: str
+    b: str
+    positive: bool
+
+
+@dataclass
+class Counts:
+    tp: int = 0
+    fp: int = 0
+    fn: int = 0
+    tn: int = 0
+
+    def add(self, positive: bool, same: bool) -> None:
+        if positive:
+            self.tp += same
+            self.fn += not same
+        else:
+            self.fp += same
+            self.tn += not same
+
+    @property
+    def precision(self) -> float:
+        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
+
+    @property
+    def recall(self) -> float:
+        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
+
+    def __str__(self) -> str:
+        return (
+            f"precision {self.precision:.3f}  recall {self.recall:.3f}  ({self.tp} right "
+            f"merges, {self.fp} wrong merges, {self.fn} missed, {self.tn} kept apart)"
+        )
+
+
+def load_pairs(data: Path) -> list[Pair]:
+    """The labelled pairs, ambiguous ones left out."""
+    with (data / "pairs.tsv").open(encoding="utf-8", newline="") as fh:
+        return [
+            Pair(row["a"], row["b"], row["kind"] == "positive")
+            for row in csv.DictReader(fh, delimiter="\t")
+            if row["kind"] != "ambiguous"
+        ]
 
 
 def _source(screen_id: str, data: Path) -> str:
@@ -82,7 +132,7 @@ def _load(
             labels[prefix + key] = named[key]
             sources[prefix + key] = _source(key, data)
         pairs += [
-            Pair(prefix + p.a, prefix + p.b, p.positive, p.scope)
+            Pair(prefix + p.a, prefix + p.b, p.positive)
             for p in load_pairs(data)
             if p.a in found and p.b in found
         ]
