@@ -93,6 +93,7 @@ class ScreenTokens:
     ambient: frozenset[str]
     rows: frozenset[str]  # the list rows' names (each row's first text)
     clock: frozenset[str]  # the ambient texts that are times, dates or counts
+    asked: frozenset[str]  # content texts of a dialog: what it asks, never learned ambient
     boxes: Mapping[str, Box]
     sizes: Mapping[str, Box]
     frames: Mapping[str, Box]
@@ -334,6 +335,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
     ambient: set[str] = set()
     rows: set[str] = set()
     named_rows: set[int] = set()
+    asked: set[str] = set()
     clock: set[str] = set()
     boxes: dict[str, Box] = {}
     sizes: dict[str, Box] = {}
@@ -415,6 +417,8 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
             content[text] = weight
             boxes[text] = box
             slots[text] = path
+            if tree.dialog[e.index]:
+                asked.add(text)
         _choice_tokens(e, tree, state, names, box, boxes, counters)
     return ScreenTokens(
         structure=structure,
@@ -423,6 +427,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
         ambient=frozenset(ambient),
         rows=frozenset(rows),
         clock=frozenset(clock),
+        asked=frozenset(asked),
         boxes=boxes,
         sizes={**sizes, **boxes},
         frames=frames,
@@ -485,7 +490,8 @@ def learn_ambient_slots(
     token and on every content text but those of one slot are two visits of one screen
     whose slot changed by itself. A slot seen with at least ``settings.learn_min_values``
     different texts that way holds ambient content (a greeting that follows the time of
-    day, a balance, a headline). Pure: the same screens give the same slots, sorted.
+    day, a balance, a headline). A dialog's texts are never learned: another question is
+    another dialog. Pure: the same screens give the same slots, sorted.
 
     >>> from graph_builder.hierarchy import parse_hierarchy
     >>> def screen(news):
@@ -510,8 +516,11 @@ def learn_ambient_slots(
             for demo_b, b in visits[i + 1 :]:
                 if demo_a == demo_b:
                     continue
-                changed = {a.slots[t] for t in a.content if t not in b.content and t in a.slots}
-                changed |= {b.slots[t] for t in b.content if t not in a.content and t in b.slots}
+                one_sided = [(t, a) for t in a.content if t not in b.content]
+                one_sided += [(t, b) for t in b.content if t not in a.content]
+                if any(t in side.asked for t, side in one_sided):
+                    continue  # another dialog question: another state
+                changed = {side.slots[t] for t, side in one_sided if t in side.slots}
                 if len(changed) != 1:
                     continue
                 (slot,) = changed

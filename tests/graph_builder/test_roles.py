@@ -300,3 +300,24 @@ def test_the_build_learns_ambient_slots_from_the_task_and_says_so() -> None:
     assert "ambient_slots" in result.graph.meta["settings"]
     unlearned = merge_demonstrations(demos, settings=dataclasses.replace(S, learn_ambient=False))
     assert [w for w in unlearned.warnings if "does not look like" in w]
+
+
+def test_a_dialog_question_is_never_learned_as_ambient() -> None:
+    def asking(what: str) -> str:
+        message = node(
+            "widget.TextView", rid="permission_message", bounds="[60,900][1000,1000]", text=what
+        )
+        allow = node("widget.Button", rid="allow", bounds="[600,1100][1000,1200]", text="Allow")
+        box = node(
+            "widget.LinearLayout",
+            rid="dialog_container",
+            bounds="[40,850][1040,1300]",
+            kids=message + allow,
+        )
+        return screen(box)
+
+    questions = ("Allow access to photos?", "Allow access to SMS?", "Allow access to contacts?")
+    visits = [
+        (f"d{i}", screen_tokens(parse_hierarchy(asking(q)), S)) for i, q in enumerate(questions)
+    ]
+    assert learn_ambient_slots(visits, S) == ()
