@@ -103,15 +103,24 @@ class ScreenTokens:
     typing: bool  # an editable field has focus: a soft keyboard may be up
 
 
-def _id_words(element: UIElement) -> set[str]:
+def _id_words(element: UIElement) -> frozenset[str]:
     """The words of an element's id: ``tab_title``, ``tabTitle`` -> {"tab", "title"}."""
-    name = element.resource_id.rpartition("/")[2]
-    name = re.sub(r"([a-z])([A-Z])", r"\1_\2", name).casefold()
-    return set(_ID_WORDS.findall(name))
+    return _words_of_id(element.resource_id)
+
+
+@functools.lru_cache(maxsize=4096)
+def _words_of_id(resource_id: str) -> frozenset[str]:
+    name = re.sub(r"([a-z])([A-Z])", r"\1_\2", resource_id.rpartition("/")[2]).casefold()
+    return frozenset(_ID_WORDS.findall(name))
 
 
 def _short_class(element: UIElement) -> str:
-    return element.class_name.rpartition(".")[2].casefold()
+    return _short(element.class_name)
+
+
+@functools.lru_cache(maxsize=1024)
+def _short(class_name: str) -> str:
+    return class_name.rpartition(".")[2].casefold()
 
 
 def _editable(element: UIElement) -> bool:
@@ -145,16 +154,16 @@ class _Tree:
         elements = hierarchy.elements
         n = len(elements)
         self.hierarchy = hierarchy
+        self.steps = [_step(e) for e in elements]
         self.end = list(range(n))  # the last index of each element's subtree
         for e in reversed(elements):
             if e.parent is not None and self.end[e.index] > self.end[e.parent]:
                 self.end[e.parent] = self.end[e.index]
-        self.texts_below: list[set[str]] = [set() for _ in range(n)]
+        self.has_text = [bool(e.text) for e in elements]  # any text in the subtree
         for e in reversed(elements):
-            own = {normalize_text(e.text)} if e.text else set()
-            self.texts_below[e.index] |= own
-            if e.parent is not None:
-                self.texts_below[e.parent] |= self.texts_below[e.index]
+            if e.parent is not None and self.has_text[e.index]:
+                self.has_text[e.parent] = True
+        self._below: dict[int, frozenset[str]] = {}
         # Web content and dialogs: a web view's elements carry no widget roles (every
         # one is a View without an id), and a dialog's sentence is its question.
         self.web = [False] * n
@@ -181,19 +190,38 @@ class _Tree:
                 or "action_bar" in e.resource_id
             )
             self.in_bar[e.index] = parent_bar or bar
-        # Secondary texts: in a clickable entry, every text after its first.
+        # Secondary texts: in a clickable entry, every text after its first. A clickable
+        # entry inside it is an entry of its own (and keeps the scan linear).
         self.secondary = [False] * n
         for e in elements:
             if not e.interactive or _control(e) or _editable(e) or self.web[e.index]:
                 continue
             seen_first = False
-            for i in range(e.index + 1, self.end[e.index] + 1):
+            i, last = e.index + 1, self.end[e.index]
+            while i <= last:
                 child = elements[i]
+                if child.interactive:
+                    i = self.end[i] + 1
+                    continue
+                i += 1
                 if not (child.text or child.content_desc) or _control(child) or _editable(child):
                     continue
                 if seen_first:
-                    self.secondary[i] = True
+                    self.secondary[child.index] = True
                 seen_first = True
+
+    def texts_below(self, element: UIElement) -> frozenset[str]:
+        """The normalized texts of an element and its subtree (computed when asked)."""
+        found = self._below.get(element.index)
+        if found is None:
+            elements = self.hierarchy.elements
+            found = frozenset(
+                normalize_text(elements[i].text)
+                for i in range(element.index, self.end[element.index] + 1)
+                if elements[i].text
+            )
+            self._below[element.index] = found
+        return found
 
     def blank_surface(self, element: UIElement) -> bool:
         """A web view, video, map or drawing surface over a fifth of the screen or more
@@ -203,7 +231,7 @@ class _Tree:
         root = self.hierarchy.elements[0].bounds
         if element.bounds.area < 0.2 * max(root.area, 1):
             return False
-        return len(self.texts_below[element.index]) < 3
+        return len(self.texts_below(element)) < 3
 
     def _rows(self, hierarchy: Hierarchy) -> list[int | None]:
         """For each element, the list row it is in (the row's index), or None.
@@ -223,13 +251,13 @@ class _Tree:
             least = 3 if self.web[parent.index] else 2
             is_list = _short_class(parent).endswith(_LIST_CLASSES)
             shapes = Counter(
-                (_step(k), frozenset(_step(c) for c in hierarchy.children(k)))
+                (self.steps[k.index], frozenset(self.steps[c.index] for c in hierarchy.children(k)))
                 for k in kids
-                if self.texts_below[k.index] or k.content_desc
+                if self.has_text[k.index] or k.content_desc
             )
             for k in kids:
                 grandchildren = hierarchy.children(k)
-                shape = (_step(k), frozenset(_step(c) for c in grandchildren))
+                shape = (self.steps[k.index], frozenset(self.steps[c.index] for c in grandchildren))
                 # A column of plain labels is not a list: rows are composite items,
                 # except in a list widget, whose rows may be single text views.
                 repeated = shapes[shape] >= least and (bool(grandchildren) or is_list)
@@ -353,9 +381,9 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
         opaque = opaque or _short_class(e).endswith(_OPAQUE_SUFFIXES) or tree.blank_surface(e)
         typing = typing or (e.focused and _editable(e))
         if e.parent is None:
-            path, shown = _step(e), _overlap(box, box)
+            path, shown = tree.steps[e.index], _overlap(box, box)
         else:
-            path, clip = f"{paths[e.parent]}/{_step(e)}", clips[e.parent]
+            path, clip = f"{paths[e.parent]}/{tree.steps[e.index]}", clips[e.parent]
             shown = _overlap(box, clip) if clip is not None else None
         paths[e.index] = path
         clips[e.index] = shown if e.parent is None or e.scrollable else clips[e.parent]
@@ -372,9 +400,9 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
             text = normalize_text(raw)
             if not text:
                 continue
-            if is_desc and (text in tree.texts_below[e.index] or _repeats(text, tree, e)):
+            if is_desc and (text in tree.texts_below(e) or _repeats(text, tree, e)):
                 continue  # a description that repeats the texts inside its element
-            if is_desc and any(t and t in text for t in tree.texts_below[e.index]):
+            if is_desc and any(t and t in text for t in tree.texts_below(e)):
                 ambient.add(text)  # a shown text with more said about it: a badge
                 continue
             volatile_text = bool(volatile.search(text))
@@ -440,7 +468,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
 
 def _repeats(desc: str, tree: _Tree, element: UIElement) -> bool:
     """A description made of the texts inside its element ("Ann, Lunch?, 10:42")."""
-    below = tree.texts_below[element.index]
+    below = tree.texts_below(element)
     return bool(below) and any(t and t in desc for t in below) and len(below) >= 2
 
 

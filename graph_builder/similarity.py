@@ -369,6 +369,20 @@ def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> 
 def _hierarchy_verdict(
     a: ScreenTokens, b: ScreenTokens, visual: float, activity: str, settings: SimilaritySettings
 ) -> Verdict:
+    structure = multiset_jaccard(a.structure, b.structure)
+    if structure < settings.structure_floor:  # other layouts: no need to look further
+        return _verdict(
+            False,
+            f"structure {structure:.2f} < floor {settings.structure_floor:.2f}",
+            visual,
+            structure,
+            weighted_jaccard(a.content, b.content),
+            activity,
+            text_changes(a.content, b.content),
+            float(len(a.state.keys() ^ b.state.keys())),
+            _agreement(a.ambient, b.ambient),
+            settings,
+        )
     edge_a, edge_b = _covered(a, b, settings)
     a_to_b, b_to_a = _scrolled(a, b), _scrolled(b, a)
     state_a, hidden_a = _one_sided(a.state, b.state, a, edge_b, a_to_b)
@@ -378,22 +392,33 @@ def _hierarchy_verdict(
     covered = len(hidden_a) + len(hidden_b) + len(covered_a) + len(covered_b)
     state_changes = float(len(state_a) + len(state_b))
     changes = sum(content_a.values()) + sum(content_b.values())
-    structure = multiset_jaccard(a.structure, b.structure)
-    content = weighted_jaccard(
-        {k: w for k, w in a.content.items() if k not in covered_a},
-        {k: w for k, w in b.content.items() if k not in covered_b},
-    )
-    union = a.ambient | b.ambient
-    ambient = len(a.ambient & b.ambient) / len(union) if union else 1.0
+    if covered_a or covered_b:
+        content = weighted_jaccard(
+            {k: w for k, w in a.content.items() if k not in covered_a},
+            {k: w for k, w in b.content.items() if k not in covered_b},
+        )
+    else:
+        content = weighted_jaccard(a.content, b.content)
+    ambient = _agreement(a.ambient, b.ambient)
+    if state_changes:  # decided: the rest of the checks cannot make it the same
+        reason = "state differs: " + _quote(_changed(state_a, state_b))
+        return _verdict(
+            False,
+            reason,
+            visual,
+            structure,
+            content,
+            activity,
+            changes,
+            state_changes,
+            ambient,
+            settings,
+        )
     informative = len(a.state.keys() | b.state.keys()) + len(a.content.keys() | b.content.keys())
     resized, held = _resized(a, b)
     union_rows = a.rows | b.rows
     rows = len(a.rows & b.rows) / len(union_rows) if union_rows else 1.0
-    if state_changes:
-        same, reason = False, "state differs: " + _quote(_changed(state_a, state_b))
-    elif structure < settings.structure_floor:
-        same, reason = False, f"structure {structure:.2f} < floor {settings.structure_floor:.2f}"
-    elif changes > settings.max_text_changes:
+    if changes > settings.max_text_changes:
         same, reason = (
             False,
             f"text changes {changes:.2f} > {settings.max_text_changes:.2f} allowed: "
@@ -427,6 +452,38 @@ def _hierarchy_verdict(
             notes.append(f"{len(a.ambient ^ b.ambient)} ambient texts differ")
         if notes:
             reason += ", " + ", ".join(notes)
+    return _verdict(
+        same,
+        reason,
+        visual,
+        structure,
+        content,
+        activity,
+        changes,
+        state_changes,
+        ambient,
+        settings,
+    )
+
+
+def _agreement(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0
+
+
+def _verdict(
+    same: bool,
+    reason: str,
+    visual: float,
+    structure: float,
+    content: float,
+    activity: str,
+    changes: float,
+    state_changes: float,
+    ambient: float,
+    settings: SimilaritySettings,
+) -> Verdict:
+    """The Verdict with its calibrated probability."""
     score = probability(
         settings.calibration,
         feature_row(same, visual, structure, content, changes, state_changes, ambient),
