@@ -242,29 +242,31 @@ class _Tree:
         header, its one slider) are not rows.
         """
         elements = hierarchy.elements
+        steps = self.steps
+        kids: list[list[int]] = [[] for _ in elements]
+        for e in elements:
+            if e.parent is not None:
+                kids[e.parent].append(e.index)
+        shape_of = [(steps[i], frozenset(steps[c] for c in kids[i])) for i in range(len(elements))]
         row: list[int | None] = [None] * len(elements)
         for parent in elements:
-            kids = hierarchy.children(parent)
-            if len(kids) < 2 or self.dialog[parent.index]:
+            children = kids[parent.index]
+            if len(children) < 2 or self.dialog[parent.index]:
                 continue  # a dialog's list is its choices, not ambient rows
             # Web content has no widget roles: only a longer run of one shape is a list.
             least = 3 if self.web[parent.index] else 2
             is_list = _short_class(parent).endswith(_LIST_CLASSES)
             shapes = Counter(
-                (self.steps[k.index], frozenset(self.steps[c.index] for c in hierarchy.children(k)))
-                for k in kids
-                if self.has_text[k.index] or k.content_desc
+                shape_of[k] for k in children if self.has_text[k] or elements[k].content_desc
             )
-            for k in kids:
-                grandchildren = hierarchy.children(k)
-                shape = (self.steps[k.index], frozenset(self.steps[c.index] for c in grandchildren))
+            for k in children:
                 # A column of plain labels is not a list: rows are composite items,
                 # except in a list widget, whose rows may be single text views.
-                repeated = shapes[shape] >= least and (bool(grandchildren) or is_list)
-                if repeated and row[k.index] is None:
-                    for i in range(k.index, self.end[k.index] + 1):
+                repeated = shapes[shape_of[k]] >= least and (bool(kids[k]) or is_list)
+                if repeated and row[k] is None:
+                    for i in range(k, self.end[k] + 1):
                         if row[i] is None:
-                            row[i] = k.index
+                            row[i] = k
         return row
 
 
@@ -302,38 +304,26 @@ def _overlap(a: Box, b: Box) -> Box | None:
     return (left, top, right, bottom) if right > left and bottom > top else None
 
 
-def _toast_elements(hierarchy: Hierarchy) -> set[int]:
-    """Indices of toast windows: a window holding ``android:id/message`` and nothing to tap.
+def _overlay_elements(tree: _Tree, settings: SimilaritySettings) -> set[int]:
+    """Transient overlays: toasts (when ``settings.ignore_toasts``), snackbars and an input
+    method's window.
 
-    A toast outlives the action that raised it by seconds, so the same screen is dumped
-    with and without it. Dialogs use the same id but have buttons, so they stay.
+    A toast is a window holding ``android:id/message`` and nothing to tap: it outlives the
+    action that raised it by seconds, so the same screen is dumped with and without it.
+    Dialogs use the same id but have buttons, so they stay.
     """
-    out: set[int] = set()
-    for root in hierarchy.roots():
-        subtree, stack = [], [root]
-        while stack:
-            element = stack.pop()
-            subtree.append(element)
-            stack.extend(hierarchy.children(element))
-        if any(e.resource_id == "android:id/message" for e in subtree) and not any(
-            e.interactive for e in subtree
-        ):
-            out.update(e.index for e in subtree)
-    return out
-
-
-def _overlay_elements(hierarchy: Hierarchy, settings: SimilaritySettings) -> set[int]:
-    """Toasts, snackbars and an input method's window: transient overlays."""
-    skip = _toast_elements(hierarchy) if settings.ignore_toasts else set()
-    for e in hierarchy.elements:
-        words = _id_words(e)
-        if "snackbar" in words or "inputmethod" in e.package or e.package.endswith(".ime"):
-            skip.update(range(e.index, e.index + 1))
-            stack = list(hierarchy.children(e))
-            while stack:
-                child = stack.pop()
-                skip.add(child.index)
-                stack.extend(hierarchy.children(child))
+    elements = tree.hierarchy.elements
+    skip: set[int] = set()
+    for e in elements:
+        span = range(e.index, tree.end[e.index] + 1)
+        if e.parent is None and settings.ignore_toasts:
+            window = [elements[i] for i in span]
+            if any(w.resource_id == "android:id/message" for w in window) and not any(
+                w.interactive for w in window
+            ):
+                skip.update(span)
+        if "snackbar" in _id_words(e) or "inputmethod" in e.package or e.package.endswith(".ime"):
+            skip.update(span)
     return skip
 
 
@@ -354,7 +344,7 @@ def screen_tokens(hierarchy: Hierarchy, settings: SimilaritySettings) -> ScreenT
     counters = _compiled(settings.counter_text_patterns)
     learned = frozenset(settings.ambient_slots)
     entered = frozenset(normalize_text(t) for t in settings.user_texts)
-    skip = _overlay_elements(hierarchy, settings)
+    skip = _overlay_elements(tree, settings)
     paths: dict[int, str] = {}
     clips: dict[int, Box | None] = {}  # the area each element's children can show in
     structure: Counter[str] = Counter()

@@ -178,9 +178,17 @@ def clearly_different(a: Features, b: Features, settings: SimilaritySettings) ->
     """
     if settings.activity_must_match and a.activity and b.activity and a.activity != b.activity:
         return True
-    if a.has_hierarchy and b.has_hierarchy:
-        return False
-    return visual_similarity(a, b) < settings.visual_only_threshold
+    if a.tokens is None or b.tokens is None:
+        return visual_similarity(a, b) < settings.visual_only_threshold
+    # Pictures this far apart are the same state only when a keyboard or a scroll explains
+    # them (rule 8); when neither can, the hierarchy need not be compared.
+    return (
+        visual_similarity(a, b) < settings.visual_floor
+        and not (a.tokens.typing or b.tokens.typing)
+        and _covered(a.tokens, b.tokens, settings) == (None, None)
+        and _scrolled(a.tokens, b.tokens) is None
+        and _scrolled(b.tokens, a.tokens) is None
+    )
 
 
 def _covered(
