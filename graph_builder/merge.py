@@ -10,6 +10,9 @@ between two screens becomes (or supports) an edge between their nodes.
 - A screen joins a node only if it is the same as every member of the node (complete
   linkage over up to ``linkage_sample`` members), so chains A~B~C with A!~C do not drift.
   Among the nodes it fits, it joins the one whose weakest match is strongest.
+- What the task's recordings teach is used first: the texts they typed stay state
+  wherever they show again, and slots whose text alone changes over visits from several
+  demonstrations are ambient (``graph_builder.roles.learn_ambient_slots``).
 - Pins from the editor win: TOGETHER members share one node, APART members never share a
   node with their ``others``. Pins whose members are gone are reported and kept.
 - Merge constraints (``graph_builder.constraints``) too: a screen never joins a node it is
@@ -57,6 +60,7 @@ The function is pure: states load their files lazily and nothing is written.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -82,6 +86,7 @@ from graph_builder.model import (
     TaskGraph,
 )
 from graph_builder.phash import hash_prefix
+from graph_builder.roles import learn_ambient_slots
 from graph_builder.screen import Screen
 from graph_builder.similarity import (
     Features,
@@ -159,6 +164,7 @@ class BuildResult:
     constraints: tuple[ConstraintOutcome, ...] = ()  # each merge constraint, honoured or why not
     representatives: Mapping[str, Screen] = field(default_factory=dict)
     repairs: tuple[str, ...] = ()  # "d1#3: <what the hierarchy parser repaired>"
+    learned_ambient: tuple[str, ...] = ()  # slots learned from these demonstrations
 
     @property
     def merges(self) -> int:
@@ -262,6 +268,15 @@ def merge_demonstrations(
             "no usable demonstration: "
             + ("; ".join(f"{s.demo_id}: {s.reason}" for s in skipped) or "none was given")
         )
+    given = settings
+    typed = tuple(
+        sorted({s.action.text for item in usable for s in item.demo.steps if s.action.text})
+    )
+    if typed:
+        settings = dataclasses.replace(settings, user_texts=settings.user_texts + typed)
+    learned = _learned_slots(usable, settings)
+    if learned:
+        settings = dataclasses.replace(settings, ambient_slots=settings.ambient_slots + learned)
     repairs = [
         f"{state.member or item.demo.id}: hierarchy repaired: {repair}"
         for item in usable
@@ -350,7 +365,11 @@ def merge_demonstrations(
         nodes=nodes,
         edges=edges,
         pins=pin_list,
-        meta={"demos": [item.demo.id for item in usable], "settings": settings.to_json()},
+        meta={
+            "demos": [item.demo.id for item in usable],
+            "settings": given.to_json(),  # the typed texts stay in the demonstrations
+            **({"learned_ambient": list(learned)} if learned else {}),
+        },
     )
     return BuildResult(
         graph=graph,
@@ -361,7 +380,22 @@ def merge_demonstrations(
         constraints=decided,
         representatives=representatives,
         repairs=tuple(repairs),
+        learned_ambient=learned,
     )
+
+
+def _learned_slots(usable: Sequence[DemoInput], settings: SimilaritySettings) -> tuple[str, ...]:
+    """Ambient slots the task's own screens reveal, not yet in the settings."""
+    if not settings.learn_ambient:
+        return ()
+    screens = [
+        (item.demo.id, tokens)
+        for item in usable
+        for state in item.states
+        if (tokens := screen_features(state, settings).tokens) is not None
+    ]
+    known = set(settings.ambient_slots)
+    return tuple(s for s in learn_ambient_slots(screens, settings) if s not in known)
 
 
 def _repairs(state: Screen) -> tuple[str, ...]:

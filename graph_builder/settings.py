@@ -2,14 +2,14 @@
 
 docs/graph_builder.md explains each field and why its default is what it is.
 
->>> SimilaritySettings().same_threshold
-0.88
+>>> SimilaritySettings().max_text_changes
+0.5
 >>> import json, tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     path = Path(tmp) / "settings.json"
-...     _ = path.write_text(json.dumps({"same_threshold": 0.9}))
+...     _ = path.write_text(json.dumps({"max_text_changes": 0.9}))
 ...     settings = load_settings(path)
->>> settings.same_threshold, settings.hash_size  # missing fields keep their defaults
+>>> settings.max_text_changes, settings.hash_size  # missing fields keep their defaults
 (0.9, 16)
 """
 
@@ -29,13 +29,15 @@ if TYPE_CHECKING:
 
 Box = tuple[float, float, float, float]
 
-# Texts that change while the screen stays the same: clock times, dates, "5 min ago".
+# Texts that change while the screen stays the same: clock times, dates, "5 min ago",
+# notification badges ("Gmail has 10 notifications", "9+ notificaciones").
 DEFAULT_VOLATILE_PATTERNS: tuple[str, ...] = (
     r"\b\d{1,2}[:.]\d{2}\b",
     r"\b(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)[a-z]*\.?\s+\d{1,2}\b",
     r"\b\d{1,2}\.?\s+(jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)",
     r"\b\d{1,4}[/-]\d{1,2}[/-]\d{1,4}\b",
     r"\b\d+\s*(s|sec|secs|seconds?|m|min|mins|minutes?|h|hrs?|hours?|d|days?)\s+ago\b",
+    r"\d+\+?\s*(new\s+)?(notifications?|notificaciones|notifica[cç][aã]o)\b",
 )
 
 # Texts whose numbers change while the screen stays: notification counts ("Gmail has 10
@@ -45,6 +47,43 @@ DEFAULT_COUNTER_PATTERNS: tuple[str, ...] = (
     r"\d+\+?\s*(new\s+)?(notifications?|notificaciones|notifica[cç][aã]o|unread|ungelesen)",
     r"\b(notifications?|notificaciones|unread)\b.*\d",
     r"-?\d+(?:[.,]\d+)?\s*°\s*[cf]?\b",
+)
+
+# Words of resource ids whose element shows ambient content (``android:id/summary``,
+# ``badge_count``, ``date_widget``, ``predicted_apps``); matched as whole words of the id.
+DEFAULT_AMBIENT_ID_WORDS: tuple[str, ...] = (
+    "summary",
+    "badge",
+    "clock",
+    "date",
+    "timestamp",
+    "prediction",
+    "predictions",
+    "predicted",
+    "suggestion",
+    "suggestions",
+    "weather",
+    "snippet",
+    "preview",
+    "unread",
+    "notification",
+    "notifications",
+)
+
+# The calibrated model's coefficients: intercept, then the rules' decision, visual,
+# structure, content, content changes, state changes, ambient agreement
+# (graph_builder.calibration). Fitted on the labelled real screens (dev_screens and
+# real_screens, 11 sources) by benchmarks/identity_loso.py, which also measures them
+# leave one source out.
+DEFAULT_CALIBRATION: tuple[float, ...] = (
+    -9.2952,
+    6.2965,
+    2.6773,
+    6.9069,
+    2.8828,
+    1.7725,
+    -7.0632,
+    -2.9434,
 )
 
 
@@ -64,20 +103,28 @@ class SimilaritySettings:
     volatile_text_weight: float = 0.05
     long_text_chars: int = 80
     counter_text_patterns: tuple[str, ...] = DEFAULT_COUNTER_PATTERNS
+    ambient_id_words: tuple[str, ...] = DEFAULT_AMBIENT_ID_WORDS
+    ambient_slots: tuple[str, ...] = ()
+    user_texts: tuple[str, ...] = ()
     sentence_chars: int = 40
     max_text_changes: float = 0.5
     ignore_toasts: bool = True
 
     # -- the same/different decision
-    weight_visual: float = 0.4
-    weight_structure: float = 0.3
-    weight_content: float = 0.3
-    same_threshold: float = 0.88
     visual_floor: float = 0.75
     structure_floor: float = 0.7
     content_floor: float = 0.6
+    min_hierarchy_tokens: int = 4
+    resized_share: float = 0.3
+    min_row_overlap: float = 0.34
+    keyboard_share: float = 0.15
     visual_only_threshold: float = 0.9
     activity_must_match: bool = True
+    calibration: tuple[float, ...] = DEFAULT_CALIBRATION
+
+    # -- learning ambient slots from a task's own screens
+    learn_ambient: bool = True
+    learn_min_values: int = 3
 
     # -- merging states into nodes
     linkage_sample: int = 8
@@ -102,8 +149,10 @@ class SimilaritySettings:
                 raise ValueError(f"{name} must be a fraction of the height in [0, 0.5)")
         for name in (
             "volatile_text_weight",
-            "same_threshold",
             "visual_floor",
+            "resized_share",
+            "min_row_overlap",
+            "keyboard_share",
             "structure_floor",
             "content_floor",
             "visual_only_threshold",
@@ -111,9 +160,16 @@ class SimilaritySettings:
         ):
             if not 0 <= getattr(self, name) <= 1:
                 raise ValueError(f"{name} must be between 0 and 1")
-        weights = (self.weight_visual, self.weight_structure, self.weight_content)
-        if min(weights) < 0 or sum(weights) <= 0:
-            raise ValueError("the weights must not be negative and must not all be 0")
+        if len(self.calibration) != len(DEFAULT_CALIBRATION):
+            raise ValueError(
+                f"calibration must hold {len(DEFAULT_CALIBRATION)} numbers (intercept and "
+                "one coefficient per component)"
+            )
+        object.__setattr__(self, "calibration", tuple(float(c) for c in self.calibration))
+        if self.min_hierarchy_tokens < 0 or self.learn_min_values < 2:
+            raise ValueError(
+                "min_hierarchy_tokens must not be negative and learn_min_values must be >= 2"
+            )
         if self.linkage_sample < 1:
             raise ValueError("linkage_sample must be at least 1")
         if self.tap_radius < 0 or self.point_tolerance < 0:
@@ -124,6 +180,11 @@ class SimilaritySettings:
             raise ValueError("long_text_chars must be positive and max_text_changes not negative")
         if self.sentence_chars < 1:
             raise ValueError("sentence_chars must be positive")
+        for name in ("ambient_id_words", "ambient_slots", "user_texts"):
+            words = tuple(getattr(self, name))
+            if not all(isinstance(w, str) and w for w in words):
+                raise ValueError(f"{name} must be a list of non-empty strings")
+            object.__setattr__(self, name, words)
         for name in ("volatile_text_patterns", "counter_text_patterns"):
             patterns = tuple(getattr(self, name))
             for pattern in patterns:
@@ -141,7 +202,14 @@ class SimilaritySettings:
         out = dataclasses.asdict(self)
         out["volatile_regions"] = [list(b) for b in self.volatile_regions]
         out["volatile_text_patterns"] = list(self.volatile_text_patterns)
-        out["counter_text_patterns"] = list(self.counter_text_patterns)
+        for name in (
+            "counter_text_patterns",
+            "ambient_id_words",
+            "ambient_slots",
+            "user_texts",
+            "calibration",
+        ):
+            out[name] = list(getattr(self, name))
         return out
 
     @classmethod
@@ -167,7 +235,7 @@ class SimilaritySettings:
                 value = type(default)(value) if ok else value
             elif isinstance(default, str):
                 ok = isinstance(value, str)
-            else:  # volatile_regions and the pattern lists
+            else:  # volatile_regions, the word and pattern lists, the calibration
                 ok = isinstance(value, list | tuple)
             if not ok:
                 raise FormatError(f"setting {key!r} has the wrong type: {value!r}", source=source)

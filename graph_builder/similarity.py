@@ -1,18 +1,30 @@
-"""Are two observed screens the same UI state? An explainable decision.
+"""Are two observed screens the same UI state? An explained decision with a probability.
 
-Three components, each in [0, 1]:
+The hierarchy decides what a state is (``graph_builder.roles``): its **state** texts (typed
+text, checked and selected choices, titles, control labels), its other **content** texts
+and its **ambient** ones (list rows, summaries, badges, clocks, predictions), which never
+make a new state. The decision, in order (``compare_features``):
 
-- **visual**: 1 - Hamming distance / bits of the masked perceptual hashes (``phash``);
-- **structure**: multiset Jaccard of the visible elements' class + resource-id paths;
-- **content**: weighted Jaccard of the normalized texts and content descriptions, plus the
-  on/off state of checkable and selected elements (switches, tabs). Volatile texts (times,
-  dates, "5 min ago", or longer than ``long_text_chars``) weigh ``volatile_text_weight``;
+1. different foreground activities -> different (``activity_must_match``);
+2. no hierarchy on one side -> the screenshots' hashes decide (``visual_only_threshold``);
+3. a state token on one side only -> different (a typed word, a flipped switch, another
+   selected tab, another title), unless the keyboard covers it (below);
+4. structure (paths of ``class#id`` steps, list rows counted once) < ``structure_floor``;
+5. content changes (the summed weight of content texts on one side only) >
+   ``max_text_changes``, or content Jaccard < ``content_floor``;
+6. both screens show list rows and no row text is on both (another folder, another
+   conversation: a refresh keeps some rows), or the elements both screens hold changed
+   size (``resized_share`` of them: another font or display size);
+7. visual < ``visual_floor`` when the hierarchy cannot settle it: some content text
+   changed, it holds fewer than ``min_hierarchy_tokens`` state and content texts, or a
+   control whose value the dump leaves out (a slider);
+8. else the same: the screenshot's hash never vetoes two screens whose hierarchies agree
+   on everything that is state.
 
-plus the foreground activity, which must match when both are known, and **text changes**:
-the summed weight of the texts and states found on only one of the two screens. One real
-text changing (a counter, a typed word, a switch) is a different state, so at most
-``max_text_changes`` is allowed, which a few ticking clocks stay under. System UI elements
-(status bar, navigation bar) are left out of the hierarchy components.
+A soft keyboard resizes the app's window: when a frame both screens hold is shorter by
+``keyboard_share`` of the screen on one side, the texts the other side shows below that
+edge are covered, not changed. The Verdict's ``score`` is the calibrated probability of
+"same" (``graph_builder.calibration``); its ``reason`` says which rule decided.
 
 >>> from PIL import Image, ImageDraw
 >>> def state(title, clock="12:00", activity="app/.Main"):
@@ -22,11 +34,12 @@ text changing (a counter, a typed word, a switch) is a different state, so at mo
 ...     draw.rectangle((0, 21, 270, 70), fill=(30, 90, 160))
 ...     xml = ('<hierarchy><node class="android.widget.FrameLayout" package="app" '
 ...            'bounds="[0,0][270,600]"><node class="android.widget.TextView" package="app" '
-...            f'text="{title}" bounds="[0,21][270,70]"/></node></hierarchy>')
+...            f'resource-id="app:id/title" text="{title}" bounds="[0,21][270,70]"/>'
+...            '</node></hierarchy>')
 ...     return Screen((270, 600), image=image, hierarchy_xml=xml, activity=activity)
 >>> verdict = compare(state("Display"), state("Display", "12:07"), settings=SimilaritySettings())
->>> verdict.same, verdict.reason
-(True, 'score 1.00 >= 0.88')
+>>> verdict.same, verdict.reason.split(";")[0]  # the clock is in the picture, not a state
+(True, 'the hierarchies agree on every state text (1)')
 >>> compare(state("Display"), state("Sound"), settings=SimilaritySettings()).same
 False
 >>> compare(state("Display"), state("Display", activity="app/.Other"),
@@ -36,16 +49,15 @@ False
 
 from __future__ import annotations
 
-import functools
-import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from graph_builder.hierarchy import Hierarchy
-from graph_builder.phash import SYSTEM_UI_PACKAGE, compute_phash, hash_bits
+from graph_builder.calibration import feature_row, probability
+from graph_builder.phash import compute_phash, hash_bits
+from graph_builder.roles import ScreenTokens, normalize_text, screen_tokens
 from graph_builder.screen import Screen
-from graph_builder.settings import SimilaritySettings, load_settings
+from graph_builder.settings import Box, SimilaritySettings, load_settings
 
 __all__ = [
     "Features",
@@ -54,11 +66,9 @@ __all__ = [
     "compare",
     "compare_features",
     "load_settings",
+    "normalize_text",
     "screen_features",
 ]
-
-_SPACE = re.compile(r"\s+")
-_DIGITS = re.compile(r"\d+\+?")  # "9+" badges too
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,12 +78,11 @@ class Features:
     hash: int
     bits: int
     activity: str | None
-    structure: Counter[str] | None
-    content: Mapping[str, float] | None
+    tokens: ScreenTokens | None
 
     @property
     def has_hierarchy(self) -> bool:
-        return self.structure is not None
+        return self.tokens is not None
 
 
 def screen_features(screen: Screen, settings: SimilaritySettings) -> Features:
@@ -89,139 +98,12 @@ def _features(screen: Screen, settings: SimilaritySettings) -> Features:
     if value is None:
         value = hash_bits(compute_phash(screen.image(), hierarchy, settings=settings), settings)
         assert value is not None
-    structure, content = (
-        hierarchy_signatures(hierarchy, settings) if hierarchy is not None else (None, None)
-    )
     return Features(
         hash=value,
-        bits=_hash_length(settings),
+        bits=settings.hash_size * settings.hash_size,
         activity=(screen.activity or "").strip() or None,
-        structure=structure,
-        content=content,
+        tokens=screen_tokens(hierarchy, settings) if hierarchy is not None else None,
     )
-
-
-def _hash_length(settings: SimilaritySettings) -> int:
-    return settings.hash_size * settings.hash_size
-
-
-def normalize_text(text: str) -> str:
-    return _SPACE.sub(" ", text).strip().casefold()
-
-
-def _volatile(settings: SimilaritySettings) -> re.Pattern[str]:
-    return _compiled_patterns(settings.volatile_text_patterns)
-
-
-@functools.lru_cache(maxsize=8)
-def _compiled_patterns(patterns: tuple[str, ...]) -> re.Pattern[str]:
-    return re.compile("|".join(f"(?:{p})" for p in patterns) or r"(?!)", re.IGNORECASE)
-
-
-def _toast_elements(hierarchy: Hierarchy) -> set[int]:
-    """Indices of toast windows: a window holding ``android:id/message`` and nothing to tap.
-
-    A toast outlives the action that raised it by seconds, so the same screen is dumped
-    with and without it. Dialogs use the same id but have buttons, so they stay.
-    """
-    out: set[int] = set()
-    for root in hierarchy.roots():
-        subtree, stack = [], [root]
-        while stack:
-            element = stack.pop()
-            subtree.append(element)
-            stack.extend(hierarchy.children(element))
-        if any(e.resource_id == "android:id/message" for e in subtree) and not any(
-            e.interactive for e in subtree
-        ):
-            out.update(e.index for e in subtree)
-    return out
-
-
-_Box = tuple[float, float, float, float]
-
-
-def _overlap(a: _Box, b: _Box) -> _Box | None:
-    """The intersection of two rectangles, or None when they do not overlap."""
-    left, top = max(a[0], b[0]), max(a[1], b[1])
-    right, bottom = min(a[2], b[2]), min(a[3], b[3])
-    return (left, top, right, bottom) if right > left and bottom > top else None
-
-
-def _sentence(text: str, settings: SimilaritySettings) -> bool:
-    return len(text) >= settings.sentence_chars and text.count(" ") >= 4
-
-
-def hierarchy_signatures(
-    hierarchy: Hierarchy, settings: SimilaritySettings
-) -> tuple[Counter[str], dict[str, float]]:
-    """The structure multiset and the weighted content tokens of one screen.
-
-    Structure: root-to-element paths of ``class#resource-id`` steps. Content: normalized
-    texts and content descriptions, and ``[on]``/``[off]``/``[selected]`` tokens for
-    checkable and selected elements, keyed by label and occurrence. Left out: System UI,
-    toasts when ``settings.ignore_toasts``, and elements off the screen: outside their
-    window or scrolled out of a scrolling container (a launcher dumps the icons of its
-    other pages, a web view the rest of its list).
-
-    Texts matching ``counter_text_patterns`` ("3 new notifications", "21°C") have their
-    digits masked (``# new notifications``). A sentence (``sentence_chars`` or longer, five
-    words or more) in a text that is not edited weighs ``volatile_text_weight``, and its
-    element counts as a ``[sentence]`` token, so a status sentence reworded in place costs
-    little while a sentence that appears costs a full change.
-    """
-    volatile = _volatile(settings)
-    counters = _compiled_patterns(settings.counter_text_patterns)
-    skip = _toast_elements(hierarchy) if settings.ignore_toasts else set()
-    paths: dict[int, str] = {}
-    clips: dict[int, _Box | None] = {}  # the area each element's children can show in
-    structure: Counter[str] = Counter()
-    content: dict[str, float] = {}
-    names: Counter[str] = Counter()
-    slots: Counter[str] = Counter()
-    for e in hierarchy.elements:
-        step = f"{e.class_name.rpartition('.')[2]}#{e.resource_id.rpartition('/')[2]}"
-        b = e.bounds
-        box = (b.left, b.top, b.right, b.bottom)
-        if e.parent is None:
-            path, shown = step, _overlap(box, box)
-        else:
-            path, clip = f"{paths[e.parent]}/{step}", clips[e.parent]
-            shown = _overlap(box, clip) if clip is not None else None
-        paths[e.index] = path
-        clips[e.index] = shown if e.parent is None or e.scrollable else clips[e.parent]
-        if shown is None or not e.visible or e.package == SYSTEM_UI_PACKAGE:
-            continue
-        if e.index in skip:
-            continue
-        structure[path] += 1
-        for raw in (e.text, e.content_desc):
-            text = normalize_text(raw)
-            if not text:
-                continue
-            if counters.search(text):
-                text = _DIGITS.sub("#", text)
-            if text in content:
-                continue
-            weight = 1.0
-            if volatile.search(text):
-                weight = settings.volatile_text_weight
-            elif _sentence(text, settings) and not e.class_name.endswith("EditText"):
-                weight = settings.volatile_text_weight
-                slot = "/".join(path.rsplit("/", 2)[-2:])
-                slots[slot] += 1
-                content[f"[sentence] {slot} #{slots[slot]}"] = 1.0
-            elif len(text) > settings.long_text_chars:
-                weight = settings.volatile_text_weight
-            content[text] = weight
-        if e.checkable or e.selected:
-            # Keyed by a readable name and its occurrence, not by the state, so that a
-            # flipped switch shows up as one token gone and one new.
-            name = e.label().rpartition(".")[2] if not (e.text or e.content_desc) else e.label()
-            names[name] += 1
-            state = "on" if e.checked else "off" if e.checkable else "selected"
-            content[f"[{state}] {name} #{names[name]}"] = 1.0
-    return structure, content
 
 
 def multiset_jaccard(a: Counter[str], b: Counter[str]) -> float:
@@ -254,7 +136,12 @@ def _changed(a: Mapping[str, float], b: Mapping[str, float]) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class Verdict:
-    """The decision with every component, so an editor can show why."""
+    """The decision with every component, so an editor can show why.
+
+    ``score`` is the calibrated probability that the screens are one state; ``changes``
+    the content changes; ``state_changes`` the state tokens found on one side only;
+    ``ambient`` the Jaccard agreement of the ambient texts (1 when both have none).
+    """
 
     same: bool
     score: float
@@ -264,15 +151,21 @@ class Verdict:
     activity: str  # "same" | "different" | "unknown"
     reason: str
     changes: float | None = None
+    state_changes: float | None = None
+    ambient: float | None = None
 
     def describe(self) -> str:
-        parts = [f"visual {self.visual:.2f}"]
+        parts = [f"p(same) {self.score:.2f}", f"visual {self.visual:.2f}"]
         if self.structure is not None:
             parts.append(f"structure {self.structure:.2f}")
         if self.content is not None:
             parts.append(f"content {self.content:.2f}")
         if self.changes is not None:
             parts.append(f"text changes {self.changes:.2f}")
+        if self.state_changes is not None:
+            parts.append(f"state changes {self.state_changes:.0f}")
+        if self.ambient is not None:
+            parts.append(f"ambient {self.ambient:.2f}")
         parts.append(f"activity {self.activity}")
         return f"{'SAME' if self.same else 'DIFFERENT'} ({self.reason}; {', '.join(parts)})"
 
@@ -289,16 +182,174 @@ def visual_similarity(a: Features, b: Features) -> float:
 def clearly_different(a: Features, b: Features, settings: SimilaritySettings) -> bool:
     """True when compare_features would say different from the activity and hash alone.
 
-    A cheap test that lets the merge skip the hierarchy components for most pairs.
+    A cheap test that lets the merge skip the hierarchy components for some pairs. With
+    both hierarchies present the hash alone never decides, so only the activity can.
     """
     if settings.activity_must_match and a.activity and b.activity and a.activity != b.activity:
         return True
-    floor = (
-        settings.visual_floor
-        if a.has_hierarchy and b.has_hierarchy
-        else (settings.visual_only_threshold)
+    if a.tokens is None or b.tokens is None:
+        return visual_similarity(a, b) < settings.visual_only_threshold
+    # Pictures this far apart are the same state only when a keyboard or a scroll explains
+    # them (rule 8); when neither can, the hierarchy need not be compared.
+    return (
+        visual_similarity(a, b) < settings.visual_floor
+        and not (a.tokens.typing or b.tokens.typing)
+        and _covered(a.tokens, b.tokens, settings) == (None, None)
+        and _scrolled(a.tokens, b.tokens) is None
+        and _scrolled(b.tokens, a.tokens) is None
     )
-    return visual_similarity(a, b) < floor
+
+
+def _covered(
+    a: ScreenTokens, b: ScreenTokens, settings: SimilaritySettings
+) -> tuple[float | None, float | None]:
+    """Where a soft keyboard cuts each screen's window: (edge on a, edge on b) or None.
+
+    A frame (a structure path) both screens hold whose top stays and whose bottom moved up
+    by ``keyboard_share`` of the screen on one side: that side's window was resized by an
+    input method, so what the other side shows below the new edge is hidden, not gone.
+    """
+    height = max(a.height, b.height, 1)
+    edges: list[float | None] = [None, None]
+    for path, box_a in a.frames.items():
+        box_b = b.frames.get(path)
+        if box_b is None or abs(box_a[1] - box_b[1]) > 0.03 * height:
+            continue
+        shrink = box_b[3] - box_a[3]
+        if abs(shrink) < settings.keyboard_share * height:
+            continue
+        side, edge = (0, box_a[3]) if shrink > 0 else (1, box_b[3])
+        if edges[side] is None or edge < edges[side]:  # type: ignore[operator]
+            edges[side] = edge
+    if edges[0] is not None and edges[1] is not None:
+        return None, None  # both shrank somewhere: no single keyboard explains it
+    return edges[0], edges[1]
+
+
+_CHOICES = ("[typed] ", "[on] ", "[off] ", "[selected] ", "[disabled] ")
+
+
+def _one_sided(
+    mine: Mapping[str, float],
+    theirs: Mapping[str, float],
+    tokens: ScreenTokens,
+    their_edge: float | None,
+    scroll: tuple[float, Box, str] | None = None,
+) -> tuple[dict[str, float], set[str]]:
+    """My tokens the other side lacks, less those it hides; and those it hides.
+
+    A keyboard hides what lies below its edge, and the app scrolls the focused field into
+    view, which can push labels out at the top; a scrolled viewport hides what the scroll
+    took out of it. Typed text and choices are hidden only when out of view.
+    """
+    out: dict[str, float] = {}
+    hidden: set[str] = set()
+    for token, weight in mine.items():
+        if token in theirs:
+            continue
+        box = tokens.boxes.get(token)
+        under_keyboard = their_edge is not None and (
+            not token.startswith(_CHOICES) or (box is not None and box[1] >= their_edge - 2)
+        )
+        if under_keyboard or _out_of_view(box, tokens.slots.get(token, ""), scroll):
+            hidden.add(token)
+            continue
+        out[token] = weight
+    return out, hidden
+
+
+def _scrolled(a: ScreenTokens, b: ScreenTokens) -> tuple[float, Box, str] | None:
+    """How far b's content scrolled against a's, b's viewport and its path; None when
+    it did not.
+
+    The texts both screens hold moved by one common offset (at least three of them) inside
+    a frame that stayed put: that frame is the viewport, and a's texts inside it that the
+    same offset takes out of it are scrolled out of view on b, not gone.
+    """
+    shifts: Counter[float] = Counter()
+    for token, box in a.boxes.items():
+        other = b.boxes.get(token)
+        if other is not None and other[1] != box[1]:
+            shifts[other[1] - box[1]] += 1
+    if not shifts:
+        return None
+    dy, count = shifts.most_common(1)[0]
+    if count < 3:
+        return None
+    moved = [
+        b.boxes[t] for t, box in a.boxes.items() if t in b.boxes and b.boxes[t][1] - box[1] == dy
+    ]
+    top, bottom = min(m[1] for m in moved), max(m[3] for m in moved)
+    best: tuple[Box, str] | None = None
+    for path, frame in b.frames.items():
+        before = a.frames.get(path)
+        if before is None or abs(before[1] - frame[1]) > 2 or abs(before[3] - frame[3]) > 2:
+            continue
+        if (
+            frame[1] <= top
+            and frame[3] >= bottom
+            and (best is None or (frame[3] - frame[1]) < (best[0][3] - best[0][1]))
+        ):
+            best = (frame, path)
+    return (dy, best[0], best[1]) if best is not None else None
+
+
+def _out_of_view(box: Box | None, path: str, scroll: tuple[float, Box, str] | None) -> bool:
+    if box is None or scroll is None:
+        return False
+    dy, view, view_path = scroll
+    if not path.startswith(view_path + "/"):
+        return False  # not inside the viewport (a toolbar above a scrolled page)
+    return box[1] + dy < view[1] - 2 or box[3] + dy > view[3] + 2
+
+
+def _resized(a: ScreenTokens, b: ScreenTokens) -> tuple[int, int]:
+    """How many elements both screens hold changed height by over 15%, of how many."""
+    changed = total = 0
+    for token, box_a in a.sizes.items():
+        box_b = b.sizes.get(token)
+        if box_b is None:
+            continue
+        total += 1
+        h_a, h_b = box_a[3] - box_a[1], box_b[3] - box_b[1]
+        if abs(h_a - h_b) > 0.15 * max(h_a, h_b, 1):
+            changed += 1
+    return changed, total
+
+
+def _unsettled(
+    a: ScreenTokens,
+    b: ScreenTokens,
+    changes: float,
+    informative: int,
+    covered: int,
+    settings: SimilaritySettings,
+) -> str:
+    """Why the hierarchy cannot overrule pictures that differ, or "" when it can.
+
+    It can when it agrees on everything but times, dates and counts, and a keyboard
+    explains the picture (a focused field, or texts it hid): the keyboard is not in most
+    dumps. It cannot when some content or other ambient text changed, when it holds few
+    texts, when a slider or a blank
+    web, video or map surface hides what the picture shows, or when nothing explains the
+    difference (a menu window the dump left out).
+    """
+    if changes:
+        return f"{changes:.2f} text changes"
+    moved = (a.ambient - a.clock) ^ (b.ambient - b.clock)
+    if moved:
+        return f"{len(moved)} ambient texts differ"
+    if informative < settings.min_hierarchy_tokens:
+        return f"only {informative} texts"
+    if a.opaque or b.opaque:
+        return "a slider or a blank surface the dump does not show"
+    if not (covered or a.typing or b.typing):
+        return "no keyboard or scroll to explain the picture"
+    return ""
+
+
+def _quote(tokens: list[str]) -> str:
+    return ", ".join(repr(t) for t in tokens[:3])
 
 
 def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> Verdict:
@@ -307,45 +358,153 @@ def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> 
         activity = "unknown"
     else:
         activity = "same" if a.activity == b.activity else "different"
-    if a.structure is None or b.structure is None or a.content is None or b.content is None:
+    if a.tokens is None or b.tokens is None:
         same = visual >= settings.visual_only_threshold
         reason = (
             f"no hierarchy: visual {visual:.2f} "
             f"{'>=' if same else '<'} {settings.visual_only_threshold:.2f}"
         )
-        structure = content = changes = None
-        score = visual
+        verdict = Verdict(same, visual, visual, None, None, activity, reason)
     else:
-        structure = multiset_jaccard(a.structure, b.structure)
-        content = weighted_jaccard(a.content, b.content)
-        total = settings.weight_visual + settings.weight_structure + settings.weight_content
-        score = (
-            settings.weight_visual * visual
-            + settings.weight_structure * structure
-            + settings.weight_content * content
-        ) / total
-        floors = (
-            ("visual", visual, settings.visual_floor),
-            ("structure", structure, settings.structure_floor),
-            ("content", content, settings.content_floor),
-        )
-        low = next(((name, v, f) for name, v, f in floors if v < f), None)
-        changes = text_changes(a.content, b.content)
-        if low is not None:
-            same, reason = False, f"{low[0]} {low[1]:.2f} < floor {low[2]:.2f}"
-        elif changes > settings.max_text_changes:
-            same, reason = (
-                False,
-                (
-                    f"text changes {changes:.2f} > {settings.max_text_changes:.2f} allowed: "
-                    + ", ".join(repr(t) for t in _changed(a.content, b.content)[:3])
-                ),
-            )
-        else:
-            same = score >= settings.same_threshold
-            reason = f"score {score:.2f} {'>=' if same else '<'} {settings.same_threshold:.2f}"
+        verdict = _hierarchy_verdict(a.tokens, b.tokens, visual, activity, settings)
     if activity == "different" and settings.activity_must_match:
-        same, reason = False, f"different activities ({a.activity} vs {b.activity})"
+        return Verdict(
+            False,
+            verdict.score,
+            verdict.visual,
+            verdict.structure,
+            verdict.content,
+            activity,
+            f"different activities ({a.activity} vs {b.activity})",
+            verdict.changes,
+            verdict.state_changes,
+            verdict.ambient,
+        )
+    return verdict
+
+
+def _hierarchy_verdict(
+    a: ScreenTokens, b: ScreenTokens, visual: float, activity: str, settings: SimilaritySettings
+) -> Verdict:
+    structure = multiset_jaccard(a.structure, b.structure)
+    if structure < settings.structure_floor:  # other layouts: no need to look further
+        return _verdict(
+            False,
+            f"structure {structure:.2f} < floor {settings.structure_floor:.2f}",
+            visual,
+            structure,
+            weighted_jaccard(a.content, b.content),
+            activity,
+            text_changes(a.content, b.content),
+            float(len(a.state.keys() ^ b.state.keys())),
+            _agreement(a.ambient, b.ambient),
+            settings,
+        )
+    edge_a, edge_b = _covered(a, b, settings)
+    a_to_b, b_to_a = _scrolled(a, b), _scrolled(b, a)
+    state_a, hidden_a = _one_sided(a.state, b.state, a, edge_b, a_to_b)
+    state_b, hidden_b = _one_sided(b.state, a.state, b, edge_a, b_to_a)
+    content_a, covered_a = _one_sided(a.content, b.content, a, edge_b, a_to_b)
+    content_b, covered_b = _one_sided(b.content, a.content, b, edge_a, b_to_a)
+    covered = len(hidden_a) + len(hidden_b) + len(covered_a) + len(covered_b)
+    state_changes = float(len(state_a) + len(state_b))
+    changes = sum(content_a.values()) + sum(content_b.values())
+    if covered_a or covered_b:
+        content = weighted_jaccard(
+            {k: w for k, w in a.content.items() if k not in covered_a},
+            {k: w for k, w in b.content.items() if k not in covered_b},
+        )
+    else:
+        content = weighted_jaccard(a.content, b.content)
+    ambient = _agreement(a.ambient, b.ambient)
+    if state_changes:  # decided: the rest of the checks cannot make it the same
+        reason = "state differs: " + _quote(_changed(state_a, state_b))
+        return _verdict(
+            False,
+            reason,
+            visual,
+            structure,
+            content,
+            activity,
+            changes,
+            state_changes,
+            ambient,
+            settings,
+        )
+    informative = len(a.state.keys() | b.state.keys()) + len(a.content.keys() | b.content.keys())
+    resized, held = _resized(a, b)
+    union_rows = a.rows | b.rows
+    rows = len(a.rows & b.rows) / len(union_rows) if union_rows else 1.0
+    if changes > settings.max_text_changes:
+        same, reason = (
+            False,
+            f"text changes {changes:.2f} > {settings.max_text_changes:.2f} allowed: "
+            + _quote(_changed(content_a, content_b)),
+        )
+    elif content < settings.content_floor:
+        same, reason = False, f"content {content:.2f} < floor {settings.content_floor:.2f}"
+    elif a.rows and b.rows and rows < settings.min_row_overlap:
+        same, reason = (
+            False,
+            f"the lists show other items (row overlap {rows:.2f} < "
+            f"{settings.min_row_overlap:.2f}): " + _quote(sorted(a.rows ^ b.rows)),
+        )
+    elif held >= 3 and resized > settings.resized_share * held:
+        same, reason = False, f"layout resized: {resized} of {held} elements changed height"
+    elif visual < settings.visual_floor and (
+        why := _unsettled(a, b, changes, informative, covered, settings)
+    ):
+        same, reason = (
+            False,
+            f"visual {visual:.2f} < floor {settings.visual_floor:.2f} and the hierarchy does "
+            f"not explain it ({why})",
+        )
+    else:
+        same = True
+        reason = f"the hierarchies agree on every state text ({len(a.state)})"
+        notes = []
+        if covered:
+            notes.append(f"{covered} texts under the keyboard or scrolled out")
+        if a.ambient != b.ambient:
+            notes.append(f"{len(a.ambient ^ b.ambient)} ambient texts differ")
+        if notes:
+            reason += ", " + ", ".join(notes)
+    return _verdict(
+        same,
+        reason,
+        visual,
+        structure,
+        content,
+        activity,
+        changes,
+        state_changes,
+        ambient,
+        settings,
+    )
+
+
+def _agreement(a: frozenset[str], b: frozenset[str]) -> float:
+    union = a | b
+    return len(a & b) / len(union) if union else 1.0
+
+
+def _verdict(
+    same: bool,
+    reason: str,
+    visual: float,
+    structure: float,
+    content: float,
+    activity: str,
+    changes: float,
+    state_changes: float,
+    ambient: float,
+    settings: SimilaritySettings,
+) -> Verdict:
+    """The Verdict with its calibrated probability."""
+    score = probability(
+        settings.calibration,
+        feature_row(same, visual, structure, content, changes, state_changes, ambient),
+    )
     return Verdict(
         same=same,
         score=score,
@@ -355,4 +514,6 @@ def compare_features(a: Features, b: Features, settings: SimilaritySettings) -> 
         activity=activity,
         reason=reason,
         changes=changes,
+        state_changes=state_changes,
+        ambient=ambient,
     )

@@ -50,7 +50,7 @@ import time
 import zlib
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from PIL import Image
@@ -404,6 +404,9 @@ class _Services:
     def now(self) -> datetime:
         return self._phone.now()
 
+    def ambient_visit(self) -> int | None:
+        return self._phone._ambient_visit()
+
     def app(self, package: str) -> App:
         return self._phone._app(package)
 
@@ -478,6 +481,7 @@ class VirtualPhone:
         time_source: Callable[[], float] = time.monotonic,
         storage_bytes: int = DEFAULT_CAPACITY,
         app_versions: Mapping[str, int] | None = None,
+        ambient_variation: bool = False,
     ) -> None:
         if settle_ms[0] < 0 or settle_ms[1] < settle_ms[0]:
             raise ValueError(
@@ -491,6 +495,11 @@ class VirtualPhone:
         self.android_version = android_version
         self.sdk = sdk
         self.frozen_clock = frozen_clock
+        # Badges, the clock, refreshed lists and predictions change between visits
+        # (virtual_phone.apps.ambient); off by default.
+        self.ambient_variation = ambient_variation
+        self._visits = 0
+        self._visited: object = None  # the screen counted last
         self.settle_ms = settle_ms
         self.storage_bytes = storage_bytes  # file data its storage holds (push, redirects)
         self._time = time_source
@@ -581,8 +590,13 @@ class VirtualPhone:
             return f"{frame.screen_id} {digest}"
 
     def now(self) -> datetime:
-        """The phone's wall clock: ``frozen_clock`` when set, else the local time."""
-        return self.frozen_clock if self.frozen_clock is not None else datetime.now()
+        """The phone's wall clock: ``frozen_clock`` when set, else the local time; with
+        ambient variation a frozen clock moves on a minute per visit."""
+        if self.frozen_clock is None:
+            return datetime.now()
+        if self.ambient_variation:
+            return self.frozen_clock + timedelta(minutes=self._visits)
+        return self.frozen_clock
 
     @property
     def screen_on(self) -> bool:
@@ -864,6 +878,14 @@ class VirtualPhone:
 
     def _changed(self) -> None:
         self._version += 1
+        top = self._stacks.get(self._front)
+        if top and top[-1] is not self._visited:
+            self._visited = top[-1]
+            self._visits += 1
+
+    def _ambient_visit(self) -> int | None:
+        """How many times a screen came to the front, when ambient variation is on."""
+        return self._visits if self.ambient_variation else None
 
     def _focused(self) -> TextBuffer | None:
         if self._focus is None or self._focus_owner is not self._top()[1]:

@@ -87,12 +87,14 @@ class FamilyModel:
         demo = self.demo(self._task(text))
         image = _sent_image(request)
         thumb = _thumb(image)
-        # the nearest demonstrated screen from the last one on (demos never go back)
+        # the nearest demonstrated screen after the one answered last (demos never go back,
+        # and each answer is one step: tapping a field leaves the node as it was, since the
+        # keyboard is not a new state, so the screen alone cannot say the step was taken)
         index = min(
             range(demo.cursor, len(demo.steps)),
             key=lambda i: ImageStat.Stat(ImageChops.difference(thumb, demo.steps[i][0])).sum[0],
         )
-        demo.cursor = index
+        demo.cursor = min(index + 1, len(demo.steps) - 1)
         return reply(reply_for(self.family, demo.steps[index][1], image.size))
 
 

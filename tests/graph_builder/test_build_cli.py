@@ -82,7 +82,8 @@ def test_build_writes_a_valid_task_folder(demos: Path, tmp_path: Path, capsys) -
 def test_explain_prints_every_decision_with_scores(demos: Path, tmp_path: Path, capsys) -> None:  # type: ignore[no-untyped-def]
     assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--explain"]) == 0
     out = capsys.readouterr().out
-    assert "b#1 -> n1: same screen as every member checked [vs a#1: SAME (score 1.00" in out
+    assert "b#1 -> n1: same screen as every member checked [vs a#1: SAME (the hierarchies " in out
+    assert "p(same) 1.00" in out
     assert "a#1 -> n1: new node; no node fits [vs a#0: DIFFERENT (" in out
     assert "visual" in out and "structure" in out and "content" in out
 
@@ -106,22 +107,14 @@ def test_repaired_hierarchies_are_warnings_on_their_step_and_counted(
 def test_settings_file_is_used_and_bad_settings_are_reported(
     demos: Path, tmp_path: Path, capsys
 ) -> None:  # type: ignore[no-untyped-def]
-    strict = tmp_path / "strict.json"
-    strict.write_text(
-        json.dumps(
-            {
-                "visual_floor": 0.0,
-                "structure_floor": 0.0,
-                "content_floor": 0.0,
-                "max_text_changes": 1000.0,
-                "same_threshold": 0.0,
-            }
-        )
-    )
-    assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--settings", str(strict)]) == 0
-    assert "2 demos, 2 nodes" in capsys.readouterr().out  # everything but the end joins START
+    coarse = tmp_path / "coarse.json"
+    coarse.write_text(json.dumps({"hash_size": 8, "max_text_changes": 0.25}))
+    assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--settings", str(coarse)]) == 0
+    assert "2 demos, 3 nodes" in capsys.readouterr().out
     graph = load_graph(tmp_path / "s" / "task1")
-    assert graph.meta["settings"]["same_threshold"] == 0.0
+    assert graph.meta["settings"]["hash_size"] == 8
+    assert graph.meta["settings"]["max_text_changes"] == 0.25
+    assert all((node.phash or "").startswith("phash8:") for node in graph.nodes)
     bad = tmp_path / "bad.json"
     bad.write_text('{"same_treshold": 1}')
     assert main(["build", str(demos), "-o", str(tmp_path / "s"), "--settings", str(bad)]) == 1

@@ -13,11 +13,11 @@ from graph_builder.errors import FormatError
 from graph_builder.hierarchy import load_hierarchy, parse_hierarchy
 from graph_builder.model import Observation
 from graph_builder.phash import compute_phash, hash_bits, masked_bands
+from graph_builder.roles import screen_tokens
 from graph_builder.screen import Screen
 from graph_builder.similarity import (
     SimilaritySettings,
     compare,
-    hierarchy_signatures,
     load_settings,
     screen_features,
     text_changes,
@@ -41,8 +41,8 @@ def test_same_screen_with_another_clock_is_the_same() -> None:
 def test_other_screen_is_different_and_the_reason_names_the_component() -> None:
     verdict = compare(state(HOME), state(SETTINGS), settings=S)
     assert not verdict.same
-    assert "content" in verdict.reason
-    assert verdict.structure == 1.0  # same layout, other texts: content decides
+    assert "state differs" in verdict.reason and "'[title] home'" in verdict.reason
+    assert verdict.structure == 1.0  # same layout, another title: the state decides
     text = verdict.describe()
     assert text.startswith("DIFFERENT") and "visual" in text and "structure" in text
 
@@ -57,7 +57,7 @@ def test_ticking_times_are_tolerated_but_a_changed_counter_is_a_new_state() -> N
     a = Sketch("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "3 items"})
     b = Sketch("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:43", "n": "3 items"})
     verdict = compare(state(a), state(b), settings=S)
-    assert verdict.same and verdict.changes == pytest.approx(2 * S.volatile_text_weight)
+    assert verdict.same and verdict.changes == 0.0 and "2 ambient texts differ" in verdict.reason
     c = Sketch("Cart", ("Aspirin", "Bandage"), extra={"updated": "Updated 10:42", "n": "4 items"})
     verdict = compare(state(a), state(c), settings=S)
     assert not verdict.same
@@ -73,13 +73,16 @@ def test_ticking_times_are_tolerated_but_a_changed_counter_is_a_new_state() -> N
         ("21°C", "23°C"),
     ],
 )
-def test_notification_counts_and_temperatures_are_masked(before: str, after: str) -> None:
+def test_notification_counts_are_ambient_and_other_counters_masked(before: str, after: str) -> None:
     a = Sketch("Inbox", ("Alice", "Bob"), extra={"n": before})
     b = Sketch("Inbox", ("Alice", "Bob"), extra={"n": after})
     verdict = compare(state(a), state(b), settings=S)
     assert verdict.same and verdict.changes == 0.0
-    _, weights = hierarchy_signatures(parse_hierarchy(render(a)[1]), S)
-    assert any("#" in token for token in weights)  # shown masked in explanations
+    tokens = screen_tokens(parse_hierarchy(render(a)[1]), S)
+    if "notifica" in before:
+        assert any("notifica" in t for t in tokens.ambient) and not tokens.content
+    else:  # shown masked in explanations
+        assert any("#" in token for token in tokens.content)
 
 
 def test_a_temperature_in_other_units_is_still_a_change() -> None:
@@ -112,9 +115,9 @@ def test_a_sentence_reworded_in_place_costs_little_but_a_new_sentence_counts() -
 
 def test_elements_off_the_screen_or_scrolled_out_are_left_out() -> None:
     rows = tuple(f"Row {i}" for i in range(14))  # the list shows the first nine or so
-    structure, content = hierarchy_signatures(parse_hierarchy(render(Sketch("Long", rows))[1]), S)
-    assert "row 0" in content and "row 13" not in content
-    shown = sum(f"row {i}" in content for i in range(14))
+    ambient = screen_tokens(parse_hierarchy(render(Sketch("Long", rows))[1]), S).ambient
+    assert "row 0" in ambient and "row 13" not in ambient
+    shown = sum(f"row {i}" in ambient for i in range(14))
     assert 5 < shown < 14
     # A launcher's next page, right of the screen, is left out too.
     _, xml = render(Sketch("Home", ("Phone", "Camera")))
@@ -124,30 +127,36 @@ def test_elements_off_the_screen_or_scrolled_out_are_left_out() -> None:
         page2 + '</node><node class="android.widget.FrameLayout" package="com.android.systemui"',
     )
     assert "Maps" in wider
-    assert hierarchy_signatures(parse_hierarchy(wider), S) == hierarchy_signatures(
-        parse_hierarchy(xml), S
-    )
+    assert screen_tokens(parse_hierarchy(wider), S) == screen_tokens(parse_hierarchy(xml), S)
 
 
-def test_volatile_texts_weigh_less() -> None:
+def test_times_and_dates_are_ambient_and_long_texts_weigh_less() -> None:
     _, xml = render(
-        Sketch("Clock", extra={"time": "10:42", "date": "Sun, Nov 29", "desc": "x" * 90})
+        Sketch("Clock", extra={"time": "10:42", "when": "Sun, Nov 29", "desc": "x" * 90})
     )
-    _, weights = hierarchy_signatures(parse_hierarchy(xml), S)
-    assert weights["clock"] == 1.0
-    assert weights["10:42"] == weights["sun, nov 29"] == S.volatile_text_weight
-    assert weights["x" * 90] == S.volatile_text_weight
-    assert "12:00" not in weights  # the status bar clock is System UI
+    tokens = screen_tokens(parse_hierarchy(xml), S)
+    assert tokens.state == {"[title] clock": 1.0}
+    assert {"10:42", "sun, nov 29"} <= tokens.ambient
+    assert tokens.content["x" * 90] == S.volatile_text_weight
+    assert "12:00" not in tokens.ambient  # the status bar clock is System UI
+
+
+def state_of(xml: str) -> Screen:
+    """A screen with this hierarchy over the Display sketch's pixels."""
+    image, _ = render(Sketch("Display", ("Dark theme",)))
+    return Screen(image.size, image=image, hierarchy=parse_hierarchy(xml))
 
 
 def test_a_switch_turned_on_is_a_different_state() -> None:
     off = render(Sketch("Display", ("Dark theme",)))[1]
     on = off.replace('text="Dark theme"', 'text="Dark theme" checkable="true" checked="true"')
     off = off.replace('text="Dark theme"', 'text="Dark theme" checkable="true" checked="false"')
-    _, a = hierarchy_signatures(parse_hierarchy(off), S)
-    _, b = hierarchy_signatures(parse_hierarchy(on), S)
+    a = screen_tokens(parse_hierarchy(off), S).state
+    b = screen_tokens(parse_hierarchy(on), S).state
     assert text_changes(a, b) == 2.0
-    assert "[on] Dark theme #1" in b and "[off] Dark theme #1" in a
+    assert "[on] dark theme #1" in b and "[off] dark theme #1" in a
+    verdict = compare(state_of(off), state_of(on), settings=S)
+    assert not verdict.same and "state differs" in verdict.reason
 
 
 def test_different_activities_are_different_even_when_identical() -> None:
@@ -245,12 +254,12 @@ def test_missing_screenshot_without_hash_is_a_format_error(tmp_path: Path) -> No
 
 
 def test_settings_round_trip_and_load(tmp_path: Path) -> None:
-    custom = dataclasses.replace(S, same_threshold=0.9, volatile_regions=((0, 0, 100, 50),))
+    custom = dataclasses.replace(S, max_text_changes=0.9, volatile_regions=((0, 0, 100, 50),))
     assert SimilaritySettings.from_json(json.loads(json.dumps(custom.to_json()))) == custom
     path = tmp_path / "settings.json"
-    path.write_text('{"same_threshold": 0.95, "hash_size": 8}')
+    path.write_text('{"max_text_changes": 0.95, "hash_size": 8}')
     loaded = load_settings(path)
-    assert loaded.same_threshold == 0.95 and loaded.hash_size == 8
+    assert loaded.max_text_changes == 0.95 and loaded.hash_size == 8
     assert loaded.visual_floor == S.visual_floor  # missing fields keep defaults
 
 
@@ -258,8 +267,8 @@ def test_settings_round_trip_and_load(tmp_path: Path) -> None:
     ("data", "match"),
     [
         ({"same_treshold": 0.9}, "unknown settings: same_treshold"),
-        ({"same_threshold": "high"}, "wrong type"),
-        ({"same_threshold": 1.5}, "between 0 and 1"),
+        ({"visual_floor": "high"}, "wrong type"),
+        ({"visual_floor": 1.5}, "between 0 and 1"),
         ({"hash_method": "md5"}, "unknown"),
         ({"hash_size": 8.5}, "wrong type"),
         ({"volatile_text_patterns": ["("]}, "not a regex"),
@@ -312,10 +321,10 @@ TOAST = (
 
 def test_toasts_are_left_out_but_dialogs_count() -> None:
     _, xml = render(HOME)
-    plain = hierarchy_signatures(parse_hierarchy(xml), S)
+    plain = screen_tokens(parse_hierarchy(xml), S)
     with_toast = xml.replace("</hierarchy>", TOAST)
-    assert hierarchy_signatures(parse_hierarchy(with_toast), S) == plain
+    assert screen_tokens(parse_hierarchy(with_toast), S) == plain
     kept = dataclasses.replace(S, ignore_toasts=False)
-    assert "added to cart" in hierarchy_signatures(parse_hierarchy(with_toast), kept)[1]
+    assert "added to cart" in screen_tokens(parse_hierarchy(with_toast), kept).content
     dialog = with_toast.replace('text="Added to cart"', 'text="Delete?" clickable="true"')
-    assert "delete?" in hierarchy_signatures(parse_hierarchy(dialog), S)[1]
+    assert "delete?" in screen_tokens(parse_hierarchy(dialog), S).content

@@ -11,6 +11,7 @@ from functools import lru_cache, partial
 
 from PIL import Image, ImageOps
 
+from virtual_phone.apps.ambient import badge_description, predicted_labels
 from virtual_phone.apps.base import App, Dialog, Screen, Ui
 from virtual_phone.apps.icons import paint_icon
 from virtual_phone.apps.kit import (
@@ -33,6 +34,7 @@ PACKAGE = "com.android.launcher3"
 ACTIVITY = "com.android.launcher3.uioverrides.QuickstepLauncher"
 WALLPAPER_TOP: Color = (46, 64, 110)
 WALLPAPER_BOTTOM: Color = (120, 94, 150)
+BADGE: Color = (220, 50, 47)
 HOTSEAT = ("com.android.dialer", "com.android.messaging", "com.android.contacts")
 
 
@@ -42,17 +44,21 @@ def wallpaper(size: tuple[int, int]) -> Image.Image:
     return ImageOps.colorize(ramp, WALLPAPER_TOP, WALLPAPER_BOTTOM)
 
 
-def app_icon(ui: Ui, rect: Rect, app: App, *, label_color: Color, rid: str) -> View:
-    """A BubbleTextView: the round icon with the app name under it."""
+def app_icon(
+    ui: Ui, rect: Rect, app: App, *, label_color: Color, rid: str, visit: int | None = None
+) -> View:
+    """A BubbleTextView: the round icon with the app name under it; on a visit with
+    ambient variation, a notification badge (in the description and as a dot)."""
     size = ui.dp(56)
     cx = rect.left + rect.width // 2
     top = rect.top + ui.dp(8)
+    desc = badge_description(app.label, visit) if visit is not None else app.label
     view = View(
         rect,
         cls="android.widget.TextView",
         rid=rid,
         text=app.label,
-        desc=app.label,
+        desc=desc,
         clickable=True,
         long_clickable=True,
         focusable=True,
@@ -75,6 +81,16 @@ def app_icon(ui: Ui, rect: Rect, app: App, *, label_color: Color, rid: str) -> V
         )
     )
     view.add(circle)
+    if desc != app.label:
+        dot = ui.dp(14)
+        view.add(
+            View(
+                Rect(cx + size // 2 - dot, top, cx + size // 2, top + dot),
+                bg=BADGE,
+                radius=dot // 2,
+                xml=False,
+            )
+        )
     view.add(
         View(
             Rect(rect.left, top + size + ui.dp(4), rect.right, rect.bottom),
@@ -180,6 +196,10 @@ class HomeScreen(Screen):
         )
         root.add(drag)
         now = ui.now()
+        visit = ui.host.ambient_visit()
+        date_text = _date_text(now)
+        if visit is not None:
+            date_text += " · " + now.strftime("%H:%M")  # a clock in the date widget
         date = View(
             Rect(
                 c.left + ui.dp(24),
@@ -189,7 +209,7 @@ class HomeScreen(Screen):
             ),
             cls="android.widget.TextView",
             rid=f"{PACKAGE}:id/date_widget",
-            text=_date_text(now),
+            text=date_text,
             font_px=ui.sp(22),
             color=WHITE,
             digest=False,
@@ -200,6 +220,10 @@ class HomeScreen(Screen):
         cell_w = c.width // cols
         cell_h = icon_cell_height(ui)
         grid_top = date.rect.bottom + ui.dp(32)
+        if visit is not None:
+            row = _predictions(ui, apps, visit, Rect(c.left, grid_top, c.right, grid_top + cell_h))
+            drag.add(row)
+            grid_top = row.rect.bottom + ui.dp(16)
         workspace = View(
             Rect(c.left, grid_top, c.right, c.bottom - cell_h - ui.dp(24)),
             cls="android.widget.ScrollView",
@@ -208,7 +232,7 @@ class HomeScreen(Screen):
         page = View(workspace.rect, cls="android.view.ViewGroup")
         for i, app in enumerate(apps):
             r = grid_cell(c.left, grid_top, cell_w, cell_h, cols, i)
-            page.add(app_icon(ui, r, app, label_color=WHITE, rid=""))
+            page.add(app_icon(ui, r, app, label_color=WHITE, rid="", visit=visit))
         workspace.add(page)
         drag.add(workspace)
         hot_top = c.bottom - cell_h - ui.dp(8)
@@ -222,7 +246,7 @@ class HomeScreen(Screen):
         x0 = c.left + (c.width - slot * len(dock)) // 2
         for i, app in enumerate(dock):
             r = Rect(x0 + i * slot, hot_top, x0 + (i + 1) * slot, hot_top + cell_h)
-            hotseat.add(app_icon(ui, r, app, label_color=WHITE, rid=""))
+            hotseat.add(app_icon(ui, r, app, label_color=WHITE, rid="", visit=visit))
         drag.add(hotseat)
         return root
 
@@ -232,6 +256,18 @@ class HomeScreen(Screen):
                 ui.push(AllAppsScreen())
             else:
                 ui.host.open_shade()
+
+
+def _predictions(ui: Ui, apps: list[App], visit: int, rect: Rect) -> View:
+    """The predicted-apps row: other apps on every visit."""
+    row = View(rect, cls="android.widget.LinearLayout", rid=f"{PACKAGE}:id/prediction_row")
+    by_label = {a.label: a for a in apps}
+    chosen = predicted_labels(sorted(by_label), visit)
+    slot = rect.width // max(1, len(chosen))
+    for i, label in enumerate(chosen):
+        r = Rect(rect.left + i * slot, rect.top, rect.left + (i + 1) * slot, rect.bottom)
+        row.add(app_icon(ui, r, by_label[label], label_color=WHITE, rid=f"{PACKAGE}:id/predicted"))
+    return row
 
 
 def _date_text(now: datetime) -> str:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from functools import partial
 from typing import Any
 
+from virtual_phone.apps.ambient import refreshed_conversation
 from virtual_phone.apps.base import App, Screen, Ui
 from virtual_phone.apps.kit import (
     ON_SURFACE_VARIANT,
@@ -110,6 +111,32 @@ class ConversationListScreen(Screen):
         root.add(bar)
         col = Column(c.left, bar.rect.bottom, c.width)
         rows: list[View] = []
+        visit = ui.host.ambient_visit()
+        refreshed = refreshed_conversation(visit) if visit is not None else None
+        if refreshed is not None:  # a list that refreshed since the last visit
+            name, snippet = refreshed
+            rows.append(
+                list_row(
+                    ui,
+                    col,
+                    name,
+                    summary=snippet,
+                    avatar=name,
+                    avatar_bg=avatar_color(name),
+                    title_rid=f"{PACKAGE}:id/conversation_name",
+                    summary_rid=f"{PACKAGE}:id/conversation_snippet",
+                    cls="android.view.ViewGroup",
+                    min_height=80,
+                    rid=f"{PACKAGE}:id/swipeableContainer",
+                    trailing=trailing_text(
+                        ui,
+                        "Now",
+                        max(ui.dp(48), text_width("Now", ui.sp(12))),
+                        size=12,
+                        rid=f"{PACKAGE}:id/conversation_timestamp",
+                    ),
+                )
+            )
         for conv in conversations(ui):
             last: dict[str, Any] = (
                 conv["messages"][-1] if conv["messages"] else {"text": "", "when": "", "me": False}
