@@ -4,10 +4,10 @@
 margin, on both sides of its decision:
 
 - *kept apart*: two nodes whose closest screens are within ``margin`` of being called the
-  same (``flip_distance``: below the decision line by the score, or past a rule's limit
-  such as the allowed text changes), or that ``compare()`` calls the same;
-- *merged*: a screen whose weakest match inside its node scores within ``margin`` above
-  the line, or that ``compare()`` now calls different.
+  same (``flip_distance``: the calibrated probability below one half, or a rule's measure
+  past its limit such as the allowed text changes), or that ``compare()`` calls the same;
+- *merged*: a screen whose weakest match inside its node is within ``margin`` of being
+  split, or that ``compare()`` now calls different.
 
 They are listed best first: the closer a pair is to flipping the decision, the earlier.
 Pairs people already decided (a constraint, a pin) are left out, and so is START for
@@ -54,7 +54,7 @@ from graph_builder.similarity import (
     screen_features,
 )
 
-DEFAULT_MARGIN = 0.1
+DEFAULT_MARGIN = 0.2  # score units: a calibrated probability within 0.2 of one half is unsure
 DEFAULT_SAMPLE = 8
 DEFAULT_CROSS_SAMPLE = 4
 MIXED_EXAMPLES = 3
@@ -68,41 +68,38 @@ class PairKind(StrEnum):
 
 
 TEXT_CHANGE_UNIT = 10.0  # one changed text past the allowance is this far in score units
-
-
-def decision_line(settings: SimilaritySettings) -> float:
-    """Where a pair's score flips the decision: the similarity threshold, or one half when
-    the settings have none (a score that is a calibrated probability)."""
-    return float(getattr(settings, "same_threshold", 0.5))
+DECISION_LINE = 0.5  # the score is a calibrated probability of "one state"
 
 
 def flip_distance(verdict: Verdict, settings: SimilaritySettings) -> float:
     """How far a decision is from going the other way, in score units.
 
-    Every measure that said "different" must change for the decision to flip, so it is the
-    largest of: the score's distance below the line, and how far each rule's measure is
-    past its limit (a floor, or the allowed text changes at ``TEXT_CHANGE_UNIT`` per text).
-    One new list row is close; a typed e-mail address that differs is not. Different
-    activities never flip.
+    A merge flips when any one measure crosses its limit, so its distance is the smallest
+    slack: the probability above one half, and the structure and content above their
+    floors. A split flips only when every measure that said "different" changes, so its
+    distance is the largest of: the probability below one half, how far each measure is
+    past its floor, the changed content texts past the allowance (``TEXT_CHANGE_UNIT`` per
+    text) and each state text found on one side only (a typed word, a flipped switch: one
+    unit each). One new list row is close; a typed e-mail address that differs is not.
+    Different activities never flip.
     """
-    line = decision_line(settings)
+    floors = (
+        (verdict.structure, settings.structure_floor),
+        (verdict.content, settings.content_floor),
+    )
     if verdict.same:
-        return max(0.0, verdict.score - line)
-    if verdict.activity == "different" and getattr(settings, "activity_must_match", True):
+        slack = [verdict.score - DECISION_LINE]
+        slack += [value - floor for value, floor in floors if value is not None]
+        return max(0.0, min(slack))
+    if verdict.activity == "different" and settings.activity_must_match:
         return math.inf
-    past = [line - verdict.score] if verdict.score < line else []
-    past += [
-        limit - value
-        for value, limit in (
-            (verdict.visual, getattr(settings, "visual_floor", None)),
-            (verdict.structure, getattr(settings, "structure_floor", None)),
-            (verdict.content, getattr(settings, "content_floor", None)),
-        )
-        if value is not None and limit is not None and value < limit
-    ]
-    allowed = getattr(settings, "max_text_changes", None)
-    if verdict.changes is not None and allowed is not None and verdict.changes > allowed:
-        past.append((verdict.changes - allowed) / TEXT_CHANGE_UNIT)
+    past = [DECISION_LINE - verdict.score] if verdict.score < DECISION_LINE else []
+    floors += ((verdict.visual, settings.visual_floor),)
+    past += [floor - value for value, floor in floors if value is not None and value < floor]
+    if verdict.changes is not None and verdict.changes > settings.max_text_changes:
+        past.append((verdict.changes - settings.max_text_changes) / TEXT_CHANGE_UNIT)
+    if verdict.state_changes:
+        past.append(float(verdict.state_changes))
     return max(past, default=0.0)
 
 

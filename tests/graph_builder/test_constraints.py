@@ -19,9 +19,11 @@ from graph_builder.similarity import SimilaritySettings
 from tests.graph_builder.gb_synthetic import Sketch, tap_row, write_demo
 
 HOME = Sketch("Home", ("Settings", "Contacts"))
-SETTINGS = Sketch("Settings", ("Display", "Sound"))
-# The same page with one more row: the builder calls it another state (a text appeared).
-SETTINGS_MORE = Sketch("Settings", ("Display", "Sound", "Battery"))
+_NOTES = {"a": "Backup", "b": "Storage", "c": "Accounts"}
+SETTINGS = Sketch("Settings", ("Display", "Sound"), extra=_NOTES)
+# The same page with one more text outside its list (a list row would be ambient): the
+# builder calls it another state, with little margin.
+SETTINGS_MORE = Sketch("Settings", ("Display", "Sound"), extra={**_NOTES, "d": "Battery"})
 DISPLAY = Sketch("Display", ("Brightness", "Dark theme"))
 # A first screen of another kind: START takes it all the same.
 LAUNCHER = Sketch("Launcher", ("Settings", "Clock", "Camera"))
@@ -270,19 +272,28 @@ def test_a_pair_is_borderline_by_every_measure_that_said_different() -> None:
     from graph_builder.review import flip_distance
     from graph_builder.similarity import Verdict
 
-    settings = SimilaritySettings()  # line 0.88, 0.5 text changes allowed, floors 0.75/0.7/0.6
+    settings = SimilaritySettings()  # floors 0.75 / 0.7 / 0.6, 0.5 text changes allowed
 
-    def verdict(same: bool, score: float, changes: float = 0.0, visual: float = 1.0) -> Verdict:
-        return Verdict(same, score, visual, 1.0, 1.0, "same", "why", changes)
+    def verdict(
+        same: bool,
+        score: float,
+        changes: float = 0.0,
+        visual: float = 1.0,
+        structure: float = 1.0,
+        state: float = 0.0,
+    ) -> Verdict:
+        return Verdict(same, score, visual, structure, 1.0, "same", "why", changes, state)
 
-    assert flip_distance(verdict(True, 0.93), settings) == pytest.approx(0.05)
-    assert flip_distance(verdict(False, 0.80), settings) == pytest.approx(0.08)
+    # A merge flips when any one measure crosses: its smallest slack.
+    assert flip_distance(verdict(True, 0.93), settings) == pytest.approx(0.3)
+    assert flip_distance(verdict(True, 0.93, structure=0.75), settings) == pytest.approx(0.05)
+    assert flip_distance(verdict(True, 0.56), settings) == pytest.approx(0.06)
+    # A split flips only when everything that said "different" changes: the largest.
+    assert flip_distance(verdict(False, 0.40), settings) == pytest.approx(0.10)
     one_row = verdict(False, 0.95, changes=1.0)  # one new list row
-    typed = verdict(False, 0.95, changes=3.0)  # another e-mail address typed
     assert flip_distance(one_row, settings) == pytest.approx(0.05)
-    assert flip_distance(typed, settings) == pytest.approx(0.25)
-    low_and_changed = verdict(False, 0.87, changes=3.0)  # just under the line, far by text
-    assert flip_distance(low_and_changed, settings) == pytest.approx(0.25)
+    typed = verdict(False, 0.95, changes=1.0, state=1.0)  # another e-mail address typed
+    assert flip_distance(typed, settings) == pytest.approx(1.0)
     assert flip_distance(verdict(False, 0.95, visual=0.72), settings) == pytest.approx(0.03)
     other_app = Verdict(False, 0.99, 1.0, 1.0, 1.0, "different", "different activities")
     assert flip_distance(other_app, settings) == float("inf")
