@@ -83,10 +83,10 @@ def flip_distance(verdict: Verdict, settings: SimilaritySettings) -> float:
     unit each). One new list row is close; a typed e-mail address that differs is not.
     Different activities never flip.
     """
-    floors = (
+    floors: list[tuple[float | None, float]] = [
         (verdict.structure, settings.structure_floor),
         (verdict.content, settings.content_floor),
-    )
+    ]
     if verdict.same:
         slack = [verdict.score - DECISION_LINE]
         slack += [value - floor for value, floor in floors if value is not None]
@@ -94,7 +94,7 @@ def flip_distance(verdict: Verdict, settings: SimilaritySettings) -> float:
     if verdict.activity == "different" and settings.activity_must_match:
         return math.inf
     past = [DECISION_LINE - verdict.score] if verdict.score < DECISION_LINE else []
-    floors += ((verdict.visual, settings.visual_floor),)
+    floors.append((verdict.visual, settings.visual_floor))
     past += [floor - value for value, floor in floors if value is not None and value < floor]
     if verdict.changes is not None and verdict.changes > settings.max_text_changes:
         past.append((verdict.changes - settings.max_text_changes) / TEXT_CHANGE_UNIT)
