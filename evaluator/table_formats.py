@@ -58,6 +58,13 @@ def _number(value: float | None, pattern: str) -> str:
     return "n/a" if value is None else format(value, pattern)
 
 
+def _seconds(value: float | None) -> str:
+    """Three decimals; agents without a model take less than a millisecond a step."""
+    if value is None:
+        return "n/a"
+    return f"{value:.3f}" if value >= 0.0005 else "<0.001"
+
+
 def main_grid(tables: Tables) -> Grid:
     rows = []
     for row in tables.main:
@@ -71,7 +78,7 @@ def main_grid(tables: Tables) -> Grid:
                 _rate_cell(row["sr_online"], "sr_online" in best),
                 Cell(_pct(cr["value"]), f"({cr['tasks']} tasks)", "cr" in best),
                 Cell(_pct(da["value"]), f"({da['correct']} of {da['decisions']})", "da" in best),
-                Cell(_number(ail["value"], ".3g"), f"({ail['steps']} steps)", "ail" in best),
+                Cell(_seconds(ail["value"]), f"({ail['steps']} steps)", "ail" in best),
                 Cell(str(row["tokens_in"]["value"]), "", "tokens_in" in best),
                 Cell(str(row["tokens_out"]["value"]), "", "tokens_out" in best),
                 Cell(_number(cost["value"], ".4f"), "", "cost" in best),
@@ -185,7 +192,7 @@ def _md(cell: Cell) -> str:
 def render_md(tables: Tables) -> str:
     blocks: list[Block] = []
     for grid in grids(tables):
-        blocks.append(("h3", grid.title))
+        blocks.append(("p", f"**{grid.title}**"))  # fits under any heading level
         blocks.append(Table(grid.headers, [[_md(c) for c in row] for row in grid.rows]))
         blocks += [("p", note) for note in grid.notes]
     return render_markdown(blocks)

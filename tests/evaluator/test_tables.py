@@ -127,7 +127,7 @@ def test_pairs_are_report_compare_numbers_holm_adjusted(sample_runs, sample_tabl
 
 def test_markdown_shows_the_rounded_numbers_their_bases_and_the_best(sample_tables, summaries):
     text = render(sample_tables, "md")
-    first_table = text.split("### Table 2")[0]
+    first_table = text.split("**Table 2")[0]
     rows = {
         cells[0]: cells
         for line in first_table.splitlines()
