@@ -102,6 +102,12 @@ def main_grid(tables: Tables) -> Grid:
         if row["cost"]["unpriced_models"]:
             notes.append(f"{row['run']}: no price for {', '.join(row['cost']['unpriced_models'])}.")
     notes += [f"Note: {n}." for n in tables.notes]
+    for key, what in (("mode", "offline mode"), ("matching", "matching profile")):
+        used = [(r.label, r.summary.get(key)) for r in tables.runs]
+        if len({v for _, v in used}) > 1:
+            notes.append(
+                f"The runs differ in {what}: " + ", ".join(f"{r} {v}" for r, v in used) + "."
+            )
     headers = (
         "Run",
         "SR all",

@@ -95,6 +95,9 @@ class Tables:
                     "path": r.path,
                     "suite": r.suite_path,
                     "suite_hash": r.suite_hash,
+                    "variant": r.summary["variant"],
+                    "mode": r.summary["mode"],
+                    "matching": r.summary["matching"],
                     "tasks": len(r.task_ids),
                 }
                 for r in self.runs

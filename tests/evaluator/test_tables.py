@@ -213,19 +213,17 @@ def test_latex_compiles_with_booktabs(sample_runs, tmp_path):
 
 def test_other_task_sets_are_refused_unless_allowed_and_then_noted(sample_runs, tmp_path):
     few = tmp_path / "few"
-    argv = ["eval", "--suite", str(SAMPLE), "--agent", "heuristic", "--tasks", "bp_pills_out"]
-    assert (
-        main([*argv, "call_daughter", "--protocol", "offline", "--out", str(few), "--no-report"])
-        == 0
-    )
+    argv = ["eval", "--suite", str(SAMPLE), "--agent", "heuristic", "--mode", "tolerant"]
+    argv += ["--protocol", "offline", "--tasks", "bp_pills_out", "call_daughter"]
+    assert main([*argv, "--out", str(few), "--no-report"]) == 0
     with pytest.raises(TableError, match="lacks 16 task") as refused:
         build_tables([sample_runs[0], few], names={few: "few"})
     assert "--allow-different-tasks" in str(refused.value)
     tables = build_tables([sample_runs[0], few], names={few: "few"}, allow_different_tasks=True)
     assert tables.pairs[0]["pairs"] == 2  # the tasks both evaluated
-    assert "Note: few lacks 16 task(s) of heuristic (original): call_doctor_lee," in render(
-        tables, "md"
-    )
+    text = render(tables, "md")
+    assert "Note: few lacks 16 task(s) of heuristic (original): call_doctor_lee," in text
+    assert "differ in offline mode: heuristic (original) strict, few tolerant." in text
 
 
 def test_other_suite_contents_are_refused(sample_runs, tmp_path):
