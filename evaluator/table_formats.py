@@ -29,8 +29,9 @@ class Cell:
 
 @dataclass(frozen=True, slots=True)
 class Grid:
-    """One table ready to write: title, header, rows of cells, notes under it."""
+    """One table ready to write: number, title, header, rows of cells, notes under it."""
 
+    number: int
     title: str
     headers: tuple[str, ...]
     rows: tuple[tuple[Cell, ...], ...]
@@ -120,8 +121,8 @@ def main_grid(tables: Tables) -> Grid:
         "Tokens out",
         f"Cost ({tables.currency})",
     )
-    title = f"Table 1: success and cost of {len(tables.runs)} run(s)"
-    return Grid(title, headers, tuple(rows), tuple(notes), 1)
+    title = f"Success and cost of {len(tables.runs)} run(s)"
+    return Grid(1, title, headers, tuple(rows), tuple(notes), 1)
 
 
 def pairs_grid(tables: Tables) -> Grid:
@@ -167,7 +168,7 @@ def pairs_grid(tables: Tables) -> Grid:
         "McNemar p",
         "Holm p",
     )
-    return Grid("Table 2: paired comparisons", headers, tuple(rows), tuple(notes), 2)
+    return Grid(2, "Paired comparisons", headers, tuple(rows), tuple(notes), 2)
 
 
 def labels_grid(tables: Tables) -> Grid:
@@ -180,7 +181,7 @@ def labels_grid(tables: Tables) -> Grid:
         "task with two labels of one dimension counts in both.",
     )
     headers = ("Dimension", "Label", *(r.label for r in tables.runs))
-    return Grid("Table 3: SR per label", headers, tuple(rows), notes, 2)
+    return Grid(3, "SR per label", headers, tuple(rows), notes, 2)
 
 
 def grids(tables: Tables) -> tuple[Grid, ...]:
@@ -198,7 +199,9 @@ def _md(cell: Cell) -> str:
 def render_md(tables: Tables) -> str:
     blocks: list[Block] = []
     for grid in grids(tables):
-        blocks.append(("p", f"**{grid.title}**"))  # fits under any heading level
+        blocks.append(
+            ("p", f"**Table {grid.number}: {grid.title}**")
+        )  # fits under any heading level
         blocks.append(Table(grid.headers, [[_md(c) for c in row] for row in grid.rows]))
         blocks += [("p", note) for note in grid.notes]
     return render_markdown(blocks)
@@ -217,6 +220,8 @@ _LATEX_SPECIAL = {
     "}": r"\}",
     "~": r"\textasciitilde{}",
     "^": r"\textasciicircum{}",
+    "<": r"\textless{}",  # the default font encoding would print an inverted "!"
+    ">": r"\textgreater{}",
 }
 
 
@@ -229,10 +234,31 @@ def latex_escape(text: str) -> str:
     return "".join(_LATEX_SPECIAL.get(ch, ch) for ch in text)
 
 
-def _tex(cell: Cell) -> str:
+def _stacked(lines: list[str], align: str) -> str:
+    """Lines of TeX in one cell, one under the other (a nested tabular: no package); each
+    line braced so that a leading "[" is not read as the length argument of the break."""
+    if len(lines) == 1:
+        return lines[0]
+    body = r" \\ ".join(f"{{{line}}}" for line in lines)
+    return rf"\begin{{tabular}}[t]{{@{{}}{align}@{{}}}}{body}\end{{tabular}}"
+
+
+def _tex(cell: Cell, align: str) -> str:
+    """The figure over its base (interval, then count), and a name over its parenthesis
+    ("heuristic" over "(normalized)"), so that wide tables stay narrow."""
     head = latex_escape(cell.head)
     head = rf"\textbf{{{head}}}" if cell.best else head
-    return f"{head} {latex_escape(cell.tail)}".strip()
+    if not cell.tail:
+        name, paren, rest = cell.head.partition(" (")
+        lines = [latex_escape(name), latex_escape(paren[1:] + rest)]
+        return _stacked(lines if paren and not cell.best else [head], align)
+    tail = [latex_escape(part) for part in cell.tail.replace("] (", "]\n(").split("\n") if part]
+    return _stacked([head, *tail], align)
+
+
+def _tex_header(text: str, align: str) -> str:
+    words = text.split(" ", 1)
+    return _stacked([latex_escape(w) for w in words], align)
 
 
 def render_latex(tables: Tables) -> str:
@@ -240,19 +266,23 @@ def render_latex(tables: Tables) -> str:
     for grid in grids(tables):
         spec = "l" * grid.left_columns + "r" * (len(grid.headers) - grid.left_columns)
         out += [
-            r"\begin{table}[t]",
+            r"\begin{table*}[t]",
             r"\centering",
             r"\scriptsize",
+            r"\setlength{\tabcolsep}{4pt}",
             rf"\caption{{{latex_escape(grid.title)}}}",
             rf"\begin{{tabular}}{{{spec}}}",
             r"\toprule",
-            " & ".join(latex_escape(h) for h in grid.headers) + r" \\",
+            " & ".join(_tex_header(h, a) for h, a in zip(grid.headers, spec, strict=True)) + r" \\",
             r"\midrule",
-            *(" & ".join(_tex(c) for c in row) + r" \\" for row in grid.rows),
+            *(
+                " & ".join(_tex(c, a) for c, a in zip(row, spec, strict=True)) + r" \\"
+                for row in grid.rows
+            ),
             r"\bottomrule",
             r"\end{tabular}",
             *(rf"\par\smallskip {latex_escape(note)}" for note in grid.notes),
-            r"\end{table}",
+            r"\end{table*}",
             "",
         ]
     return "\n".join(out)

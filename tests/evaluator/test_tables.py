@@ -167,7 +167,9 @@ def _check_latex_structure(tex: str) -> None:
         depth += {"{": 1, "}": -1}.get(ch, 0)
         assert depth >= 0
     assert depth == 0
-    tables = re.findall(r"\\begin\{tabular\}\{([lr]+)\}\n(.*?)\\end\{tabular\}", tex, re.S)
+    tables = re.findall(
+        r"^\\begin\{tabular\}\{([lr]+)\}\n(.*?)^\\end\{tabular\}$", tex, re.S | re.M
+    )
     assert len(tables) == 3
     for spec, body in tables:
         lines = body.strip().splitlines()
@@ -178,17 +180,20 @@ def _check_latex_structure(tex: str) -> None:
 
 
 def test_latex_has_booktabs_structure_and_escapes_names(sample_runs):
-    odd = "50% a_b & {x} #1 $ ~^\\"
+    odd = "50% a_b & {x} #1 $ ~^\\ <3>"
     tables = build_tables(sample_runs, names={sample_runs[0]: odd})
     tex = render(tables, "latex")
     _check_latex_structure(tex)
     assert latex_escape(odd) in tex and odd not in tex
-    assert r"\textbf{33.3\%}" in tex  # the heuristic on normalized instructions
+    assert r"\textless{}3\textgreater{}" in tex  # a bare "<" prints an inverted "!"
+    # heuristic on normalized instructions: the best SR over its interval and count
+    assert r"{\textbf{33.3\%}} \\ {[16.3, 56.3]} \\ {(6 of 18)}" in tex
+    assert r"\caption{Success and cost of 4 run(s)}" in tex  # LaTeX numbers the tables
 
 
 @pytest.mark.skipif(shutil.which("pdflatex") is None, reason="no TeX engine installed")
 def test_latex_compiles_with_booktabs(sample_runs, tmp_path):
-    tables = build_tables(sample_runs, names={sample_runs[0]: "50% a_b & {x} #1 $ ~^\\"})
+    tables = build_tables(sample_runs, names={sample_runs[0]: "50% a_b & {x} #1 $ ~^\\ <3>"})
     doc = tmp_path / "tables.tex"
     doc.write_text(
         "\\documentclass{article}\n\\usepackage{booktabs}\n\\begin{document}\n"
