@@ -316,3 +316,14 @@ def test_cli_writes_the_file_and_checks_names(sample_runs, tmp_path, capsys):
     assert "nowhere is not one of the runs" in capsys.readouterr().err
     assert main(["table", first, first]) == 1
     assert "would both be named 'heuristic (original)'" in capsys.readouterr().err
+
+
+def test_readme_shows_what_the_command_makes(sample_runs):
+    """The README's tables are this command's output on the sample suite (AIL aside: it is
+    measured time)."""
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
+    made = render(build_tables(sample_runs), "md")
+    ail = re.compile(r"\| (\*\*)?(<?[\d.]+)(\*\*)? \((\d+) steps\) \|")
+    start = readme.index("**Table 1: ")
+    shown = readme[start : readme.index("\nAIL is measured time", start)]
+    assert ail.sub(r"| AIL (\4 steps) |", shown) == ail.sub(r"| AIL (\4 steps) |", made)
