@@ -12,10 +12,12 @@ import io
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from evaluator.document import Block, Table, render_markdown
-from evaluator.tables import Tables
+
+if TYPE_CHECKING:  # building the CLI parser reads FORMATS and must stay light
+    from evaluator.tables import Tables
 
 
 @dataclass(frozen=True, slots=True)

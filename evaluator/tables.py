@@ -185,7 +185,10 @@ def _differences(columns: Sequence[RunColumn]) -> list[str]:
     first, out = columns[0], []
     for c in columns:
         if c.suite_hash is None:
-            out.append(f"{c.label}: suite folder {c.suite_path or '(not recorded)'} not found")
+            out.append(
+                f"{c.label}: its suite folder {c.suite_path or '(not recorded)'} is not there, "
+                "so its content cannot be compared"
+            )
     for c in columns[1:]:
         if c.suite_hash and first.suite_hash and c.suite_hash != first.suite_hash:
             out.append(
