@@ -25,6 +25,7 @@ from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
 from evaluator.secrets import SecretFilter
+from evaluator.table_cli import add_table
 
 
 def register(subparsers: Any) -> None:
@@ -33,6 +34,7 @@ def register(subparsers: Any) -> None:
     _add_report(subparsers)
     _add_parse_action(subparsers)
     add_audit(subparsers)
+    add_table(subparsers)
 
 
 def _add_eval(subparsers: Any) -> None:
