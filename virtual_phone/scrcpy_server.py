@@ -467,7 +467,7 @@ def _disabled_audio(sock: socket.socket) -> None:
     _drain(sock)
 
 
-class _Session:
+class _MirrorSession:
     """One running server: its sockets and the threads that serve them."""
 
     def __init__(self, host: ScrcpyHost, options: ServerOptions) -> None:
@@ -609,7 +609,7 @@ def app_process(inv: Invocation, *, host: ScrcpyHost) -> int:
     brand = phone.props.get("ro.product.brand", "ElderBench")
     inv.write(f"[server] INFO: Device: [{brand}] {phone.model} (Android {phone.android_version})\n")
     inv.streams.flush()
-    session = _Session(host, options)
+    session = _MirrorSession(host, options)
     try:
         if options.socket_count and session.connect(inv.cancelled):
             session.run(inv.cancelled)
