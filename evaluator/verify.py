@@ -3,7 +3,8 @@
 It checks the suite against the hashes in ``manifest.json`` (naming each file added,
 removed or changed), every result line against its trace (the counts a result takes from
 its steps, and a success or termination that the last step must show), the prompt texts
-against their hashes, and recomputes the report's numbers (``run_summary.summarize``)
+against their hashes (a template the run's secret masking changed is stored masked and
+not checked), and recomputes the report's numbers (``run_summary.summarize``)
 against ``report.json`` when the run has one.
 """
 
@@ -14,6 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from evaluator.errors import EvaluatorError
 from evaluator.manifest import (
     MANIFEST_FILE,
     ManifestError,
@@ -26,6 +28,7 @@ from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.report import REPORT_JSON
 from evaluator.run_store import RESULTS_FILE, RunStore
 from evaluator.run_summary import summarize
+from evaluator.secrets import MASK
 
 # Fields of a summary that name the run rather than measure it.
 _NOT_NUMBERS = ("run",)
@@ -103,9 +106,24 @@ def _summary_mismatches(run_dir: Path) -> list[str]:
     stored_path = run_dir / REPORT_JSON
     if not stored_path.exists():
         return []
-    stored = json.loads(stored_path.read_text(encoding="utf-8"))
-    fresh = json.loads(json.dumps(summarize(run_dir).to_json()))
-    differ = _json_diff(stored, fresh)
+    try:
+        stored = json.loads(stored_path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        return [f"{stored_path} cannot be read ({exc})"]
+    # the report's own comparison and agreement runs (seed and prices: the defaults)
+    other = (stored.get("comparison") or {}).get("other_run")
+    online = (stored.get("agreement") or {}).get("online_run")
+    try:
+        summary = summarize(
+            run_dir,
+            compare=Path(other) if other else None,
+            agreement_with=Path(online) if online else None,
+        )
+    except EvaluatorError as exc:
+        return [f"{stored_path}: its numbers cannot be recomputed: {exc}"]
+    fresh = json.loads(json.dumps(summary.to_json()))
+    # headline numbers (sr, counts.success) before the breakdowns' depths
+    differ = sorted(_json_diff(stored, fresh), key=lambda p: p.count(".") + p.count("["))
     return [
         f"{stored_path}: {name} no longer recomputes from the results "
         f"(stored {_pick(stored, name)!r}, now {_pick(fresh, name)!r})"
@@ -139,7 +157,8 @@ def _manifest_mismatches(run_dir: Path, manifest: dict[str, Any], store: RunStor
     suite = Path(recorded.get("path") or store.info().get("suite", {}).get("path", ""))
     out = _suite_mismatches(recorded, suite)
     for name, prompt in manifest.get("prompts", {}).items():
-        if text_hash(str(prompt.get("text", ""))) != prompt.get("hash"):
+        text = str(prompt.get("text", ""))
+        if MASK not in text and text_hash(text) != prompt.get("hash"):
             out.append(f"{run_dir / MANIFEST_FILE}: prompt {name} does not match its hash")
     return out
 
