@@ -376,9 +376,10 @@ def essentials(data: Mapping[str, Any]) -> list[str]:
     """A few lines saying what pins the run: tool, suite hash, models, devices."""
     tool = data.get("tool", {})
     commit = tool.get("commit")
-    commit_text = f" ({commit[:12]}{', with local changes' if tool.get('dirty') else ''})"
+    changes = ", with local changes" if tool.get("dirty") else ""
+    commit_text = f" ({commit[:12]}{changes})" if isinstance(commit, str) else " (no git commit)"
     lines = [
-        f"elderbench {tool.get('version')}{commit_text if commit else ''}, "
+        f"elderbench {tool.get('version')}{commit_text}, "
         f"Python {data.get('python', {}).get('version')}",
         f"suite {data.get('suite', {}).get('name')}: {data.get('suite', {}).get('hash')}",
     ]

@@ -20,11 +20,13 @@ from evaluator.manifest import (
     MANIFEST_SCHEMA_VERSION,
     changed_files,
     device_fingerprint,
+    essentials,
     read_manifest,
     suite_hash,
     suite_record,
     task_hash,
     text_hash,
+    tool_commit,
 )
 from evaluator.prompts import load_prompt
 from evaluator.runner import RunConfig, RunStarted, TaskFinished, iter_run, run_suite
@@ -104,6 +106,27 @@ def test_a_fake_devices_fingerprint_holds_its_app_versions():
         "com.a": {"version_name": "2.0", "version_code": 20},
         "com.missing": None,
     }
+
+
+def test_the_essentials_read_a_manifest_made_without_git(monkeypatch):
+    import subprocess
+
+    def no_git(*args, **kwargs):
+        raise FileNotFoundError("git")
+
+    monkeypatch.setattr(subprocess, "run", no_git)
+    assert tool_commit() == {"commit": None, "dirty": None}
+    data = {
+        "tool": {"version": "0.1.0", "commit": None, "dirty": None},
+        "python": {"version": "3.12.1"},
+        "suite": {"name": "s", "hash": "sha256:ab"},
+        "models": {"agent": None},
+        "devices": [],
+    }
+    assert essentials(data) == [
+        "elderbench 0.1.0 (no git commit), Python 3.12.1",
+        "suite s: sha256:ab",
+    ]
 
 
 # --------------------------------------------------------------------------- verify
