@@ -34,6 +34,7 @@ import adbutils
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
 from devices.clock import SYSTEM_CLOCK, DeviceClock
+from devices.device import PackageVersion
 from devices.errors import (
     AdbUnavailableError,
     DeviceCommandError,
@@ -233,6 +234,22 @@ def _parse_info(serial: str, output: str) -> DeviceInfo:
     size = wm("size", r"(\d+)x(\d+)") or [0, 0]
     density = wm("density", r"(\d+)") or [0]
     return DeviceInfo(serial, model, version, size[0], size[1], density[0])
+
+
+def parse_package_version(package: str, output: str) -> PackageVersion | None:
+    """versionName and versionCode of ``package`` in `dumpsys package` output (None: the
+    output has no section for it)."""
+    start = output.find(f"Package [{package}]")
+    if start < 0:
+        return None
+    section = output[start:]
+    following = section.find("Package [", 1)
+    section = section if following < 0 else section[:following]
+    code = re.search(r"versionCode=(\d+)", section)
+    name = re.search(r"versionName=(\S*)", section)
+    if code is None:
+        return None
+    return PackageVersion(name.group(1) if name else "", int(code.group(1)))
 
 
 def list_devices(client: adbutils.AdbClient | None = None) -> list[DeviceSummary]:
@@ -651,6 +668,11 @@ class AndroidDevice:
             for line in self.shell("pm list packages").splitlines()
             if line.startswith("package:")
         ]
+
+    def package_versions(self, packages: list[str]) -> dict[str, PackageVersion | None]:
+        """Each package's versionName/versionCode from `dumpsys package PKG` (None: the
+        phone does not have it)."""
+        return {p: parse_package_version(p, self.shell(f"dumpsys package {p}")) for p in packages}
 
     def _answer(self, command: str, *, timeout: float | None = None) -> str:
         """Everything a command printed, for commands that report failure only in words."""

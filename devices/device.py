@@ -7,11 +7,23 @@ above the device layer). Every method may raise a ``devices.errors.DeviceError``
 
 from __future__ import annotations
 
-from typing import Protocol
+from dataclasses import dataclass
+from typing import Any, Protocol
 
 from devices.health import Health
 from graph_builder.model import Action, DeviceInfo, ResetRecipe
 from graph_builder.screen import Screen
+
+
+@dataclass(frozen=True, slots=True)
+class PackageVersion:
+    """An installed app's version, as `dumpsys package` reports it."""
+
+    name: str
+    code: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"version_name": self.name, "version_code": self.code}
 
 
 class Device(Protocol):
@@ -42,6 +54,10 @@ class Device(Protocol):
 
     def installed_packages(self) -> list[str]:
         """The packages installed (to start an app an agent names by its label)."""
+        ...
+
+    def package_versions(self, packages: list[str]) -> dict[str, PackageVersion | None]:
+        """versionName and versionCode of each package (None: not installed)."""
         ...
 
     def health(self, timeout: float = 10.0) -> Health:

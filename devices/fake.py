@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
+from devices.device import PackageVersion
 from devices.errors import DeviceDisconnectedError, DeviceError
 from devices.health import Health, HealthCheck
 from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe
@@ -41,6 +42,7 @@ class FakeDevice:
     performed: list[Action] = field(default_factory=list)
     resets: list[ResetRecipe] = field(default_factory=list)
     closed: bool = False
+    versions: Mapping[str, PackageVersion] = field(default_factory=dict)  # installed apps
     _faults: dict[str, DeviceError] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -96,6 +98,11 @@ class FakeDevice:
         """The packages of the scripted screens' activities."""
         self._call("installed_packages")
         return sorted({s.activity.partition("/")[0] for s in self.screens.values() if s.activity})
+
+    def package_versions(self, packages: list[str]) -> dict[str, PackageVersion | None]:
+        """The versions given in ``versions`` (None: a package it does not hold)."""
+        self._call("package_versions")
+        return {p: self.versions.get(p) for p in packages}
 
     def health(self, timeout: float = 10.0) -> Health:
         """Healthy while open; ``fail_next("health")`` makes the next check fail."""

@@ -6,6 +6,7 @@
     elderbench eval ... --protocol online --device emulator-5554 --device R58M12345 --out ...
     elderbench eval ... --out runs/gpt4o --resume          # after Ctrl-C or a crash
     elderbench report runs/gpt4o --compare runs/gpt4o-normalized [--json]
+    elderbench verify runs/gpt4o                            # does the run still hold?
     elderbench parse-action --family ui-tars-1.5 --screen 1080x2400 "Action: click(...)"
 """
 
@@ -32,6 +33,7 @@ def register(subparsers: Any) -> None:
     _add_eval(subparsers)
     _add_judge(subparsers)
     _add_report(subparsers)
+    _add_verify(subparsers)
     _add_parse_action(subparsers)
     add_audit(subparsers)
     add_table(subparsers)
@@ -232,6 +234,30 @@ def _add_report(subparsers: Any) -> None:
     rp.set_defaults(func=run_report)
 
 
+def _add_verify(subparsers: Any) -> None:
+    vf = subparsers.add_parser(
+        "verify",
+        help="check that a run still says what it said (suite hashes, traces, report)",
+        description="Recompute the report's numbers from results, traces and the suite, "
+        "check the hashes of manifest.json, and name every mismatch (exit status 1).",
+    )
+    vf.add_argument("run", type=Path, help="run folder")
+    vf.set_defaults(func=run_verify)
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from evaluator.verify import verify_run
+
+    found = verify_run(args.run)
+    if found.ok:
+        print(f"verified: {args.run} ({found.tasks} tasks, suite {found.suite_hash})")
+        return 0
+    for mismatch in found.mismatches:
+        print(mismatch)
+    print(f"{len(found.mismatches)} mismatch(es) in {args.run}", file=sys.stderr)
+    return 1
+
+
 def _add_parse_action(subparsers: Any) -> None:
     pa = subparsers.add_parser(
         "parse-action",
@@ -316,6 +342,8 @@ class ProgressPrinter:
         if isinstance(event, RunStarted):
             skipped = f", {len(event.skipped)} already finished" if event.skipped else ""
             self._line(f"{event.total} tasks{skipped} -> {event.run_dir}")
+            if event.suite_change:
+                self._line(f"warning: {event.suite_change}")
         elif isinstance(event, TaskFinished):
             self.counts[event.result.status.value] += 1
             width = 30
@@ -513,5 +541,10 @@ def run_report(args: argparse.Namespace) -> int:
     shown = [*bounds_blocks(summary.bounds), *agreement_blocks(summary.agreement)]
     if shown:
         print(render_markdown(shown), end="")
+    from evaluator.manifest import essentials, read_manifest
+
+    manifest = read_manifest(args.run)
+    for line in essentials(manifest) if manifest else ():
+        print(line)
     print(f"wrote {md} and {page}")
     return 0

@@ -36,6 +36,7 @@ from evaluator.errors import (
 )
 from evaluator.farm.log import FarmLog
 from evaluator.judges import Judge
+from evaluator.manifest import DEVICE_FILE, device_fingerprint, suite_packages
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
@@ -75,6 +76,7 @@ class RunStarted:
     total: int  # tasks selected
     pending: int  # tasks this session will run
     skipped: tuple[str, ...]  # finished before (resume)
+    suite_change: str | None = None  # a resume found the suite changed (evaluator.manifest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -266,6 +268,9 @@ class TaskExecution:
 
         if self.device is None:
             raise TaskSetupError(f"task {task.id} is online and no device was given (--device)")
+        if self.device.serial not in self.clean_starts:  # the run's first task on this device
+            packages = suite_packages(config.suite)
+            trace.write_json(DEVICE_FILE, device_fingerprint(self.device, packages))
         graph = None
         if (job.task_dir / GRAPH_FILE).is_file():
             try:

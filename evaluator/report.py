@@ -7,11 +7,13 @@ report.md (charts as SVG files beside it) and report.html (charts inline).
 
 from __future__ import annotations
 
+import json
 import time
 from pathlib import Path
 from typing import Any
 
 from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
+from evaluator.manifest import ManifestError, essentials, read_manifest
 from evaluator.metrics import DIMENSIONS, effective_status, tasks_phrase
 from evaluator.prices import PriceTable
 from evaluator.records import TaskResult
@@ -19,6 +21,8 @@ from evaluator.report_audit import agreement_blocks, bounds_blocks
 from evaluator.run_store import RunStore
 from evaluator.run_summary import RunSummary, summarize
 from evaluator.svg import bar_chart, scatter_chart
+
+REPORT_JSON = "report.json"  # every number of the report, for `elderbench verify`
 
 CHART_DIMENSIONS = ("scenario", "syntax", "semantics", "app")
 
@@ -683,6 +687,17 @@ def _tasks(results: list[TaskResult], store: RunStore) -> list[Block]:
     return blocks
 
 
+def manifest_blocks(run_dir: Path) -> list[Block]:
+    """What pins the run (evaluator.manifest), under the report's tables."""
+    try:
+        data = read_manifest(run_dir)
+    except ManifestError as exc:
+        return [("h2", "Manifest"), ("p", str(exc))]
+    if data is None:
+        return []
+    return [("h2", "Manifest"), *(("p", line) for line in essentials(data))]
+
+
 def write_report(
     run_dir: Path,
     compare: Path | None = None,
@@ -699,11 +714,12 @@ def write_report(
     if summary is None:
         summary = summarize(run_dir, compare=compare, prices=prices, seed=seed)
     store = RunStore.open(run_dir)
-    blocks = _blocks(summary, store.results(), store)
+    blocks = [*_blocks(summary, store.results(), store), *manifest_blocks(run_dir)]
     for block in blocks:
         if isinstance(block, Chart):
             store.write_text(f"report_{block.name}.svg", block.svg)
     md = store.write_text("report.md", render_markdown(blocks))
     title = str(blocks[0][1]) if isinstance(blocks[0], tuple) else "Evaluation report"
     page = store.write_text("report.html", render_html(blocks, title))
+    store.write_text(REPORT_JSON, json.dumps(summary.to_json(), indent=2, ensure_ascii=False))
     return md, page

@@ -61,8 +61,9 @@ from evaluator.execution import (
 )
 from evaluator.farm.executors import EXECUTORS, create_executor
 from evaluator.judges import create_judge
+from evaluator.manifest import add_devices, build_manifest, models_and_prompts, write_manifest
 from evaluator.run_config import RunConfig, check_resume, resume_changes, resume_config
-from evaluator.run_store import RunStore
+from evaluator.run_store import TRACES_DIR, RunStore
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_suite, load_task, suite_task_dirs
 from graph_builder.model import EvalProtocol
@@ -85,6 +86,7 @@ __all__ = [
     "resume_changes",
     "resume_config",
     "run_info",
+    "run_manifest",
     "run_suite",
 ]
 
@@ -171,6 +173,25 @@ def run_info(config: RunConfig, agent: Agent) -> dict[str, Any]:
     }
 
 
+def run_manifest(config: RunConfig, agent: Agent) -> dict[str, Any]:
+    """The manifest of a run of ``config`` (evaluator.manifest), its judges built to read
+    their models and prompt templates."""
+    # judges run online only
+    names = config.judges if config.devices else ()
+    judges = {n: create_judge(n, config.judge_config.get(n)) for n in names}
+    try:
+        suite_name = load_suite(config.suite).name
+    except GraphBuilderError:
+        suite_name = config.suite.name
+    return build_manifest(
+        config.suite,
+        suite_name,
+        models_and_prompts(agent, judges),
+        config.secrets(),
+        started=time.time(),
+    )
+
+
 # --------------------------------------------------------------------------- running
 
 
@@ -215,6 +236,9 @@ def iter_run(
             secrets=config.secrets(),
         )
         finished = store.finished_ids() if config.resume else set()
+        suite_change = write_manifest(
+            store.run_dir, run_manifest(config, first_agent), store.secrets
+        )
     except BaseException:
         first_agent.close()
         locks.release()
@@ -232,11 +256,12 @@ def iter_run(
         first_agent=first_agent,
     )
     try:
-        yield RunStarted(store.run_dir, len(jobs), len(pending), skipped)
+        yield RunStarted(store.run_dir, len(jobs), len(pending), skipped, suite_change)
         yield from executor.run(session)
         yield _finished(store, jobs, control)
     finally:
         session.close_unused_agent()
+        add_devices(store.run_dir, store.run_dir / TRACES_DIR, store.secrets)
         store.close()
         locks.release()
 

@@ -13,13 +13,12 @@
   (Holm) across all pairs of the table.
 - ``labels``: SR per scenario, syntax and semantics label and run, with each group's size.
 
-Runs on different suites (by ``suite_content_hash``) or different task sets are refused
+Runs on different suites (by ``evaluator.manifest.suite_hash``) or different task sets are refused
 unless ``allow_different_tasks``; then each difference becomes a note.
 """
 
 from __future__ import annotations
 
-import hashlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -27,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import EvaluatorError
+from evaluator.manifest import ManifestError, read_manifest, suite_hash
 from evaluator.metrics import compare_runs, paired_outcomes
 from evaluator.prices import PriceTable, load_prices
 from evaluator.run_store import RunStore
@@ -34,7 +34,6 @@ from evaluator.run_summary import summarize
 from evaluator.stats import holm
 
 LABEL_DIMENSIONS = ("syntax", "semantics", "scenario")
-SUITE_FILES = ("task.json", "graph.json")
 
 # Column of the main table -> True when a higher value is better.
 HIGHER_IS_BETTER: dict[str, bool] = {
@@ -54,16 +53,17 @@ class TableError(EvaluatorError):
     """The runs cannot share a table (other suites, other tasks, duplicate names)."""
 
 
-def suite_content_hash(suite: Path) -> str:
-    """SHA-256 over every task's task.json and graph.json (path and bytes, in path
-    order): two suites with the same tasks, instructions and graphs hash the same,
-    wherever they lie. suite.json (name, vocabularies) and node images are left out."""
-    digest = hashlib.sha256()
-    files = sorted(p for name in SUITE_FILES for p in Path(suite).glob(f"*/{name}") if p.is_file())
-    for path in files:
-        digest.update(path.relative_to(suite).as_posix().encode("utf-8") + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
+def _suite_hash(run: Path, suite: str | None) -> str | None:
+    """The suite's content hash as the run's manifest recorded it, else as it is now
+    (``evaluator.manifest.suite_hash``); None when neither can be had."""
+    try:
+        manifest = read_manifest(run)
+    except ManifestError:
+        manifest = None
+    recorded = (manifest or {}).get("suite", {})
+    if isinstance(recorded, dict) and isinstance(recorded.get("hash"), str):
+        return str(recorded["hash"])
+    return suite_hash(Path(suite)) if suite is not None and Path(suite).is_dir() else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -158,12 +158,11 @@ def _column(run: Path, names: Mapping[Path, str], prices: PriceTable) -> RunColu
     store = RunStore.open(run)
     info = store.info()
     suite = info.get("suite", {}).get("path")
-    found = suite is not None and Path(suite).is_dir()
     return RunColumn(
         label=names.get(run.resolve()) or default_label(summary),
         path=str(run),
         suite_path=suite,
-        suite_hash=suite_content_hash(Path(suite)) if found else None,
+        suite_hash=_suite_hash(run, suite),
         task_ids=tuple(sorted(r.task_id for r in store.results())),
         summary=summary,
     )

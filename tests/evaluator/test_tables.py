@@ -13,11 +13,12 @@ from pathlib import Path
 import pytest
 
 from elderbench.cli import main
+from evaluator.manifest import suite_hash
 from evaluator.records import TaskResult
 from evaluator.run_store import RunStore
 from evaluator.run_summary import summarize
 from evaluator.table_formats import CSV_HEADER, latex_escape, render
-from evaluator.tables import TableError, build_tables, suite_content_hash
+from evaluator.tables import TableError, build_tables
 from graph_builder.model import Labels
 
 SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
@@ -234,12 +235,12 @@ def test_other_task_sets_are_refused_unless_allowed_and_then_noted(sample_runs, 
 def test_other_suite_contents_are_refused(sample_runs, tmp_path):
     copy = tmp_path / "sample-copy"
     shutil.copytree(SAMPLE, copy)
-    assert suite_content_hash(copy) == suite_content_hash(SAMPLE)  # where it lies is no matter
+    assert suite_hash(copy) == suite_hash(SAMPLE)  # where it lies is no matter
     task = copy / "airplane_on" / "task.json"
     data = json.loads(task.read_text(encoding="utf-8"))
     data["max_steps"] = data.get("max_steps", 10) + 1
     task.write_text(json.dumps(data), encoding="utf-8")
-    assert suite_content_hash(copy) != suite_content_hash(SAMPLE)
+    assert suite_hash(copy) != suite_hash(SAMPLE)
     run = tmp_path / "copy-run"
     argv = ["eval", "--suite", str(copy), "--protocol", "offline", "--agent", "random"]
     assert main([*argv, "--out", str(run), "--no-report"]) == 0
