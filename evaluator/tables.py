@@ -53,6 +53,10 @@ class TableError(EvaluatorError):
     """The runs cannot share a table (other suites, other tasks, duplicate names)."""
 
 
+def _short(digest: str) -> str:
+    return digest.removeprefix("sha256:")[:12]
+
+
 def _suite_hash(run: Path, suite: str | None) -> str | None:
     """The suite's content hash as the run's manifest recorded it, else as it is now
     (``evaluator.manifest.suite_hash``); None when neither can be had."""
@@ -191,8 +195,8 @@ def _differences(columns: Sequence[RunColumn]) -> list[str]:
     for c in columns[1:]:
         if c.suite_hash and first.suite_hash and c.suite_hash != first.suite_hash:
             out.append(
-                f"{c.label} ran on suite {c.suite_path} (content {c.suite_hash[:12]}), "
-                f"{first.label} on {first.suite_path} (content {first.suite_hash[:12]})"
+                f"{c.label} ran on suite {c.suite_path} (content {_short(c.suite_hash)}), "
+                f"{first.label} on {first.suite_path} (content {_short(first.suite_hash)})"
             )
         extra = sorted(set(c.task_ids) - set(first.task_ids))
         missing = sorted(set(first.task_ids) - set(c.task_ids))
