@@ -46,7 +46,7 @@ from evaluator.task_actions import Episode, action_problem, graph_packages, reso
 from graph_builder.errors import FormatError
 from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
 from graph_builder.screen import Screen
-from graph_builder.settings import graph_settings
+from graph_builder.settings import comparison_settings
 from graph_builder.similarity import SimilaritySettings, compare
 
 
@@ -124,8 +124,9 @@ class StateMapper:
 
 
 def similarity_settings(context: GraphContext | None) -> SimilaritySettings:
-    """The settings the graph was built with (stored in its meta), or the defaults."""
-    return graph_settings(context.graph if context is not None else None).settings
+    """The settings the graph's screens were compared with when it was built (its stored
+    settings and the typed texts and ambient slots the build derived), or the defaults."""
+    return comparison_settings(context.graph if context is not None else None)
 
 
 def online_reflection_truth(previous: StepRecord | None) -> frozenset[ReflectionVerdict] | None:

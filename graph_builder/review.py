@@ -45,7 +45,7 @@ from graph_builder.model import (
     TaskGraph,
 )
 from graph_builder.screen import Screen
-from graph_builder.settings import SimilaritySettings, graph_settings
+from graph_builder.settings import SimilaritySettings, comparison_settings
 from graph_builder.similarity import (
     Features,
     Verdict,
@@ -392,7 +392,7 @@ def review_task(
     return review_graph(
         graph,
         DemoScreens(demos_root, graph.task_id),
-        settings or graph_settings(graph).settings,
+        settings or comparison_settings(graph),
         constraints=load_constraints(task_dir, graph.task_id).constraints,
         margin=margin,
     )

@@ -288,3 +288,40 @@ def graph_settings(graph: TaskGraph | None) -> ChosenSettings:
             SimilaritySettings(),
             f"the defaults (the stored settings are unreadable: {exc.problem})",
         )
+
+
+def comparison_settings(graph: TaskGraph | None) -> SimilaritySettings:
+    """The settings ``graph``'s screens were compared with when it was built: the stored
+    ones (``graph_settings``) plus what the build derived from its demonstrations, the
+    texts people typed (which stay state wherever they reappear, such as a sent message in
+    a conversation) and the ambient slots it learned. Whatever compares a screen with the
+    graph's nodes (online state mapping, drift, the review of possible merges, the editor's
+    similarity view) uses these, so it decides as the build did; a rebuild starts from
+    ``graph_settings`` and derives them afresh.
+
+    >>> from graph_builder.model import ActionType, Edge, MatchRule, TaskGraph
+    >>> typed = Edge("e1", "start", "done", MatchRule(ActionType.TYPE, texts=("late",)))
+    >>> graph = TaskGraph("t", nodes=(), edges=(typed,), meta={"learned_ambient": ["id:sync"]})
+    >>> settings = comparison_settings(graph)
+    >>> settings.user_texts, settings.ambient_slots
+    (('late',), ('id:sync',))
+    """
+    settings = graph_settings(graph).settings
+    if graph is None:
+        return settings
+    typed = sorted(
+        {text for e in graph.edges if e.rule.action_type.value == "type" for text in e.rule.texts}
+    )
+    learned = graph.meta.get("learned_ambient", ())
+    slots = (
+        [s for s in learned if isinstance(s, str) and s]
+        if isinstance(learned, (list, tuple))
+        else []
+    )
+    return dataclasses.replace(
+        settings,
+        user_texts=settings.user_texts
+        + tuple(t for t in typed if t and t not in settings.user_texts),
+        ambient_slots=settings.ambient_slots
+        + tuple(s for s in slots if s not in settings.ambient_slots),
+    )

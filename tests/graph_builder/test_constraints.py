@@ -340,3 +340,20 @@ def test_a_decision_is_refused_while_a_build_holds_the_suite(
     assert load_constraints(suite / "task1").constraints == ()
     _decide(suite / "task1", LinkKind.MUST_LINK, A1, B1)  # once the build is over
     assert len(load_constraints(suite / "task1").constraints) == 1
+
+
+def test_the_review_compares_screens_as_the_build_did() -> None:
+    """A sent message is a list row of the conversation, but the build keeps the text it
+    typed as state; a review that forgot it listed the empty conversation and DONE (the
+    message sent) as one state, score 1.00."""
+    from importlib.resources import files
+
+    from graph_builder.settings import comparison_settings, graph_settings
+
+    sample = Path(str(files("task_graphs") / "sample"))
+    graph = load_graph(sample / "text_tom_late")
+    assert "Running late, sorry" in comparison_settings(graph).user_texts
+    assert not graph_settings(graph).settings.user_texts  # rebuilds derive them afresh
+    review = review_task(sample / "text_tom_late", sample / "demos")
+    done = {m for n in graph.nodes if n.kind.value == "done" for m in n.members}
+    assert not [p for p in review.possible_merges if {p.a, p.b} & done and p.verdict.same]

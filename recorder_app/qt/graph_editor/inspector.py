@@ -46,7 +46,7 @@ from graph_builder.model import (
     Node,
     SwipeDirection,
 )
-from graph_builder.settings import graph_settings
+from graph_builder.settings import comparison_settings
 from graph_builder.similarity import Verdict, compare
 from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.overlay import RuleOverlay
@@ -241,7 +241,7 @@ class NodeInspector(QWidget):
         representative = sources.node_state(node)
         if representative is None:
             return {m: "the representative screen is not available" for m in node.members[1:]}
-        settings = graph_settings(graph).settings
+        settings = comparison_settings(graph)
         out: dict[MemberRef, Verdict | str] = {}
         for member in node.members[1:VERDICT_LIMIT]:
             state = sources.member_state(member)

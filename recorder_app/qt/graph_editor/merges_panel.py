@@ -34,7 +34,7 @@ from graph_builder.edits import Command, MergeNodes, SplitMembers
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Constraint, LinkKind, MemberRef, TaskGraph, now_utc
 from graph_builder.review import GraphReview, PairKind, PossibleMerge, review_graph
-from graph_builder.settings import graph_settings
+from graph_builder.settings import comparison_settings
 from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.pictures import PictureCache
 
@@ -229,7 +229,7 @@ class PossibleMergesPanel(QWidget):
             return
         current = self._current()
         self.review = review_graph(
-            graph, sources.member_state, graph_settings(graph).settings, constraints=constraints
+            graph, sources.member_state, comparison_settings(graph), constraints=constraints
         )
         self._active = True
         self.pairs.clear()
