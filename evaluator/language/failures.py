@@ -178,7 +178,8 @@ def propose_failures(
     force: bool = False,
     on_event: Callable[[ProposalEvent], None] | None = None,
 ) -> dict[str, dict[str, Any]]:
-    """Propose a category for each failed, untagged task; saved after each one."""
+    """Propose a category for each failed, untagged task; saved after each one, under the
+    run's annotation lock and over a fresh read, so a review written meanwhile stays."""
     overrides = store.overrides()
     tagged = {t for t, v in store.tags().items() if v}
     failed = [
@@ -214,8 +215,10 @@ def propose_failures(
             entry.update(category=category.value, reason=reason, error=None)
         except ValueError as exc:
             entry.update(category=None, reason="", error=str(exc))
-        proposals[task_id] = entry
-        _write_failure_proposals(store, proposals)
+        with store.annotation_lock():  # re-read: a reviewer may have confirmed meanwhile
+            proposals = read_failure_proposals(store)
+            proposals[task_id] = entry
+            _write_failure_proposals(store, proposals)
         emit(on_event, ProposalEvent(task_id, done, len(failed), error=entry["error"]))
     return proposals
 

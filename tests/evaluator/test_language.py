@@ -429,6 +429,24 @@ def test_failure_proposals_come_from_the_model_and_count_once_confirmed(run):
     assert failure_analysis(run).analysed == 1
 
 
+def test_a_review_written_while_proposals_are_made_is_kept(run):
+    """A reviewer confirms t0's proposal as soon as it is written, while the model is still
+    asked about the other failures: the later writes must not put back the file as it was
+    before the review."""
+    answers = [reply('{"category": "long_horizon_planning", "reason": "lost track"}')] * 5
+
+    def on_event(event) -> None:  # type: ignore[no-untyped-def]
+        if event.task_id == "t1":  # another studio, meanwhile
+            confirm_failure(run, "t0", annotator="ann-1")
+
+    with FakeLLMServer(answers) as server:
+        proposals = propose_failures(run, _client(server), on_event=on_event)
+    assert len(proposals) == 5
+    stored = read_failure_proposals(run)
+    assert stored["t0"]["review"] == {"annotator": "ann-1", "agreed": True}
+    assert set(stored) == {"t0", "t1", "t2", "t3", "t4"}
+
+
 # --------------------------------------------------------------------------- the command
 
 
