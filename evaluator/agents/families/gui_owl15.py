@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Callable
 from dataclasses import replace
 
 from evaluator.agents.families.grammar import (
@@ -36,20 +35,17 @@ from evaluator.agents.families.grammar import (
     InvalidActionError,
     Parsed,
     at,
-    key_name,
     text_arg,
     wait_ms,
 )
-from evaluator.agents.families.mobile_use import call_arguments, whole_tool_calls
+from evaluator.agents.families.mobile_use import (
+    call_arguments,
+    mobile_use_builders,
+    single_call,
+    whole_tool_calls,
+)
 from evaluator.agents.families.space import GUI_OWL15_RUNNER_ROUNDING
 from graph_builder.model import Action, ActionType, Size
-
-_BUTTONS: dict[str, Callable[[], Action]] = {
-    "back": Action.back,
-    "home": Action.home,
-    "menu": lambda: Action.key("menu"),
-    "enter": lambda: Action.key("enter"),
-}
 
 
 def _action_line(text: str) -> str | None:
@@ -65,43 +61,19 @@ def parse_gui_owl15(text: str, space: Size) -> Parsed:
     ...                 (1000, 1000)).action.describe()
     "launch 'Clock'"
     """
-    calls = whole_tool_calls(text)
-    if not calls:
-        raise ActionParseError("no mobile_use tool call found")
-    if len(calls) > 1:
-        raise ActionParseError(f"the reply holds {len(calls)} tool calls; one per step")
-    args = call_arguments(calls[0])
+    args = call_arguments(single_call(whole_tool_calls(text)))
     kind = str(args.get("action", "")).strip()
 
-    def coordinate(key: str = "coordinate") -> tuple[float, float]:
-        return at(args.get(key), space, f"{kind} {key}")
+    def point() -> tuple[float, float]:
+        return at(args.get("coordinate"), space, f"{kind} coordinate")
 
-    def terminate() -> Action:
-        status = str(args.get("status", "success")).strip().lower()
-        if status == "success":
-            return Action.done()
-        if status == "failure":
-            return Action.give_up("terminate(status='failure')")
-        raise ActionParseError(f"terminate status must be success or failure, got {status!r}")
-
-    def button() -> Action:
-        name = str(args.get("button", "")).strip().lower()
-        if name not in _BUTTONS:
-            raise ActionParseError(f"unknown system button {args.get('button')!r}")
-        return _BUTTONS[name]()
-
-    builders: dict[str, Callable[[], Action]] = {
-        "click": lambda: Action.tap(*coordinate(), screen=space),
-        "long_press": lambda: Action.long_press(*coordinate(), screen=space, duration_ms=800),
-        "swipe": lambda: Action.swipe(*coordinate(), *coordinate("coordinate2"), screen=space),
-        "type": lambda: Action.type_text(text_arg(args.get("text"), "type text")),
-        "key": lambda: Action.key(key_name(args.get("text"))),
-        "system_button": button,
-        "open": lambda: Action.launch(text_arg(args.get("text"), "open text")),
+    builders = {
+        **mobile_use_builders(args, space, kind),
+        # the runner's own meanings where they differ from the mobile_use grammar
+        "long_press": lambda: Action.long_press(*point(), screen=space, duration_ms=800),
         "wait": lambda: Action.wait(wait_ms(args.get("time", 2))),
         "answer": lambda: Action(ActionType.DONE, text=text_arg(args.get("text"), "answer text")),
         "interact": lambda: Action.ask_user(args.get("text") or None),
-        "terminate": terminate,
     }
     if kind not in builders:
         raise ActionParseError(f"unknown GUI-Owl 1.5 action {kind!r}")

@@ -36,15 +36,14 @@ from evaluator.agents.families.grammar import (
     swipe_towards,
     text_arg,
 )
-from evaluator.agents.families.mobile_use import call_arguments, whole_tool_calls
+from evaluator.agents.families.mobile_use import (
+    call_arguments,
+    single_call,
+    system_button,
+    whole_tool_calls,
+)
 from graph_builder.model import Action, Size
 
-_BUTTONS: dict[str, Callable[[], Action]] = {
-    "back": Action.back,
-    "home": Action.home,
-    "menu": lambda: Action.key("menu"),
-    "enter": lambda: Action.key("enter"),
-}
 _STATUS = {"success": Action.done, "fail": lambda: Action.give_up("terminate(status='fail')")}
 _DIRECTIONS = ("up", "down", "left", "right")
 
@@ -71,25 +70,15 @@ def parse_mai_ui(text: str, space: Size) -> Parsed:
     >>> parse_mai_ui(reply, (999, 999)).action.normalized().point
     (500.0, 1000.0)
     """
-    calls = whole_tool_calls(text)
-    if not calls:
-        raise ActionParseError("no mobile_use tool call found")
-    if len(calls) > 1:
-        raise ActionParseError(f"the reply holds {len(calls)} tool calls; one per step")
-    name = calls[0].get("name", "mobile_use")
+    call = single_call(whole_tool_calls(text))
+    name = call.get("name", "mobile_use")
     if name != "mobile_use":
         raise ActionParseError(f"{name!r} is not a phone action (only mobile_use is)")
-    args = call_arguments(calls[0])
+    args = call_arguments(call)
     kind = str(args.get("action", "")).strip()
 
     def coordinate(key: str = "coordinate") -> tuple[float, float]:
         return at(args.get(key), space, f"{kind} {key}")
-
-    def button() -> Action:
-        label = str(args.get("button", "")).strip().lower()
-        if label not in _BUTTONS:
-            raise ActionParseError(f"unknown system button {args.get('button')!r}")
-        return _BUTTONS[label]()
 
     def terminate() -> Action:
         status = str(args.get("status", "success")).strip().lower()
@@ -107,7 +96,7 @@ def parse_mai_ui(text: str, space: Size) -> Parsed:
             *coordinate("start_coordinate"), *coordinate("end_coordinate"), screen=space
         ),
         "open": lambda: Action.launch(text_arg(args.get("text"), "open text")),
-        "system_button": button,
+        "system_button": lambda: system_button(args),
         "wait": lambda: Action.wait(1000),
         "terminate": terminate,
         "answer": lambda: Action.answer(text_arg(args.get("text"), "answer text")),

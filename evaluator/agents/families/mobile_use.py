@@ -32,7 +32,7 @@ from evaluator.agents.families.grammar import (
 )
 from graph_builder.model import Action, Size
 
-_BUTTONS: dict[str, Callable[[], Action]] = {
+SYSTEM_BUTTONS: dict[str, Callable[[], Action]] = {
     "back": Action.back,
     "home": Action.home,
     "menu": lambda: Action.key("menu"),
@@ -89,22 +89,28 @@ def thought_of(text: str) -> str | None:
     return head or None
 
 
-def parse_mobile_use(text: str, space: Size, *, aliases: dict[str, str] | None = None) -> Parsed:
-    """Parse one ``mobile_use`` call; ``space`` is the size its coordinates run over.
-
-    >>> call = '{"name": "mobile_use", "arguments": {"action": "open", "text": "Clock"}}'
-    >>> reply = f"<tool_call>{call}</tool_call>"
-    >>> parse_mobile_use(reply, (999, 999)).action.describe()
-    "launch 'Clock'"
-    """
-    calls = tool_calls(text)
+def single_call(calls: list[dict[str, Any]]) -> dict[str, Any]:
+    """The one ``mobile_use`` call of a reply (a reply holds exactly one per step)."""
     if not calls:
         raise ActionParseError("no mobile_use tool call found")
     if len(calls) > 1:
         raise ActionParseError(f"the reply holds {len(calls)} tool calls; one per step")
-    args = call_arguments(calls[0])
-    kind = str(args.get("action", "")).strip()
-    kind = (aliases or {}).get(kind, kind)
+    return calls[0]
+
+
+def system_button(args: dict[str, Any]) -> Action:
+    """``system_button``'s Back, Home, Menu or Enter."""
+    name = str(args.get("button", "")).strip().lower()
+    if name not in SYSTEM_BUTTONS:
+        raise ActionParseError(f"unknown system button {args.get('button')!r}")
+    return SYSTEM_BUTTONS[name]()
+
+
+def mobile_use_builders(
+    args: dict[str, Any], space: Size, kind: str
+) -> dict[str, Callable[[], Action]]:
+    """Per action kind, what the call's arguments make; families that read a kind their own
+    way replace its entry."""
 
     def coordinate(key: str = "coordinate") -> tuple[float, float]:
         return at(args.get(key), space, f"{kind} {key}")
@@ -117,13 +123,7 @@ def parse_mobile_use(text: str, space: Size, *, aliases: dict[str, str] | None =
             return Action.give_up("terminate(status='failure')")
         raise ActionParseError(f"terminate status must be success or failure, got {status!r}")
 
-    def button() -> Action:
-        name = str(args.get("button", "")).strip().lower()
-        if name not in _BUTTONS:
-            raise ActionParseError(f"unknown system button {args.get('button')!r}")
-        return _BUTTONS[name]()
-
-    builders: dict[str, Callable[[], Action]] = {
+    return {
         "click": lambda: Action.tap(*coordinate(), screen=space),
         "long_press": lambda: Action.long_press(
             *coordinate(), screen=space, duration_ms=wait_ms(args.get("time"), 800)
@@ -131,12 +131,26 @@ def parse_mobile_use(text: str, space: Size, *, aliases: dict[str, str] | None =
         "swipe": lambda: Action.swipe(*coordinate(), *coordinate("coordinate2"), screen=space),
         "type": lambda: Action.type_text(text_arg(args.get("text"), "type text")),
         "key": lambda: Action.key(key_name(args.get("text"))),
-        "system_button": button,
+        "system_button": lambda: system_button(args),
         "open": lambda: Action.launch(text_arg(args.get("text"), "open text")),
         "answer": lambda: Action.answer(text_arg(args.get("text"), "answer text")),
         "wait": lambda: Action.wait(wait_ms(args.get("time"))),
         "terminate": terminate,
     }
+
+
+def parse_mobile_use(text: str, space: Size, *, aliases: dict[str, str] | None = None) -> Parsed:
+    """Parse one ``mobile_use`` call; ``space`` is the size its coordinates run over.
+
+    >>> call = '{"name": "mobile_use", "arguments": {"action": "open", "text": "Clock"}}'
+    >>> reply = f"<tool_call>{call}</tool_call>"
+    >>> parse_mobile_use(reply, (999, 999)).action.describe()
+    "launch 'Clock'"
+    """
+    args = call_arguments(single_call(tool_calls(text)))
+    kind = str(args.get("action", "")).strip()
+    kind = (aliases or {}).get(kind, kind)
+    builders = mobile_use_builders(args, space, kind)
     if kind not in builders:
         raise ActionParseError(f"unknown mobile_use action {kind!r}")
     return Parsed(builders[kind](), reasoning=thought_of(text))
