@@ -37,6 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from PIL import Image
+from real_screens import Counts  # this folder is on the path when a benchmark runs
 
 from graph_builder.calibration import FEATURES, feature_row, fit_logistic, probability
 from graph_builder.model import Observation
@@ -54,36 +55,6 @@ class Pair:
     a: str
     b: str
     positive: bool
-
-
-@dataclass
-class Counts:
-    tp: int = 0
-    fp: int = 0
-    fn: int = 0
-    tn: int = 0
-
-    def add(self, positive: bool, same: bool) -> None:
-        if positive:
-            self.tp += same
-            self.fn += not same
-        else:
-            self.fp += same
-            self.tn += not same
-
-    @property
-    def precision(self) -> float:
-        return self.tp / (self.tp + self.fp) if self.tp + self.fp else 1.0
-
-    @property
-    def recall(self) -> float:
-        return self.tp / (self.tp + self.fn) if self.tp + self.fn else 1.0
-
-    def __str__(self) -> str:
-        return (
-            f"precision {self.precision:.3f}  recall {self.recall:.3f}  ({self.tp} right "
-            f"merges, {self.fp} wrong merges, {self.fn} missed, {self.tn} kept apart)"
-        )
 
 
 def load_pairs(data: Path) -> list[Pair]:
