@@ -17,10 +17,9 @@ from evaluator.run_store import HumanVerdict, RunStore
 from evaluator.runner import RunConfig, run_suite
 from graph_builder.build import build_task
 from graph_builder.io import load_demo, load_graph, load_task, save_task
-from graph_builder.model import Action, DemoStatus, ResetRecipe, SuccessCriteria, Task
+from graph_builder.model import DemoStatus, ResetRecipe, SuccessCriteria, Task
 from graph_builder.similarity import SimilaritySettings
-from recorder_app.recording.script import record_script
-from recorder_app.recording.session import PendingStep
+from tests.evaluator.test_online import record
 from virtual_phone import fast_phone, running_server
 
 SETTINGS = "com.android.settings"
@@ -37,27 +36,13 @@ FONT = Task(
 PATH = ({"text": "Display"}, {"text": "Font size"}, {"content_desc": "Make larger"})
 
 
-def _record(device: AndroidDevice, demos: Path) -> None:
-    queries = iter([*PATH, None])
-
-    def script(pending: PendingStep) -> Action:
-        query = next(queries)
-        if query is None:
-            return Action.done()
-        assert pending.hierarchy is not None
-        element = pending.hierarchy.find(**query)[0]
-        return Action.tap(*element.bounds.center, screen=pending.screen.size, element=element.ref())
-
-    record_script(device, demos, FONT, script, reset=FONT.reset, demo_id="d1")
-
-
 @pytest.fixture(scope="module")
 def online_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path, Path]:
     """Recorded demos of FONT, its suite, and an online replay run of it."""
     root = tmp_path_factory.mktemp("run_import")
     with running_server(phones=[fast_phone("virtual-1")]) as server:
         device = AndroidDevice("virtual-1", client=adb_client(port=server.port), timeout=5.0)
-        _record(device, root / "demos")
+        record(device, root / "demos", FONT, list(PATH))
         device.close()
     save_task(FONT, root / "suite" / FONT.id)
     report = build_task(root / "demos", FONT.id, root / "suite", settings=SimilaritySettings())
