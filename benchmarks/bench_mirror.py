@@ -27,30 +27,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import adbutils  # noqa: E402
+from finger import drag_forever  # noqa: E402  (this folder is on the path when a benchmark runs)
 
 from virtual_phone import (  # noqa: E402
     FROZEN_CLOCK,
-    VirtualPhone,  # noqa: E402
+    VirtualPhone,
     running_server,
 )
-
-SCROLL_TOP, SCROLL_BOTTOM = 800, 1900
-FINGER_HZ = 60
-
-
-def drag_forever(phone: VirtualPhone, stop: threading.Event) -> None:
-    """Scroll the list up and down with touch events, like a finger on the mirror."""
-    x, y, step = 540, SCROLL_BOTTOM, -24
-    phone.touch("down", x, y, 0)
-    while not stop.wait(1 / FINGER_HZ):
-        y += step
-        if not SCROLL_TOP <= y <= SCROLL_BOTTOM:
-            phone.touch("up", x, y - step, 0)
-            step = -step
-            y += 2 * step
-            phone.touch("down", x, y, 0)
-        phone.touch("move", x, y, 0)
-    phone.touch("up", x, y, 0)
 
 
 def bench_scrcpy(device: adbutils.AdbDevice, seconds: float, max_size: int, max_fps: int) -> None:
