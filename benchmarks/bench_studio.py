@@ -156,26 +156,24 @@ def main() -> None:
         with running_server(phones=[phone]) as server, tempfile.TemporaryDirectory() as tmp:
             window = open_window(app, server.port, prefer, Path(tmp))
             try:
-                times = (
-                    click_to_ready(app, window, args.steps, args.think_ms)
-                    if prefer == "screencap"
-                    else []
-                )
+                times = click_to_ready(app, window, args.steps, args.think_ms)
                 window_fps, source_fps = mirror_fps(app, window, phone)
             finally:
                 window.close()
                 pump(app, 0.2)
         rows.append((prefer, times, window_fps, source_fps))
-    times = rows[0][1]
     print(
-        f"## Click to next input accepted ({len(times)} clicks, {args.think_ms} ms pause "
-        "before each, mirror: screencap)"
+        f"## Click to next input accepted ({args.steps} clicks, {args.think_ms} ms pause "
+        "before each)"
     )
-    print(
-        f"median {statistics.median(times):.0f} ms, "
-        f"p90 {statistics.quantiles(times, n=10)[-1]:.0f} ms, "
-        f"min {min(times):.0f} ms, max {max(times):.0f} ms"
-    )
+    print("| mirror | median | p90 | min | max |")
+    print("|---|---|---|---|---|")
+    for prefer, times, _, _ in rows:
+        p90 = statistics.quantiles(times, n=10)[-1]
+        print(
+            f"| {prefer} | {statistics.median(times):.0f} ms | {p90:.0f} ms "
+            f"| {min(times):.0f} ms | {max(times):.0f} ms |"
+        )
     print()
     print(f"## Mirror in the window (list dragged at {FINGER_HZ} Hz, max_fps 30)")
     print("| frame source | frames shown per s | source fps |")

@@ -67,6 +67,15 @@ def register(subparsers: argparse._SubParsersAction[argparse.ArgumentParser]) ->
         help="show a fixed date and time, for reproducible screens",
     )
     parser.add_argument(
+        "--settle-ms",
+        type=int,
+        nargs=2,
+        default=(100, 300),
+        metavar=("LOW", "HIGH"),
+        help="how long a screen transition takes, drawn between LOW and HIGH ms "
+        "(default 100 300, like a phone; 0 0 for instant screens)",
+    )
+    parser.add_argument(
         "--size",
         type=_size,
         default=(1080, 2400),
@@ -102,11 +111,19 @@ def run(args: argparse.Namespace) -> int:
     from virtual_phone.launch import FROZEN_CLOCK
     from virtual_phone.phone import VirtualPhone
 
+    low, high = args.settle_ms
+    if not 0 <= low <= high:
+        print(
+            f"elderbench phone: error: --settle-ms needs 0 <= LOW <= HIGH, not {low} {high}",
+            file=sys.stderr,
+        )
+        return 2
     try:
         phones = [
             VirtualPhone(
                 f"virtual-{index}",
                 size=args.size,
+                settle_ms=(low, high),
                 frozen_clock=FROZEN_CLOCK if args.frozen_clock else None,
                 adb_keyboard=not args.no_adb_keyboard,
                 app_versions=dict(args.app_version),

@@ -140,3 +140,13 @@ def test_dumpsys_package_shows_the_update() -> None:
         dialer = device.shell("dumpsys package com.android.dialer")
     assert "versionName=14.2" in settings and "versionCode=3402" in settings
     assert "versionName=14\n" in dialer and "versionCode=34 " in dialer
+
+
+def test_the_phone_command_takes_transition_delays(capsys: pytest.CaptureFixture[str]) -> None:
+    from elderbench.cli import build_parser
+
+    assert build_parser().parse_args(["phone"]).settle_ms == (100, 300)
+    assert build_parser().parse_args(["phone", "--settle-ms", "0", "0"]).settle_ms == [0, 0]
+    backwards = build_parser().parse_args(["phone", "--port", "0", "--settle-ms", "300", "100"])
+    assert run_phone_cli(backwards) == 2
+    assert "--settle-ms needs 0 <= LOW <= HIGH, not 300 100" in capsys.readouterr().err
