@@ -7,7 +7,7 @@ from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import Qt, Signal, Slot
-from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut
+from PySide6.QtGui import QBrush, QColor, QKeySequence, QShortcut, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
     QHBoxLayout,
@@ -64,6 +64,7 @@ class DemoBrowser(QWidget):
         self._folder: Path | None = None
         self._demo: Demonstration | None = None
         self._step = 0
+        self._stale = False  # the demos changed while this page was hidden
         self._recording_folder: str | None = None
 
         self.tree = QTreeWidget()
@@ -173,8 +174,29 @@ class DemoBrowser(QWidget):
         return self._step
 
     @Slot()
+    def refresh_when_shown(self) -> None:
+        """Re-read the demos folder now if this page is on screen, else when it is shown.
+
+        A recording saves a step every few seconds; re-reading every demo of a large
+        workspace (and decoding the selected step) each time would hold up the GUI thread
+        while the next screen is being captured.
+        """
+        if self.isVisible():
+            self.refresh()
+        else:
+            self._stale = True
+
+    def refresh_if_stale(self) -> None:
+        if self._stale:
+            self.refresh()
+
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        self.refresh_if_stale()
+
     def refresh(self) -> None:
         """Re-read the demos folder, keeping the selection when it still exists."""
+        self._stale = False
         if self._workspace is None:
             return
         keep = str(self._folder) if self._folder else None

@@ -277,6 +277,7 @@ class StudioMainWindow(QMainWindow):
         )
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
+        self.tabs.currentChanged.connect(self._on_page_changed)
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
         # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
         page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
@@ -384,9 +385,15 @@ class StudioMainWindow(QMainWindow):
     def _on_message_posted(self, text: str, timeout_ms: int) -> None:
         self.statusBar().showMessage(text, timeout_ms)
 
+    @Slot(int)
+    def _on_page_changed(self, _index: int) -> None:
+        # A window that is not shown (tests, scripts) gets no showEvent on a tab switch.
+        if self.tabs.currentWidget() is self.demo_browser:
+            self.demo_browser.refresh_if_stale()
+
     @Slot(str)
     def _on_demo_saved(self, folder: str) -> None:
-        self.demo_browser.refresh()
+        self.demo_browser.refresh_when_shown()
 
     @Slot(str)
     def _on_resume_requested(self, folder: str) -> None:

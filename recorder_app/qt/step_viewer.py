@@ -120,6 +120,9 @@ class StepViewer(QWidget):
         self.setMinimumSize(200, 300)
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self._image: QImage | None = None
+        # Screenshots are decoded when first painted: a viewer behind another tab (the
+        # record page's step preview while recording) never spends the GUI thread on it.
+        self._png: bytes | None = None
         self._action: Action | None = None
         self._screen: tuple[int, int] | None = None
         self._message = "Select a demonstration"
@@ -135,8 +138,8 @@ class StepViewer(QWidget):
     ) -> None:
         """``jumped``: no recorded action led to this screen (a resumed demo continued
         from another screen); a band across the top says so."""
-        image = QImage.fromData(png) if png else QImage()
-        self._image = None if image.isNull() else image
+        self._png = png or None
+        self._image = None
         self._screen = screen
         self._action = action
         self._jumped = jumped
@@ -145,6 +148,7 @@ class StepViewer(QWidget):
         self.update()
 
     def clear(self, message: str) -> None:
+        self._png = None
         self._image = None
         self._action = None
         self._jumped = False
@@ -154,7 +158,14 @@ class StepViewer(QWidget):
 
     @property
     def has_image(self) -> bool:
-        return self._image is not None
+        return self._decoded() is not None
+
+    def _decoded(self) -> QImage | None:
+        if self._png is not None:
+            image = QImage.fromData(self._png)
+            self._png = None
+            self._image = None if image.isNull() else image
+        return self._image
 
     @property
     def jumped(self) -> bool:
@@ -165,14 +176,15 @@ class StepViewer(QWidget):
         painter = QPainter(self)
         painter.setRenderHint(QPainter.RenderHint.SmoothPixmapTransform)
         painter.fillRect(self.rect(), QColor("#1e2127"))
-        if self._image is None or self._screen is None:
+        image = self._decoded()
+        if image is None or self._screen is None:
             painter.setPen(QColor("#9aa0a6"))
             painter.drawText(
                 self.rect(), Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap, self._message
             )
             return
-        rect = fit_rect((self._image.width(), self._image.height()), (self.width(), self.height()))
-        painter.drawImage(QRectF(rect.x, rect.y, rect.width, rect.height), self._image)
+        rect = fit_rect((image.width(), image.height()), (self.width(), self.height()))
+        painter.drawImage(QRectF(rect.x, rect.y, rect.width, rect.height), image)
         if self._action is not None:
             draw_action(painter, self._action, rect, self._screen)
         if self._jumped:

@@ -206,3 +206,35 @@ def test_resume_compares_the_phone_with_where_the_demo_stopped(
     assert demo.status is DemoStatus.DISCARDED
     assert [s.action.type for s in demo.steps] == [ActionType.TAP]
     assert rec.page.start_button.isEnabled()
+
+
+def test_steps_recorded_behind_the_demos_tab_are_listed_when_it_is_shown(
+    qtbot, studio, workspace, virtual_server, monkeypatch
+):
+    """Each saved step used to re-read every demo of the workspace on the GUI thread
+    while the next screen was being captured; now the hidden Demos tab catches up once,
+    when it is shown."""
+    window = studio()
+    rec = Recording(qtbot, window, virtual_server.phones[0])
+    start_demo(rec)
+    reads: list[str | None] = []
+    read_all = type(workspace).demo_summaries
+    monkeypatch.setattr(
+        type(workspace),
+        "demo_summaries",
+        lambda self, task_id=None: reads.append(task_id) or read_all(self, task_id),
+    )
+    rec.tap("Settings")
+    rec.wait_ready()
+    rec.tap("search_action_bar")
+    rec.wait_ready()
+    assert reads == []  # the Record tab is in front: nothing re-read per step
+    window.show_page("demos")
+    assert len(reads) == 1
+    browser: DemoBrowser = window.demo_browser
+    (folder,) = io.demo_dirs(workspace.demos_dir, "wifi-search")
+    assert browser.select_demo(folder)
+    assert browser.step_label.text().startswith("Step 1 of 2: tap")
+    window.show_page("record")
+    window.show_page("demos")
+    assert len(reads) == 1  # nothing changed in between: no second read
