@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from virtual_phone import android_tools, scrcpy_server, snapshots, toolbox
+from virtual_phone import android_tools, network_tools, scrcpy_server, snapshots, toolbox
 from virtual_phone.filesystem import MemoryFileSystem
 from virtual_phone.shell import Command, Shell, Streams
 from virtual_phone.sync import serve_sync
@@ -227,6 +227,7 @@ class VirtualDevice:
         self.commands: dict[str, Command] = {
             **toolbox.COMMANDS,
             **android_tools.COMMANDS,
+            **network_tools.COMMANDS,
             "app_process": functools.partial(scrcpy_server.app_process, host=self),
             snapshots.COMMAND: snapshots.virtualphone,
         }

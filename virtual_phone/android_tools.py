@@ -638,6 +638,7 @@ def _log_line(entry: LogEntry, style: str) -> str:
         "raw": msg,
         "time": f"{stamp} {p}/{tag}({entry.pid:5d}): {msg}",
         "threadtime": f"{stamp} {entry.pid:5d} {entry.tid:5d} {p} {tag:<8}: {msg}",
+        "long": f"[ {stamp} {entry.pid:5d}:{entry.tid:5d} {p}/{tag} ]\n{msg}\n",
     }
     return formats[style] + "\n"
 
@@ -671,7 +672,7 @@ def logcat(inv: Invocation) -> int:
             silent = True
         elif arg in ("-v", "-b", "-t", "-T", "--format", "--buffer") and value:
             if arg in ("-v", "--format"):
-                if value not in ("brief", "tag", "process", "raw", "time", "threadtime"):
+                if value not in ("brief", "tag", "process", "raw", "time", "threadtime", "long"):
                     raise CommandFailed(f"logcat: Unknown format '{value}'")
                 style = value
             elif arg in ("-t", "-T"):
@@ -694,10 +695,43 @@ def logcat(inv: Invocation) -> int:
     while not inv.cancelled.is_set():
         inv.streams.flush()
         log.wait(last, timeout=0.5)
+        log.heartbeat(pid=process_id(SYSTEM_SERVER))
         fresh = log.entries(after=last)
         if fresh:
             last = fresh[-1].index
             inv.write("".join(_log_line(entry, style) for entry in fresh if keep(entry)))
+    return 0
+
+
+_LOG_PRIORITY_NAMES = {"v": "V", "d": "D", "i": "I", "w": "W", "e": "E", "f": "F",
+                       "verbose": "V", "debug": "D", "info": "I", "warn": "W", "error": "E",
+                       "fatal": "F"}  # fmt: skip
+
+
+def log(inv: Invocation) -> int:
+    """`log [-p PRIORITY] [-t TAG] [MESSAGE...]`: one line into the log buffer; without a
+    message, each line of stdin."""
+    args = inv.args[1:]
+    priority, tag = "I", "log"
+    while len(args) >= 2 and args[0] in ("-p", "-t"):
+        option, value, args = args[0], args[1], args[2:]
+        if option == "-t":
+            tag = value
+        elif value.lower() in _LOG_PRIORITY_NAMES:
+            priority = _LOG_PRIORITY_NAMES[value.lower()]
+        else:
+            raise CommandFailed(f"log: unknown priority '{value}'", 2)
+    if args[:1] and args[0].startswith("-") and args[0] != "--":
+        raise CommandFailed(
+            "usage: log [-p PRIORITY] [-t TAG] [MESSAGE...]\n"
+            "PRIORITY is one of v, d, i, w, e, f (default i); TAG defaults to 'log'", 2
+        )  # fmt: skip
+    lines = [" ".join(args[1:] if args[:1] == ["--"] else args)] if args else [
+        line for line in inv.stdin.decode("utf-8", "replace").splitlines() if line
+    ]  # fmt: skip
+    pid = process_id("log")
+    for line in lines:
+        inv.device.phone.log.write(priority, tag, line, pid=pid)
     return 0
 
 
@@ -763,4 +797,5 @@ COMMANDS: dict[str, Command] = {
     "ps": ps,
     "pidof": pidof,
     "logcat": logcat,
+    "log": log,
 }
