@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import math
+import posixpath
 import re
 import time
 
@@ -66,6 +67,23 @@ def _long_line(name: str, entry: FileStat) -> str:
     return f"{kind}{bits} 1 root sdcard_rw {entry.size:>8} {stamp} {name}\n"
 
 
+def _ls_directory(inv: Invocation, path: str, flags: set[str], header: bool) -> None:
+    """One directory's entries; with -R, then each subdirectory's under its own header."""
+    fs = inv.device.fs
+    if header:
+        inv.write(f"{path}:\n")
+    entries = fs.listdir(inv.path(path))
+    if not flags & {"a", "A"}:
+        entries = [(n, e) for n, e in entries if not n.startswith(".")]
+    for name, entry in entries:
+        inv.write(_long_line(name, entry) if "l" in flags else name + "\n")
+    if "R" in flags:
+        for name, entry in entries:
+            if entry.is_dir:
+                inv.write("\n")
+                _ls_directory(inv, posixpath.join(path, name), flags, header=True)
+
+
 def ls(inv: Invocation) -> int:
     flags, paths = _flags(inv.args[1:], "laA1dRtrsSh")
     fs = inv.device.fs
@@ -78,15 +96,11 @@ def ls(inv: Invocation) -> int:
             status = 1
             continue
         if found.is_dir and "d" not in flags:
-            if len(targets) > 1:
-                inv.write(("\n" if index else "") + f"{path}:\n")
-            entries = fs.listdir(inv.path(path))
-            if not flags & {"a", "A"}:
-                entries = [(n, e) for n, e in entries if not n.startswith(".")]
+            if index:
+                inv.write("\n")
+            _ls_directory(inv, path, flags, header=len(targets) > 1 or "R" in flags)
         else:
-            entries = [(path, found)]
-        for name, entry in entries:
-            inv.write(_long_line(name, entry) if "l" in flags else name + "\n")
+            inv.write(_long_line(path, found) if "l" in flags else path + "\n")
     return status
 
 

@@ -1,10 +1,14 @@
-"""Shell commands as Android 14 answers them, through the unmodified adbutils client:
-`log` into what `logcat` shows, and a Wi-Fi address the usual parsing finds."""
+"""Shell and sync as Android 14 answers them, through the unmodified adbutils client and
+the `adb` binary: `log` into what `logcat` shows, a Wi-Fi address the usual parsing
+finds, folders pushed and pulled whole."""
 
 from __future__ import annotations
 
 import ipaddress
+import os
 import re
+import stat
+import subprocess
 import time
 from pathlib import Path
 
@@ -12,6 +16,17 @@ import adbutils
 import pytest
 
 from virtual_phone import AdbServer
+
+ADB = Path(adbutils.__file__).parent / "binaries" / "adb"
+needs_adb_binary = pytest.mark.skipif(not os.access(ADB, os.X_OK), reason=f"no adb at {ADB}")
+
+
+def adb(port: int, *args: str) -> subprocess.CompletedProcess[bytes]:
+    env = {**os.environ, "ADB_MDNS": "0", "ADB_LIBUSB": "0"}
+    return subprocess.run(
+        [str(ADB), "-P", str(port), *args],
+        capture_output=True, stdin=subprocess.DEVNULL, env=env, timeout=60, check=False,
+    )  # fmt: skip
 
 
 @pytest.fixture
@@ -78,3 +93,58 @@ def test_wlan_address_found_by_the_usual_parsing(
     missing = device.shell2("ip addr show eth7")
     assert missing.returncode == 1
     assert 'Device "eth7" does not exist.' in missing.output
+
+
+def make_tree(root: Path) -> dict[str, tuple[bytes, int, int]]:
+    """Nested folders of files with their own modes and times: {relative path: (data,
+    mode, mtime)}."""
+    files = {
+        "1.txt": (b"1\n", 0o600, 1_600_000_000),
+        "a/a1.txt": (b"a1\n", 0o644, 1_650_000_000),
+        "a/run.sh": (b"#!/system/bin/sh\necho hi\n", 0o755, 1_660_000_000),
+        "a/aa/aa1.bin": (bytes(range(256)) * 700, 0o640, 1_700_000_000),
+        "c/ca/caa/deep.txt": ("d\u00e9j\u00e0 vu\n".encode(), 0o644, 1_710_000_000),
+    }
+    for relative, (data, mode, mtime) in files.items():
+        path = root / relative
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+        path.chmod(mode)
+        os.utime(path, (mtime, mtime))
+    return files
+
+
+def read_tree(root: Path) -> dict[str, bytes]:
+    return {p.relative_to(root).as_posix(): p.read_bytes() for p in root.rglob("*") if p.is_file()}
+
+
+@needs_adb_binary
+def test_directory_trees_push_and_pull_with_modes_and_times(
+    device: adbutils.AdbDevice, virtual_server: AdbServer, tmp_path: Path
+) -> None:
+    port = virtual_server.port
+    files = make_tree(tmp_path / "src")
+    pushed = adb(port, "push", str(tmp_path / "src"), "/data/local/tmp/tree")
+    assert pushed.returncode == 0, pushed.stderr
+    assert b"5 files pushed" in pushed.stdout + pushed.stderr
+    fs = virtual_server.device("virtual-1").fs
+    for relative, (data, mode, mtime) in files.items():
+        found = fs.stat(f"/data/local/tmp/tree/{relative}")
+        assert found is not None and found.size == len(data)
+        assert (stat.S_IMODE(found.mode), found.mtime) == (mode, mtime)
+    assert device.shell("ls -R /data/local/tmp/tree").splitlines()[:4] == [
+        "/data/local/tmp/tree:", "1.txt", "a", "c",
+    ]  # fmt: skip
+
+    # adbutils pulls a folder whole, and the adb binary with -a keeps modes and times.
+    expected = {relative: data for relative, (data, _, _) in files.items()}
+    device.sync.pull_dir("/data/local/tmp/tree", tmp_path / "pulled")
+    assert read_tree(tmp_path / "pulled") == expected
+    device.sync.pull("/data/local/tmp/tree", tmp_path / "pulled2", exist_ok=True)
+    assert read_tree(tmp_path / "pulled2") == expected
+    copied = adb(port, "pull", "-a", "/data/local/tmp/tree", str(tmp_path / "copy"))
+    assert copied.returncode == 0, copied.stderr
+    assert read_tree(tmp_path / "copy") == expected
+    for relative, (_, mode, mtime) in files.items():
+        local = (tmp_path / "copy" / relative).stat()
+        assert (stat.S_IMODE(local.st_mode), int(local.st_mtime)) == (mode, mtime)
