@@ -15,9 +15,10 @@ from collections.abc import Callable
 from virtual_phone.apk import ApkError, read_manifest
 from virtual_phone.errors import PhoneCommandError
 from virtual_phone.filesystem import FileSystemError
+from virtual_phone.jobs import SIGNALS
 from virtual_phone.logs import LogEntry
 from virtual_phone.phone import SYSTEM_SERVER, InstalledPackage, app_uid, process_id
-from virtual_phone.shell import Command, CommandFailed, Invocation
+from virtual_phone.shell import Command, CommandFailed, Invocation, signal_number
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 SETTINGS_PACKAGE = "com.android.settings"
@@ -598,7 +599,26 @@ def _process_rows(inv: Invocation, every: bool) -> list[tuple[str, int, int, str
         rows.append((f"u0_a{app_uid(package) - 10000}", process_id(package), zygote, package))
     shell = process_id("sh")
     mine = [("shell", shell, 1, "sh"), ("shell", shell + 1, shell, "ps")]
+    mine += [("shell", job.pid, 1, job.name) for job in inv.device.jobs.running()]
     return rows + mine if every else mine
+
+
+def pkill(inv: Invocation) -> int:
+    """toybox `pkill [-SIGNAL] NAME`: signal the background jobs of that name."""
+    args, signal = inv.args[1:], SIGNALS["TERM"]
+    if args[:1] == ["-l"]:
+        raise CommandFailed("pkill: -l: unsupported option", 1)
+    if args and args[0].startswith("-"):
+        found = signal_number(args[0][1:])
+        if found is None:
+            raise CommandFailed(f"pkill: unknown signal '{args[0][1:]}'", 1)
+        signal, args = found, args[1:]
+    if not args:
+        raise CommandFailed("usage: pkill [-SIGNAL] NAME", 2)
+    matched = [job for job in inv.device.jobs.running() if job.name in args]
+    for job in matched:
+        inv.device.jobs.send(job, signal)
+    return 0 if matched else 1
 
 
 def ps(inv: Invocation) -> int:
@@ -796,6 +816,7 @@ COMMANDS: dict[str, Command] = {
     "ime": ime,
     "ps": ps,
     "pidof": pidof,
+    "pkill": pkill,
     "logcat": logcat,
     "log": log,
 }

@@ -9,7 +9,7 @@ import re
 import time
 
 from virtual_phone.filesystem import FileStat, FileSystemError
-from virtual_phone.shell import Command, CommandFailed, Invocation
+from virtual_phone.shell import Command, CommandFailed, Invocation, is_builtin
 
 
 def _flags(args: list[str], allowed: str) -> tuple[set[str], list[str]]:
@@ -329,7 +329,27 @@ def _digest(algorithm: str) -> Command:
     return command
 
 
+def which(inv: Invocation) -> int:
+    """toybox `which [-a] NAME...`: the file each command runs from (/system/bin)."""
+    names = [a for a in inv.args[1:] if not a.startswith("-")]
+    status = 0
+    for name in names:
+        if "/" in name:
+            found = inv.device.fs.stat(inv.path(name))
+            known = found is not None and not found.is_dir
+            path = name
+        else:
+            known = name in inv.shell.commands and not is_builtin(name)
+            path = f"/system/bin/{name}"
+        if known:
+            inv.write(path + "\n")
+        else:
+            status = 1
+    return status
+
+
 COMMANDS: dict[str, Command] = {
+    "which": which,
     "cut": cut,
     "md5sum": _digest("md5"),
     "sha1sum": _digest("sha1"),
