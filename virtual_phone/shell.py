@@ -1220,6 +1220,7 @@ def _builtin_wait(inv: Invocation) -> int:
     shell = inv.shell
     chosen = [int(a) for a in inv.args[1:] if a.isdigit()] or list(shell.started)
     status = 0
+    inv.streams.flush()  # what came before shows while the shell waits
     for pid in chosen:
         job = shell.started.get(pid)
         if job is None:
@@ -1249,6 +1250,7 @@ def _builtin_read(inv: Invocation) -> int:
     """`read [-r] NAME...`: one line of stdin split into the names (the last takes the rest)."""
     names = [a for a in inv.args[1:] if a != "-r"] or ["REPLY"]
     source = inv.input
+    inv.streams.flush()  # a prompt printed before `read` reaches the client first
     line = source.line() if isinstance(source, _Reader) else None
     if not isinstance(source, _Reader):
         data = inv.stdin

@@ -232,6 +232,8 @@ def sleep(inv: Invocation) -> int:
             raise CommandFailed(f"sleep: invalid number '{arg}'")
         total += value * _SLEEP_UNITS[match[2]]
     deadline = time.monotonic() + total if math.isfinite(total) else math.inf
+    if total > 0:
+        inv.streams.flush()  # what came before shows now, as on a phone, not after the sleep
     # Event.wait refuses timeouts past threading.TIMEOUT_MAX; wait in bounded slices.
     while not inv.cancelled.is_set():
         left = deadline - time.monotonic()

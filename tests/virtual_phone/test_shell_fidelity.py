@@ -148,3 +148,12 @@ def test_directory_trees_push_and_pull_with_modes_and_times(
     for relative, (_, mode, mtime) in files.items():
         local = (tmp_path / "copy" / relative).stat()
         assert (stat.S_IMODE(local.st_mode), int(local.st_mtime)) == (mode, mtime)
+
+
+def test_output_before_a_blocking_command_reaches_the_client_at_once(
+    device: adbutils.AdbDevice,
+) -> None:
+    stream = device.shell("echo first; sleep 3; echo second", stream=True)
+    stream.conn.settimeout(2)  # well before the sleep ends
+    assert stream.conn.recv(64) == b"first\n"
+    stream.close()
