@@ -616,7 +616,7 @@ def pkill(inv: Invocation) -> int:
     if not args:
         raise CommandFailed("usage: pkill [-SIGNAL] NAME", 2)
     matched = [job for job in inv.device.jobs.running() if job.name in args]
-    for job in matched:
+    for job in matched if signal else ():
         inv.device.jobs.send(job, signal)
     return 0 if matched else 1
 

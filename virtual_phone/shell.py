@@ -1185,10 +1185,11 @@ def _builtin_sh(inv: Invocation) -> int:
 
 
 def signal_number(text: str) -> int | None:
-    """`INT`, `SIGINT` or `2` as a signal number; None for a name no phone knows."""
+    """`INT`, `SIGINT` or `2` as a signal number (0: none, only "does it exist?"); None
+    for a name no phone knows."""
     name = text.upper().removeprefix("SIG")
     if name.isdigit():
-        return int(name) if 0 < int(name) < 65 else None
+        return int(name) if 0 <= int(name) < 65 else None
     return SIGNALS.get(name)
 
 
@@ -1210,7 +1211,7 @@ def _builtin_kill(inv: Invocation) -> int:
         if job is None:
             inv.error(f"kill: {pid_text}: No such process\n")
             status = 1
-        else:
+        elif signal:
             inv.device.jobs.send(job, signal)
     return status
 

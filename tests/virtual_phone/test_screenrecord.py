@@ -4,6 +4,7 @@ MP4 of the screen in the phone's files, bounded in time, stopped by a signal."""
 from __future__ import annotations
 
 import io
+import re
 import shutil
 import time
 from pathlib import Path
@@ -123,6 +124,11 @@ def test_raw_h264_to_stdout(device: adbutils.AdbDevice) -> None:
 
 def test_background_jobs_wait_and_signals(device: adbutils.AdbDevice) -> None:
     assert device.shell("sleep 30 & P=$!; kill -TERM $P; wait $P; echo $?") == "143"
+    # kill -0 only asks whether the process is there.
+    alive = "sleep 30 & P=$!; kill -0 $P; echo $?; kill -KILL $P; wait; kill -0 $P; echo $?"
+    lines = device.shell2(alive).output.splitlines()
+    assert lines[0] == "0" and lines[-1] == "1"
+    assert re.fullmatch(r"kill: \d+: No such process", lines[1])
     assert device.shell("echo one & wait; echo two") == "one\ntwo"
     assert device.shell2("kill -INT 99999").output == "kill: 99999: No such process\n"
     assert device.shell2("pkill -INT nothing-runs").returncode == 1
