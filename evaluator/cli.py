@@ -107,6 +107,12 @@ def _add_eval(subparsers: Any) -> None:
         help="online: the longest a wait action may sleep (default 10)",
     )
     ev.add_argument(
+        "--record-screen",
+        action="store_true",
+        help="online: record each episode with the phone's screenrecord into "
+        "traces/TASK/screen.mp4 (at most 180 s; a failed recording is only a warning)",
+    )
+    ev.add_argument(
         "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
     )
     ev.add_argument(
@@ -391,6 +397,7 @@ def run_eval(args: argparse.Namespace) -> int:
         matching=args.matching,
         max_steps=args.max_steps,
         max_wait=args.max_wait,
+        record_screen=args.record_screen,
         devices=tuple(args.device),
         workers=args.workers,
         judges=tuple(args.judges or ("rule",)),

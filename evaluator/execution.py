@@ -15,6 +15,7 @@ account for a run the same way.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import threading
 import time
@@ -24,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from devices.device import Device
+from devices.screen_recording import recording
 from evaluator.agents import Agent, create_agent
 from evaluator.clean_start import save_clean_state
 from evaluator.control import Control
@@ -41,7 +43,7 @@ from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.run_config import RunConfig
-from evaluator.run_store import RunStore, Trace
+from evaluator.run_store import SCREEN_VIDEO_FILE, RunStore, Trace
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
@@ -277,18 +279,24 @@ class TaskExecution:
                 graph = GraphContext.load(job.task_dir)
             except TaskSetupError as exc:
                 log.warning("%s: running online without state mapping: %s", task.id, exc)
-        return run_online(
-            task,
-            self.agent,
-            self.device,
-            trace,
-            variant=config.variant,
-            settings=self._online_settings(self.device),
-            judges=list(self.judges),
-            graph=graph,
-            control=self.control,
-            on_step=self._on_step(trace, steps),
+        video = (
+            recording(self.device, trace.folder / SCREEN_VIDEO_FILE)
+            if config.record_screen
+            else contextlib.nullcontext()
         )
+        with video:  # from before the reset until after the last step
+            return run_online(
+                task,
+                self.agent,
+                self.device,
+                trace,
+                variant=config.variant,
+                settings=self._online_settings(self.device),
+                judges=list(self.judges),
+                graph=graph,
+                control=self.control,
+                on_step=self._on_step(trace, steps),
+            )
 
     def _online_settings(self, device: Device) -> OnlineSettings:
         from evaluator.online import OnlineSettings

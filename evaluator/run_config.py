@@ -58,6 +58,7 @@ class RunConfig:
     matching: str = "elderbench"  # a profile of evaluator.matching.PROFILES
     farm: FarmSettings = field(default_factory=FarmSettings)
     max_wait: float = 10.0  # seconds a wait action may sleep online
+    record_screen: bool = False  # online: a screenrecord MP4 of each episode beside its trace
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -187,6 +188,7 @@ FIELDS: dict[str, FieldSpec] = {
         ("--executor", "--ray-address", "--task-retries", "--device-restart", "--quarantine-after"),
     ),
     "max_wait": FieldSpec(_same, float, ("--max-wait",)),
+    "record_screen": FieldSpec(_same, bool, ("--record-screen",)),
 }
 # RunConfig fields that are requests to this session, not part of the run's record.
 NOT_RECORDED = frozenset({"resume"})

@@ -59,6 +59,7 @@ RUN_FILE = "run.json"
 RESULTS_FILE = "results.jsonl"
 TRACES_DIR = "traces"
 STEPS_FILE = "steps.jsonl"
+SCREEN_VIDEO_FILE = "screen.mp4"  # an online episode recorded on the phone (--record-screen)
 OVERRIDES_FILE = "overrides.json"
 TAGS_FILE = "tags.json"
 ANNOTATION_LOCK = ".annotations.lock"

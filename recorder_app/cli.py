@@ -29,14 +29,16 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
     animate = subparsers.add_parser(
         "animate",
-        help="a demonstration or a run's task as an animated GIF with the actions drawn",
-        description="Write an animated GIF of a recorded demonstration (DEMO_DIR) or of one "
-        "task of an evaluation run (RUN_DIR --task ID), each step's action drawn on its "
-        "screenshot.",
+        help="a demonstration or a run's task as an animated GIF or an MP4 video with the "
+        "actions drawn",
+        description="Write an animated GIF or an MP4 video (H.264) of a recorded "
+        "demonstration (DEMO_DIR) or of one task of an evaluation run (RUN_DIR --task ID), "
+        "each step's action drawn on its screenshot. The format follows the name given "
+        "to -o: FILE.gif or FILE.mp4.",
     )
     animate.add_argument("folder", type=Path, metavar="DEMO_DIR|RUN_DIR")
     animate.add_argument("--task", metavar="ID", help="the task of a run folder to animate")
-    animate.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.gif")
+    animate.add_argument("-o", "--out", type=Path, required=True, metavar="FILE.gif|FILE.mp4")
     animate.add_argument("--width", type=int, default=360, help="frame width in pixels")
     animate.add_argument(
         "--ms", type=int, default=1200, metavar="MS", help="time per step in milliseconds"
@@ -45,11 +47,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
 
 
 def run_animate(args: argparse.Namespace) -> int:
-    from recorder_app.recording.animation import demo_frames, trace_frames, write_gif
+    from recorder_app.recording.animation import demo_frames, trace_frames, write_animation
 
     folder = Path(args.folder)
     frames = trace_frames(folder, args.task) if args.task else demo_frames(folder)
-    out = write_gif(frames, args.out, width=args.width, ms_per_step=args.ms)
+    out = write_animation(frames, args.out, width=args.width, ms_per_step=args.ms)
     print(f"{out}: {len(frames)} steps")
     return 0
 

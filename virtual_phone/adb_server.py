@@ -24,6 +24,15 @@ from typing import TYPE_CHECKING, Self
 
 from virtual_phone.adbd import FEATURES, VirtualDevice
 from virtual_phone.errors import VirtualPhoneError
+from virtual_phone.transports import (
+    TransportSpecError,
+    is_network_serial,
+    network_serial,
+    parse_wait,
+    split_host_serial,
+    transport_kind,
+    wait_is_over,
+)
 from virtual_phone.wire import (
     Channel,
     PeerClosed,
@@ -85,6 +94,7 @@ class _Request:
     transport_id: str | None  # host-transport-id:N:
     selected: VirtualDevice | None  # chosen earlier on this connection
     scoped: bool  # host-serial:/host-transport-id:/host-usb:/host-local: rather than host:
+    kind: str = "any"  # host-usb: and host-local: pick among that kind of transport only
 
 
 class AdbServer:
@@ -285,13 +295,23 @@ class AdbServer:
             return "".join(f"{d.serial:<22} {DEVICE_STATE} {d.describe()}\n" for d in devices)
         return "".join(f"{d.serial}\t{DEVICE_STATE}\n" for d in devices)
 
-    def _any_device(self) -> VirtualDevice:
+    def _any_device(self, kind: str = "any") -> VirtualDevice:
         with self._lock:
-            devices = list(self._devices.values())
+            devices = [
+                d for d in self._devices.values() if kind in ("any", transport_kind(d.serial))
+            ]
         if not devices:
-            raise AdbServerError("no devices/emulators found")
+            raise AdbServerError(
+                {"usb": "no devices found", "local": "no emulators found"}.get(
+                    kind, "no devices/emulators found"
+                )
+            )
         if len(devices) > 1:
-            raise _AmbiguousDevice("more than one device/emulator")
+            raise _AmbiguousDevice(
+                {"usb": "more than one device", "local": "more than one emulator"}.get(
+                    kind, "more than one device/emulator"
+                )
+            )
         return devices[0]
 
     def _by_serial(self, serial: str) -> VirtualDevice:
@@ -373,7 +393,7 @@ class AdbServer:
                 known = sorted(self._devices, key=len, reverse=True)
             serial = next((s for s in known if rest.startswith(s + ":")), None)
             if serial is None:
-                serial, _, rest = rest.partition(":")
+                serial, rest = split_host_serial(rest)
             else:
                 rest = rest[len(serial) + 1 :]
         elif prefix == "host-transport-id":
@@ -381,7 +401,8 @@ class AdbServer:
         elif prefix not in ("host", "host-usb", "host-local"):
             raise AdbServerError(f"unknown host service: {request}")
         service, _, argument = rest.partition(":")
-        return _Request(service, argument, serial, transport_id, selected, prefix != "host")
+        kind = {"host-usb": "usb", "host-local": "local"}.get(prefix, "any")
+        return _Request(service, argument, serial, transport_id, selected, prefix != "host", kind)
 
     def _target(self, request: _Request) -> VirtualDevice:
         """The device a request is about: named, selected earlier, or the only one."""
@@ -391,7 +412,7 @@ class AdbServer:
             return self._by_transport_id(request.transport_id)
         if request.selected is not None:
             return request.selected
-        return self._any_device()
+        return self._any_device(request.kind)
 
     # ------------------------------------------------------------ host services
 
@@ -445,7 +466,7 @@ class AdbServer:
         elif service == "transport-id":
             device = self._by_transport_id(argument)
         else:
-            device = self._any_device()
+            device = self._any_device(service.removeprefix("transport-"))
         channel.okay()
         return _Outcome(keep_reading=True, device=device)
 
@@ -552,22 +573,35 @@ class AdbServer:
         return _DONE
 
     def _wait_for(self, channel: Channel, request: _Request) -> _Outcome:
-        """`wait-for-TRANSPORT-STATE`: answer once the device is there (or gone)."""
-        state = request.service.rpartition("-")[2]  # recovery, bootloader... never come
+        """`wait-for-TRANSPORT-STATE`: OKAY at once, and OKAY again when the wait is over.
 
-        def present() -> bool:
-            try:
-                self._target(request)
-            except _AmbiguousDevice:
-                raise
-            except AdbServerError:
-                return False
-            return True
-
+        The phones are always in the `device` state, so a wait for `recovery`,
+        `bootloader`, `rescue` or `sideload` lasts until the client gives up.
+        """
+        try:
+            spec = parse_wait(request.service)
+        except TransportSpecError as exc:
+            raise AdbServerError(str(exc)) from exc
+        channel.okay()
+        scoped = _Request(
+            request.service, "", request.serial, request.transport_id, request.selected,
+            request.scoped, spec.kind if request.kind == "any" else request.kind,
+        )  # fmt: skip
         while not self._closed.is_set() and not _peer_closed(channel.sock):
-            if (state, present()) in ((DEVICE_STATE, True), ("disconnect", False)):
-                channel.okay(b"OKAY")
-                break
+            found = ambiguous = False
+            try:
+                self._target(scoped)
+                found = True
+            except _AmbiguousDevice as exc:
+                if spec.state != "disconnect":
+                    channel.fail(str(exc))
+                    return _DONE
+                ambiguous = True
+            except AdbServerError:
+                pass
+            if wait_is_over(spec, found, ambiguous, DEVICE_STATE):
+                channel.okay()
+                return _DONE
             with self._changed:
                 self._changed.wait(timeout=_POLL_S)
         return _DONE
@@ -577,7 +611,24 @@ class AdbServer:
         return _DONE
 
     def _disconnect(self, channel: Channel, request: _Request) -> _Outcome:
-        channel.okay(encode_block(f"error: no such device '{request.argument}'"))
+        """Unplug a phone reached over the network, as `adb disconnect HOST[:PORT]` does."""
+        if not request.argument:
+            with self._lock:
+                doomed = [s for s in self._devices if is_network_serial(s)]
+            for serial in doomed:
+                with contextlib.suppress(KeyError):
+                    self.remove_phone(serial)
+            channel.okay(encode_block("disconnected everything"))
+            return _DONE
+        try:
+            serial = network_serial(request.argument)
+        except TransportSpecError as exc:
+            raise AdbServerError(str(exc)) from exc
+        try:
+            self.remove_phone(serial)
+        except KeyError:
+            raise AdbServerError(f"no such device '{serial}'") from None
+        channel.okay(encode_block(f"disconnected {request.argument}"))
         return _DONE
 
 

@@ -15,8 +15,16 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from virtual_phone import android_tools, scrcpy_server, snapshots, toolbox
+from virtual_phone import (
+    android_tools,
+    network_tools,
+    scrcpy_server,
+    screenrecord,
+    snapshots,
+    toolbox,
+)
 from virtual_phone.filesystem import MemoryFileSystem
+from virtual_phone.jobs import JobTable
 from virtual_phone.shell import Command, Shell, Streams
 from virtual_phone.sync import serve_sync
 from virtual_phone.wire import Channel, SocketSet, encode_block
@@ -172,6 +180,7 @@ class _ClientInput:
         self._data = bytearray()
         self._ended = False
         self._taken = False
+        self._read = 0  # bytes already taken a line at a time
         self.gone = threading.Event()
 
     def run(self) -> None:
@@ -192,20 +201,32 @@ class _ClientInput:
             room = MAX_STDIN - len(self._data)  # the command sees a prefix, never a gap
             if room > 0:
                 self._data += data[:room]
+                self._changed.notify_all()
 
     def _end(self) -> None:
         with self._changed:
             self._ended = True
             self._changed.notify_all()
 
-    def read_all(self) -> bytes:
-        """All of stdin, once it ended (or the client left); empty for a second reader."""
+    def __call__(self) -> bytes:
+        """The rest of stdin, once it ended (or the client left); empty for a second reader."""
         with self._changed:
             self._changed.wait_for(lambda: self._ended)
             if self._taken:
                 return b""
             self._taken = True
-            return bytes(self._data)
+            return bytes(self._data[self._read :])
+
+    def line(self) -> bytes | None:
+        """The next line as soon as it arrived (`read` in a script the client talks to)."""
+        with self._changed:
+            self._changed.wait_for(lambda: self._ended or self._data.find(b"\n", self._read) >= 0)
+            if self._taken or self._read >= len(self._data):
+                return None
+            end = self._data.find(b"\n", self._read)
+            end = len(self._data) if end < 0 else end + 1
+            line, self._read = bytes(self._data[self._read : end]), end
+            return line
 
 
 class VirtualDevice:
@@ -220,6 +241,7 @@ class VirtualDevice:
             capacity=phone.storage_bytes,
         )
         self.snapshots = snapshots.SnapshotStore(self)
+        self.jobs = JobTable()
         self.local_sockets = LocalSockets()
         self.connections = SocketSet()
         self._reverse_lock = threading.Lock()
@@ -227,6 +249,8 @@ class VirtualDevice:
         self.commands: dict[str, Command] = {
             **toolbox.COMMANDS,
             **android_tools.COMMANDS,
+            **network_tools.COMMANDS,
+            "screenrecord": screenrecord.screenrecord,
             "app_process": functools.partial(scrcpy_server.app_process, host=self),
             snapshots.COMMAND: snapshots.virtualphone,
         }
@@ -262,8 +286,9 @@ class VirtualDevice:
         return handler(channel, service)
 
     def close(self) -> None:
-        """Unplug: every connection to this device ends."""
+        """Unplug: every connection to this device ends, and every background job."""
         self.connections.close_all()
+        self.jobs.close()
 
     # ------------------------------------------------------------ services
 
@@ -282,7 +307,7 @@ class VirtualDevice:
         output = _ShellOutput(channel, v2)
         if command.strip():
             status = Shell(self, self.commands, env=env).run(
-                command, output.streams, cancelled=client.gone, stdin=client.read_all
+                command, output.streams, cancelled=client.gone, stdin=client
             )
         else:
             output.streams.err(INTERACTIVE_UNSUPPORTED)

@@ -15,9 +15,10 @@ from collections.abc import Callable
 from virtual_phone.apk import ApkError, read_manifest
 from virtual_phone.errors import PhoneCommandError
 from virtual_phone.filesystem import FileSystemError
+from virtual_phone.jobs import SIGNALS
 from virtual_phone.logs import LogEntry
 from virtual_phone.phone import SYSTEM_SERVER, InstalledPackage, app_uid, process_id
-from virtual_phone.shell import Command, CommandFailed, Invocation
+from virtual_phone.shell import Command, CommandFailed, Invocation, signal_number
 
 ADB_KEYBOARD_IME = "com.android.adbkeyboard/.AdbIME"
 SETTINGS_PACKAGE = "com.android.settings"
@@ -598,7 +599,26 @@ def _process_rows(inv: Invocation, every: bool) -> list[tuple[str, int, int, str
         rows.append((f"u0_a{app_uid(package) - 10000}", process_id(package), zygote, package))
     shell = process_id("sh")
     mine = [("shell", shell, 1, "sh"), ("shell", shell + 1, shell, "ps")]
+    mine += [("shell", job.pid, 1, job.name) for job in inv.device.jobs.running()]
     return rows + mine if every else mine
+
+
+def pkill(inv: Invocation) -> int:
+    """toybox `pkill [-SIGNAL] NAME`: signal the background jobs of that name."""
+    args, signal = inv.args[1:], SIGNALS["TERM"]
+    if args[:1] == ["-l"]:
+        raise CommandFailed("pkill: -l: unsupported option", 1)
+    if args and args[0].startswith("-"):
+        found = signal_number(args[0][1:])
+        if found is None:
+            raise CommandFailed(f"pkill: unknown signal '{args[0][1:]}'", 1)
+        signal, args = found, args[1:]
+    if not args:
+        raise CommandFailed("usage: pkill [-SIGNAL] NAME", 2)
+    matched = [job for job in inv.device.jobs.running() if job.name in args]
+    for job in matched if signal else ():
+        inv.device.jobs.send(job, signal)
+    return 0 if matched else 1
 
 
 def ps(inv: Invocation) -> int:
@@ -638,6 +658,7 @@ def _log_line(entry: LogEntry, style: str) -> str:
         "raw": msg,
         "time": f"{stamp} {p}/{tag}({entry.pid:5d}): {msg}",
         "threadtime": f"{stamp} {entry.pid:5d} {entry.tid:5d} {p} {tag:<8}: {msg}",
+        "long": f"[ {stamp} {entry.pid:5d}:{entry.tid:5d} {p}/{tag} ]\n{msg}\n",
     }
     return formats[style] + "\n"
 
@@ -671,7 +692,7 @@ def logcat(inv: Invocation) -> int:
             silent = True
         elif arg in ("-v", "-b", "-t", "-T", "--format", "--buffer") and value:
             if arg in ("-v", "--format"):
-                if value not in ("brief", "tag", "process", "raw", "time", "threadtime"):
+                if value not in ("brief", "tag", "process", "raw", "time", "threadtime", "long"):
                     raise CommandFailed(f"logcat: Unknown format '{value}'")
                 style = value
             elif arg in ("-t", "-T"):
@@ -694,10 +715,43 @@ def logcat(inv: Invocation) -> int:
     while not inv.cancelled.is_set():
         inv.streams.flush()
         log.wait(last, timeout=0.5)
+        log.heartbeat(pid=process_id(SYSTEM_SERVER))
         fresh = log.entries(after=last)
         if fresh:
             last = fresh[-1].index
             inv.write("".join(_log_line(entry, style) for entry in fresh if keep(entry)))
+    return 0
+
+
+_LOG_PRIORITY_NAMES = {"v": "V", "d": "D", "i": "I", "w": "W", "e": "E", "f": "F",
+                       "verbose": "V", "debug": "D", "info": "I", "warn": "W", "error": "E",
+                       "fatal": "F"}  # fmt: skip
+
+
+def log(inv: Invocation) -> int:
+    """`log [-p PRIORITY] [-t TAG] [MESSAGE...]`: one line into the log buffer; without a
+    message, each line of stdin."""
+    args = inv.args[1:]
+    priority, tag = "I", "log"
+    while len(args) >= 2 and args[0] in ("-p", "-t"):
+        option, value, args = args[0], args[1], args[2:]
+        if option == "-t":
+            tag = value
+        elif value.lower() in _LOG_PRIORITY_NAMES:
+            priority = _LOG_PRIORITY_NAMES[value.lower()]
+        else:
+            raise CommandFailed(f"log: unknown priority '{value}'", 2)
+    if args[:1] and args[0].startswith("-") and args[0] != "--":
+        raise CommandFailed(
+            "usage: log [-p PRIORITY] [-t TAG] [MESSAGE...]\n"
+            "PRIORITY is one of v, d, i, w, e, f (default i); TAG defaults to 'log'", 2
+        )  # fmt: skip
+    lines = [" ".join(args[1:] if args[:1] == ["--"] else args)] if args else [
+        line for line in inv.stdin.decode("utf-8", "replace").splitlines() if line
+    ]  # fmt: skip
+    pid = process_id("log")
+    for line in lines:
+        inv.device.phone.log.write(priority, tag, line, pid=pid)
     return 0
 
 
@@ -762,5 +816,7 @@ COMMANDS: dict[str, Command] = {
     "ime": ime,
     "ps": ps,
     "pidof": pidof,
+    "pkill": pkill,
     "logcat": logcat,
+    "log": log,
 }

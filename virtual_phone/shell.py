@@ -6,6 +6,8 @@ backslashes, `;`, `&&`, `||`, `|`, `VAR=value` prefixes, `$VAR`, `${VAR}`, `$?`,
 `*`/`?` globs, the redirections `>`, `>>`, `<`, `2>&1`, and the compound commands
 `if/elif/else/fi`, `while`/`until ... do ... done`, `for NAME in ...; do ... done`,
 `{ ...; }` and `( ... )`, with the builtins `test`/`[`, `read`, `break` and `continue`.
+`cmd &` runs in the background (`$!`, `wait`, `kill`); `sh FILE ARGS` runs a script
+with `$1`..., `$#` and `$@`.
 Commands are plain functions in a registry dict; `toolbox` and `android_tools` provide them.
 
 >>> def echo(inv):
@@ -21,6 +23,7 @@ b'1 a  b\\n'
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import posixpath
 import re
@@ -32,6 +35,7 @@ from typing import TYPE_CHECKING, Literal, Protocol
 from virtual_phone.arith import ArithmeticFailure, evaluate
 from virtual_phone.errors import PhoneCommandError, PhoneInputError, VirtualPhoneError
 from virtual_phone.filesystem import FileSystemError, MemoryFileSystem, normalize
+from virtual_phone.jobs import SIGNALS, Job, JobLimitError, JobTable
 
 if TYPE_CHECKING:
     from virtual_phone.phone import VirtualPhone
@@ -61,6 +65,9 @@ class ShellDevice(Protocol):
     @property
     def snapshots(self) -> SnapshotStore: ...
 
+    @property
+    def jobs(self) -> JobTable: ...
+
 
 class ShellSyntaxError(VirtualPhoneError, ValueError):
     """The command line cannot be parsed; the message reads like mksh's."""
@@ -86,6 +93,16 @@ class _LoopControl(Exception):
         self.levels = levels
 
 
+class LineInput(Protocol):
+    """Standard input that arrives over time (the client's): whole, or a line at a time."""
+
+    def __call__(self) -> bytes:
+        """The rest of it, once it ended."""
+
+    def line(self) -> bytes | None:
+        """The next line as soon as it arrived; None once it ended."""
+
+
 class _Reader:
     """Standard input shared by the commands of a loop: `read` takes a line, `cat` the rest."""
 
@@ -93,6 +110,7 @@ class _Reader:
         self._source = source
         self._data: bytes | None = None
         self._pos = 0
+        self._lines = source if hasattr(source, "line") else None
 
     def _load(self) -> bytes:
         if self._data is None:
@@ -105,6 +123,8 @@ class _Reader:
         return rest
 
     def line(self) -> bytes | None:
+        if self._lines is not None and self._data is None:
+            return self._lines.line()  # as soon as the client sent it, not once stdin ended
         data = self._load()
         if self._pos >= len(data):
             return None
@@ -147,6 +167,7 @@ class SimpleCommand:
 class AndOrList:
     first: Pipeline
     rest: tuple[tuple[str, Pipeline], ...]  # ("&&" | "||", pipeline)
+    background: bool = False  # ended by `&`
 
 
 Script = tuple[AndOrList, ...]
@@ -223,11 +244,7 @@ class _Lexer:
             elif src.startswith(("&&", "||"), self.pos):
                 tokens.append(_Token("op", op=src[self.pos : self.pos + 2]))
                 self.pos += 2
-            elif c in "&|":
-                # A trailing `&` would background the job; run it in the foreground instead.
-                tokens.append(_Token("op", op=";" if c == "&" else "|"))
-                self.pos += 1
-            elif c in "()":
+            elif c in "&|" or c in "()":
                 tokens.append(_Token("op", op=c))
                 self.pos += 1
             elif match := _REDIRECT_RE.match(src, self.pos):
@@ -445,6 +462,11 @@ class _Parser:
                 break
             items.append(self._and_or())
             token = self._peek()
+            if token is not None and token.kind == "op" and token.op == "&":
+                first, rest = items[-1].first, items[-1].rest
+                items[-1] = AndOrList(first, rest, background=True)
+                self.pos += 1
+                continue
             if token is not None and not (token.kind == "op" and token.op in (";", ")")):
                 raise self._unexpected()
         return tuple(items)
@@ -679,6 +701,9 @@ class Shell:
         self._substitution_status = 0
         self._depth = depth
         self._stdin: Input = _Reader(b"")
+        self.positional: list[str] = []  # $1, $2, ... of a script run with `sh FILE ARGS`
+        self.started: dict[int, Job] = {}  # background jobs this shell started, for `wait`
+        self.last_job: int | None = None  # `$!`
 
     def run(
         self,
@@ -709,10 +734,40 @@ class Shell:
         for and_or in script:
             if cancelled.is_set():
                 return
+            if and_or.background:
+                self._spawn(and_or, streams)
+                continue
             self._run_pipeline(and_or.first, streams, cancelled)
             for op, pipeline in and_or.rest:
                 if (op == "&&") == (self.status == 0):
                     self._run_pipeline(pipeline, streams, cancelled)
+
+    def _spawn(self, and_or: AndOrList, streams: Streams) -> None:
+        """`... &`: run in a subshell on its own thread, with stdin from /dev/null."""
+        child = Shell(self.device, self.commands, env=self.env, depth=self._depth + 1)
+        child.cwd, child.status, child.positional = self.cwd, self.status, self.positional
+        quiet = Streams(_dropping(streams.out), _dropping(streams.err), _dropping(streams.flush))
+        foreground = AndOrList(and_or.first, and_or.rest)
+
+        def run(stop: threading.Event) -> int:
+            try:
+                child._run_script((foreground,), quiet, stop)
+            except _ExitShell as done:
+                child.status = done.status
+            except _LoopControl:
+                pass
+            quiet.flush()
+            return child.status
+
+        try:
+            job = self.device.jobs.start(_job_name(and_or), run)
+        except JobLimitError as exc:
+            streams.err(f"{SHELL_NAME}: {exc}\n")
+            self.status = 1
+            return
+        self.started[job.pid] = job
+        self.last_job = job.pid
+        self.status = 0
 
     def _run_pipeline(
         self, pipeline: Pipeline, streams: Streams, cancelled: threading.Event
@@ -957,7 +1012,14 @@ class Shell:
         if name == "0":
             return SHELL_NAME
         if name == "#":
-            return "0"
+            return str(len(self.positional))
+        if name in ("@", "*"):
+            return " ".join(self.positional)
+        if name == "!":
+            return "" if self.last_job is None else str(self.last_job)
+        if name.isdigit():
+            index = int(name)
+            return self.positional[index - 1] if 0 < index <= len(self.positional) else ""
         return self.env.get(name, "")
 
     def _expand_plain(self, word: Word, streams: Streams, cancelled: threading.Event) -> str:
@@ -1013,6 +1075,26 @@ class Shell:
         )
         matches = glob_paths(self.device.fs, pattern, self.cwd)
         return matches or [text]
+
+
+def _dropping(write: Callable[..., object]) -> Callable[..., None]:
+    """A background job's output: lost once the client that started it has gone."""
+
+    def call(*data: bytes | str) -> None:
+        with contextlib.suppress(OSError):
+            write(*data)
+
+    return call
+
+
+def _job_name(and_or: AndOrList) -> str:
+    """What `ps` calls a background job: its first command's name, or `sh`."""
+    first = and_or.first[0]
+    if and_or.rest or len(and_or.first) > 1 or not isinstance(first, SimpleCommand):
+        return "sh"
+    if not first.words or any(part.kind != "text" for part in first.words[0]):
+        return "sh"
+    return posixpath.basename("".join(part.value for part in first.words[0]))
 
 
 def glob_paths(fs: MemoryFileSystem, pattern: str, cwd: str = "/") -> list[str]:
@@ -1079,14 +1161,83 @@ def _builtin_export(inv: Invocation) -> int:
 
 
 def _builtin_sh(inv: Invocation) -> int:
-    """`sh -c 'script'`: a child shell sharing the device but not the variables."""
-    if len(inv.args) < 3 or inv.args[1] != "-c":
-        raise CommandFailed(f"{SHELL_NAME}: only 'sh -c SCRIPT' is supported", 2)
+    """`sh -c 'script' [NAME ARGS...]` or `sh FILE [ARGS...]`: a child shell sharing the
+    device but not the variables."""
+    if len(inv.args) < 2 or (inv.args[1] == "-c" and len(inv.args) < 3):
+        raise CommandFailed(f"{SHELL_NAME}: no interactive shell here: use 'sh -c SCRIPT'", 2)
     if inv.shell._depth >= MAX_NESTING:
         raise CommandFailed(f"{SHELL_NAME}: shells nested too deeply", 2)
+    if inv.args[1] == "-c":
+        source, positional = inv.args[2], inv.args[4:]
+    else:
+        try:
+            data = inv.device.fs.read_bytes(inv.path(inv.args[1]))
+        except FileSystemError as exc:
+            reason = str(exc).rpartition(": ")[2]
+            raise CommandFailed(f"{SHELL_NAME}: {inv.args[1]}: {reason}", NOT_FOUND_STATUS) from exc
+        source, positional = data.decode("utf-8", "replace"), inv.args[2:]
     child = Shell(inv.shell.device, inv.shell.commands, env=inv.env, depth=inv.shell._depth + 1)
     child.cwd = inv.shell.cwd
-    return child.run(inv.args[2], inv.streams, cancelled=inv.cancelled, stdin=lambda: inv.stdin)
+    child.positional = list(positional)
+    source_input = inv.input
+    stdin: Input = source_input if isinstance(source_input, _Reader) else (lambda: inv.stdin)
+    return child.run(source, inv.streams, cancelled=inv.cancelled, stdin=stdin)
+
+
+def signal_number(text: str) -> int | None:
+    """`INT`, `SIGINT` or `2` as a signal number (0: none, only "does it exist?"); None
+    for a name no phone knows."""
+    name = text.upper().removeprefix("SIG")
+    if name.isdigit():
+        return int(name) if 0 <= int(name) < 65 else None
+    return SIGNALS.get(name)
+
+
+def _builtin_kill(inv: Invocation) -> int:
+    """`kill [-SIGNAL | -s SIGNAL] PID...`: signal the device's background jobs."""
+    args, signal = inv.args[1:], SIGNALS["TERM"]
+    if args[:1] == ["-s"] and len(args) > 1:
+        args = ["-" + args[1], *args[2:]]
+    if args and args[0].startswith("-") and args[0] != "--":
+        found = signal_number(args[0][1:])
+        if found is None:
+            raise CommandFailed(f"kill: unknown signal '{args[0][1:]}'", 1)
+        signal, args = found, args[1:]
+    if not args:
+        raise CommandFailed("usage: kill [-s SIGNAL | -SIGNAL] PID...", 1)
+    status = 0
+    for pid_text in args:
+        job = inv.device.jobs.get(int(pid_text)) if pid_text.isdigit() else None
+        if job is None:
+            inv.error(f"kill: {pid_text}: No such process\n")
+            status = 1
+        elif signal:
+            inv.device.jobs.send(job, signal)
+    return status
+
+
+def _builtin_wait(inv: Invocation) -> int:
+    """`wait [PID...]`: until this shell's background jobs end; the last one's status."""
+    shell = inv.shell
+    chosen = [int(a) for a in inv.args[1:] if a.isdigit()] or list(shell.started)
+    status = 0
+    inv.streams.flush()  # what came before shows while the shell waits
+    for pid in chosen:
+        job = shell.started.get(pid)
+        if job is None:
+            status = NOT_FOUND_STATUS
+            continue
+        while not job.done.wait(0.1):
+            if inv.cancelled.is_set():
+                return 1
+        del shell.started[pid]
+        status = job.status if job.status is not None else 1
+    return status
+
+
+def is_builtin(name: str) -> bool:
+    """Whether the shell itself runs `name` (then it is no file on the phone's PATH)."""
+    return name in _BUILTINS
 
 
 def _builtin_loop_control(inv: Invocation) -> int:
@@ -1100,6 +1251,7 @@ def _builtin_read(inv: Invocation) -> int:
     """`read [-r] NAME...`: one line of stdin split into the names (the last takes the rest)."""
     names = [a for a in inv.args[1:] if a != "-r"] or ["REPLY"]
     source = inv.input
+    inv.streams.flush()  # a prompt printed before `read` reaches the client first
     line = source.line() if isinstance(source, _Reader) else None
     if not isinstance(source, _Reader):
         data = inv.stdin
@@ -1180,4 +1332,6 @@ _BUILTINS: dict[str, Command] = {
     "pwd": _builtin_pwd,
     "export": _builtin_export,
     "sh": _builtin_sh,
+    "kill": _builtin_kill,
+    "wait": _builtin_wait,
 }

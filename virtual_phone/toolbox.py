@@ -4,11 +4,12 @@ from __future__ import annotations
 
 import hashlib
 import math
+import posixpath
 import re
 import time
 
 from virtual_phone.filesystem import FileStat, FileSystemError
-from virtual_phone.shell import Command, CommandFailed, Invocation
+from virtual_phone.shell import Command, CommandFailed, Invocation, is_builtin
 
 
 def _flags(args: list[str], allowed: str) -> tuple[set[str], list[str]]:
@@ -66,6 +67,23 @@ def _long_line(name: str, entry: FileStat) -> str:
     return f"{kind}{bits} 1 root sdcard_rw {entry.size:>8} {stamp} {name}\n"
 
 
+def _ls_directory(inv: Invocation, path: str, flags: set[str], header: bool) -> None:
+    """One directory's entries; with -R, then each subdirectory's under its own header."""
+    fs = inv.device.fs
+    if header:
+        inv.write(f"{path}:\n")
+    entries = fs.listdir(inv.path(path))
+    if not flags & {"a", "A"}:
+        entries = [(n, e) for n, e in entries if not n.startswith(".")]
+    for name, entry in entries:
+        inv.write(_long_line(name, entry) if "l" in flags else name + "\n")
+    if "R" in flags:
+        for name, entry in entries:
+            if entry.is_dir:
+                inv.write("\n")
+                _ls_directory(inv, posixpath.join(path, name), flags, header=True)
+
+
 def ls(inv: Invocation) -> int:
     flags, paths = _flags(inv.args[1:], "laA1dRtrsSh")
     fs = inv.device.fs
@@ -78,15 +96,11 @@ def ls(inv: Invocation) -> int:
             status = 1
             continue
         if found.is_dir and "d" not in flags:
-            if len(targets) > 1:
-                inv.write(("\n" if index else "") + f"{path}:\n")
-            entries = fs.listdir(inv.path(path))
-            if not flags & {"a", "A"}:
-                entries = [(n, e) for n, e in entries if not n.startswith(".")]
+            if index:
+                inv.write("\n")
+            _ls_directory(inv, path, flags, header=len(targets) > 1 or "R" in flags)
         else:
-            entries = [(path, found)]
-        for name, entry in entries:
-            inv.write(_long_line(name, entry) if "l" in flags else name + "\n")
+            inv.write(_long_line(path, found) if "l" in flags else path + "\n")
     return status
 
 
@@ -218,6 +232,8 @@ def sleep(inv: Invocation) -> int:
             raise CommandFailed(f"sleep: invalid number '{arg}'")
         total += value * _SLEEP_UNITS[match[2]]
     deadline = time.monotonic() + total if math.isfinite(total) else math.inf
+    if total > 0:
+        inv.streams.flush()  # what came before shows now, as on a phone, not after the sleep
     # Event.wait refuses timeouts past threading.TIMEOUT_MAX; wait in bounded slices.
     while not inv.cancelled.is_set():
         left = deadline - time.monotonic()
@@ -315,7 +331,27 @@ def _digest(algorithm: str) -> Command:
     return command
 
 
+def which(inv: Invocation) -> int:
+    """toybox `which [-a] NAME...`: the file each command runs from (/system/bin)."""
+    names = [a for a in inv.args[1:] if not a.startswith("-")]
+    status = 0
+    for name in names:
+        if "/" in name:
+            found = inv.device.fs.stat(inv.path(name))
+            known = found is not None and not found.is_dir
+            path = name
+        else:
+            known = name in inv.shell.commands and not is_builtin(name)
+            path = f"/system/bin/{name}"
+        if known:
+            inv.write(path + "\n")
+        else:
+            status = 1
+    return status
+
+
 COMMANDS: dict[str, Command] = {
+    "which": which,
     "cut": cut,
     "md5sum": _digest("md5"),
     "sha1sum": _digest("sha1"),

@@ -31,7 +31,7 @@ from recorder_app.qt.recorder import step_hierarchy, step_text
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.workers import BackgroundJob, run_in_background
-from recorder_app.recording.animation import demo_frames, write_gif
+from recorder_app.recording.animation import ANIMATION_FILTER, demo_frames, write_animation
 from recorder_app.recording.workspace import DemoSummary, Workspace
 
 FOLDER_ROLE = Qt.ItemDataRole.UserRole
@@ -55,7 +55,7 @@ class DemoBrowser(QWidget):
     resume_requested = Signal(str)  # demo folder
     demo_changed = Signal(str)  # demo folder whose files changed
     problem_occurred = Signal(str)
-    gif_written = Signal(str)  # the GIF's path
+    gif_written = Signal(str)  # the written GIF's or MP4's path
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -93,10 +93,10 @@ class DemoBrowser(QWidget):
             "Mark the demonstration as discarded; its files stay and it can be restored"
         )
         self.drop_button = QPushButton("Delete last step")
-        self.gif_button = QPushButton("Export GIF…")
+        self.gif_button = QPushButton("Export GIF/MP4…")
         self.gif_button.setToolTip(
-            "Write the demonstration as an animated GIF with each action drawn (for papers "
-            "and bug reports)"
+            "Write the demonstration as an animated GIF or an MP4 video with each action "
+            "drawn (for papers, talks and bug reports)"
         )
         self.gif_row = ReportPathRow()
         self.gif_row.setObjectName("gifRow")
@@ -428,7 +428,8 @@ class DemoBrowser(QWidget):
         )
 
     def export_gif(self, out: Path) -> BackgroundJob | None:
-        """Write the shown demonstration as an animated GIF (off the GUI thread)."""
+        """Write the shown demonstration as a GIF or an MP4, as `out` is named (off the GUI
+        thread)."""
         folder = self._folder
         if folder is None:
             return None
@@ -436,7 +437,8 @@ class DemoBrowser(QWidget):
 
         def done(path: Path) -> None:
             self.gif_button.setEnabled(True)
-            self.gif_row.set_path(path, what="GIF written to", open_label="Open GIF")
+            kind = "MP4" if path.suffix.lower() == ".mp4" else "GIF"
+            self.gif_row.set_path(path, what=f"{kind} written to", open_label=f"Open {kind}")
             self.gif_row.show()
             self.gif_written.emit(str(path))
 
@@ -445,7 +447,7 @@ class DemoBrowser(QWidget):
             self._report(exc)
 
         return run_in_background(
-            lambda: write_gif(demo_frames(folder), out), on_done=done, on_error=failed
+            lambda: write_animation(demo_frames(folder), out), on_done=done, on_error=failed
         )
 
     @Slot()
@@ -453,7 +455,9 @@ class DemoBrowser(QWidget):
         if self._folder is None:
             return
         suggested = str(self._folder.parent / f"{self._folder.parent.name}-{self._folder.name}.gif")
-        path, _ = QFileDialog.getSaveFileName(self, "Export as GIF", suggested, "GIF (*.gif)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export as GIF or MP4", suggested, ANIMATION_FILTER
+        )
         if path:
             self.export_gif(Path(path))
 

@@ -1,6 +1,7 @@
-"""A demonstration or an evaluation trace as an animated GIF, each step's action drawn on
-its screenshot (for papers and bug reports). No Qt: the studio and ``elderbench animate``
-both call it.
+"""A demonstration or an evaluation trace as an animated GIF or an MP4 video (H.264,
+yuv420p, even dimensions: what sites that share video take), each step's action drawn on
+its screenshot (for papers, talks and bug reports). No Qt: the studio and
+``elderbench animate`` both call it; ``write_animation`` picks the format by the suffix.
 
 Each frame is the screen before a step, scaled to ``width``, with the action on top: a
 ring for a tap (two for a long press), an arrow for a swipe, a banner for typing, keys,
@@ -23,9 +24,12 @@ from __future__ import annotations
 import contextlib
 import io
 import math
+import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+import av
 from PIL import Image, ImageDraw, ImageFont
 
 from evaluator.errors import EvaluatorError
@@ -39,6 +43,7 @@ from recorder_app.errors import StudioError
 ACTION_RGB = (230, 57, 70)
 ELEMENT_RGB = (255, 196, 0)
 CAPTION_HEIGHT = 44
+VIDEO_FPS = 10  # an MP4 shows each step for ms_per_step at this constant rate
 Font = ImageFont.ImageFont | ImageFont.FreeTypeFont
 
 
@@ -217,3 +222,71 @@ def write_gif(frames: list[Frame], out: Path, *, width: int = 360, ms_per_step: 
     except OSError as exc:
         raise StudioError(f"Cannot write {out}: {exc.strerror or exc}") from exc
     return Path(out)
+
+
+def video_frame_count(steps: int, ms_per_step: int) -> int:
+    """How many frames `write_mp4` writes: each step ms_per_step long, the last twice."""
+    per_step = max(1, round(ms_per_step * VIDEO_FPS / 1000))
+    return per_step * (steps + 1) if steps else 0
+
+
+def _even(image: Image.Image) -> Image.Image:
+    """The image padded by a pixel where needed: H.264 in yuv420p wants even sizes."""
+    width, height = image.width + image.width % 2, image.height + image.height % 2
+    if (width, height) == image.size:
+        return image
+    padded = Image.new("RGB", (width, height), (30, 33, 39))
+    padded.paste(image, (0, 0))
+    return padded
+
+
+def write_mp4(frames: list[Frame], out: Path, *, width: int = 360, ms_per_step: int = 1200) -> Path:
+    """Write the frames as an H.264 MP4 at VIDEO_FPS, atomically; the last step stays twice
+    as long, as in the GIF."""
+    if not frames:
+        raise StudioError("There are no steps to animate.")
+    per_step = max(1, round(ms_per_step * VIDEO_FPS / 1000))
+    images = [_even(render(f, width)) for f in frames]
+    with tempfile.TemporaryDirectory(prefix="elderbench-mp4-") as scratch:
+        encoded = Path(scratch) / "video.mp4"
+        _encode(images, per_step, encoded)
+        data = encoded.read_bytes()
+    try:
+        gb_io.atomic_write_bytes(Path(out), data)
+    except OSError as exc:
+        raise StudioError(f"Cannot write {out}: {exc.strerror or exc}") from exc
+    return Path(out)
+
+
+def _encode(images: list[Image.Image], per_step: int, path: Path) -> None:
+    # faststart puts the index first, so a browser plays the video while it downloads; it
+    # rewrites the file at the end, hence a real (scratch) file rather than memory.
+    with av.open(str(path), mode="w", format="mp4", options={"movflags": "faststart"}) as container:
+        stream = container.add_stream("libx264", rate=VIDEO_FPS)
+        stream.width, stream.height = images[0].size
+        stream.pix_fmt = "yuv420p"
+        stream.options = {"crf": "23", "preset": "veryfast"}
+        pts = 0
+        for index, image in enumerate(images):
+            for _ in range(per_step * (2 if index == len(images) - 1 else 1)):
+                frame = av.VideoFrame.from_image(image)
+                frame.pts, pts = pts, pts + 1
+                for packet in stream.encode(frame):
+                    container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+
+
+Writer = Callable[..., Path]
+WRITERS: dict[str, Writer] = {".gif": write_gif, ".mp4": write_mp4}
+ANIMATION_FILTER = "GIF (*.gif);;MP4 video (*.mp4)"  # for a save dialog
+
+
+def write_animation(
+    frames: list[Frame], out: Path, *, width: int = 360, ms_per_step: int = 1200
+) -> Path:
+    """Write a GIF or an MP4, as the file's name says."""
+    writer = WRITERS.get(Path(out).suffix.lower())
+    if writer is None:
+        raise StudioError(f"Cannot tell what to write as {Path(out).name}: name it .gif or .mp4")
+    return writer(frames, out, width=width, ms_per_step=ms_per_step)

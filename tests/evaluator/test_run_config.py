@@ -38,6 +38,7 @@ CHANGED = {
     "matching": "aitw",
     "farm": FarmSettings(task_retries=0),
     "max_wait": 2.0,
+    "record_screen": True,
 }
 BASE = {"suite": Path("suite"), "out": Path("run"), "agent": "replay"}
 

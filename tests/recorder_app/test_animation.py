@@ -68,3 +68,52 @@ def test_every_action_kind_renders(tmp_path):
     ):
         image = render(Frame(png_bytes((250, 250, 250)), screen, action, action.describe()), 200)
         assert image.size == (200, round(240 * 200 / 108) + 44)  # screen, then caption
+
+
+def decoded_video(path) -> tuple[str, list[Image.Image], str]:
+    import av
+
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        frames = list(container.decode(video=0))
+        return (
+            stream.codec_context.name,
+            [frame.to_image() for frame in frames],
+            frames[0].format.name,
+        )
+
+
+def test_a_demo_becomes_an_mp4_with_the_actions_drawn(workspace, tmp_path, capsys):
+    from recorder_app.recording.animation import video_frame_count
+
+    write_demo(workspace)
+    out = tmp_path / "demo.mp4"
+    folder = workspace.demo_folder("wifi", "d1")
+    # An odd width still gives an H.264 frame of even size.
+    command = ["animate", str(folder), "-o", str(out), "--width", "215", "--ms", "500"]
+    assert main(command) == 0
+    assert "3 steps" in capsys.readouterr().out
+    codec, frames, pixel_format = decoded_video(out)
+    assert (codec, pixel_format) == ("h264", "yuv420p")
+    assert len(frames) == video_frame_count(3, 500) == 20  # 5 a step, the last twice as long
+    width, height = frames[0].size
+    assert width == 216 and width % 2 == 0 and height % 2 == 0
+    x, y = round(540 * 215 / 1080), round(400 * 215 / 1080)
+    first, last = frames[0].convert("RGB").getpixel((x, y)), frames[-1].getpixel((x, y))
+    assert first[0] > 150 and first[1] < 150  # the tap's ring, through the H.264 encoding
+    assert first != last
+
+
+def test_a_run_task_becomes_an_mp4_and_other_names_are_refused(tmp_path, capsys):
+    suite = tmp_path / "suite"
+    write_suite(suite, 2, size=(270, 600))
+    run = tmp_path / "run"
+    run_suite(RunConfig(suite=suite, out=run, agent="replay"))
+    out = tmp_path / "trace.mp4"
+    assert main(["animate", str(run), "--task", "task001", "-o", str(out), "--ms", "200"]) == 0
+    steps = int(capsys.readouterr().out.split(": ")[1].split()[0])
+    codec, frames, _ = decoded_video(out)
+    assert codec == "h264" and len(frames) == 2 * (steps + 1)
+    assert main(["animate", str(run), "--task", "task001", "-o", str(tmp_path / "t.avi")]) == 1
+    assert "name it .gif or .mp4" in capsys.readouterr().err
+    assert not (tmp_path / "t.avi").exists()

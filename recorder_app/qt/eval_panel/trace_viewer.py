@@ -37,7 +37,7 @@ from graph_builder.errors import GraphBuilderError
 from recorder_app.qt.eval_panel.live_view import StepPanel
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import BackgroundJob, run_in_background
-from recorder_app.recording.animation import trace_frames, write_gif
+from recorder_app.recording.animation import ANIMATION_FILTER, trace_frames, write_animation
 
 CUSTOM_PREFIX = "custom:"
 
@@ -59,7 +59,7 @@ class TraceViewer(QWidget):
     tags_changed = Signal(str)  # task id
     category_added = Signal(str)  # a custom category's label
     problem_occurred = Signal(str)
-    gif_written = Signal(str)  # the GIF's path
+    gif_written = Signal(str)  # the written GIF's or MP4's path
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -96,8 +96,10 @@ class TraceViewer(QWidget):
         splitter.setStretchFactor(2, 2)
         splitter.setSizes([260, 560, 380])
         self.splitter = splitter
-        self.gif_button = QPushButton("Export GIF…")
-        self.gif_button.setToolTip("Write this task's steps as an animated GIF, actions drawn")
+        self.gif_button = QPushButton("Export GIF/MP4…")
+        self.gif_button.setToolTip(
+            "Write this task's steps as an animated GIF or an MP4 video, actions drawn"
+        )
         self.gif_button.clicked.connect(self._on_gif_clicked)
         heading = QHBoxLayout()
         heading.addWidget(self.title, 1)
@@ -369,7 +371,8 @@ class TraceViewer(QWidget):
             self.verdict_changed.emit(task_id)
 
     def export_gif(self, out: Path) -> BackgroundJob | None:
-        """Write the open task's trace as an animated GIF (off the GUI thread)."""
+        """Write the open task's trace as a GIF or an MP4, as `out` is named (off the GUI
+        thread)."""
         if self.store is None or self.result is None:
             return None
         run_dir, task_id = self.store.run_dir, self.result.task_id
@@ -377,7 +380,8 @@ class TraceViewer(QWidget):
 
         def done(path: Path) -> None:
             self.gif_button.setEnabled(True)
-            self.gif_row.set_path(path, what="GIF written to", open_label="Open GIF")
+            kind = "MP4" if path.suffix.lower() == ".mp4" else "GIF"
+            self.gif_row.set_path(path, what=f"{kind} written to", open_label=f"Open {kind}")
             self.gif_row.show()
             self.gif_written.emit(str(path))
 
@@ -386,7 +390,9 @@ class TraceViewer(QWidget):
             self.problem_occurred.emit(str(exc))
 
         return run_in_background(
-            lambda: write_gif(trace_frames(run_dir, task_id), out), on_done=done, on_error=failed
+            lambda: write_animation(trace_frames(run_dir, task_id), out),
+            on_done=done,
+            on_error=failed,
         )
 
     @Slot()
@@ -394,7 +400,9 @@ class TraceViewer(QWidget):
         if self.store is None or self.result is None:
             return
         suggested = str(self.store.run_dir / f"{self.result.task_id}.gif")
-        path, _ = QFileDialog.getSaveFileName(self, "Export as GIF", suggested, "GIF (*.gif)")
+        path, _ = QFileDialog.getSaveFileName(
+            self, "Export as GIF or MP4", suggested, ANIMATION_FILTER
+        )
         if path:
             self.export_gif(Path(path))
 
