@@ -34,7 +34,7 @@ from PySide6.QtWidgets import (
 
 from devices.android import DeviceSummary
 from devices.device import Device
-from evaluator.drift.walk import TaskDrift, check_suite
+from evaluator.drift.walk import TaskDrift, TaskStatus, check_suite
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_task, suite_task_dirs
 from graph_builder.screen import Screen
@@ -252,14 +252,15 @@ class DriftView(QWidget):
 
     def _on_finished(self, results: list[TaskDrift]) -> None:
         drifted = sum(1 for r in results if r.drift is not None)
-        errors = sum(1 for r in results if r.status.value == "error")
-        left = self.progress.maximum() - len(results)
-        parts = [f"{drifted} of {len(results)} task(s) drifted"]
+        errors = sum(1 for r in results if r.status is TaskStatus.ERROR)
+        total = self.progress.maximum()
+        if len(results) < total:
+            text = f"Cancelled after {len(results)} of {total} task(s); {drifted} drifted"
+        else:
+            text = f"{drifted} of {total} task(s) drifted"
         if errors:
-            parts.append(f"{errors} could not be checked")
-        if left:
-            parts.append(f"{left} not checked (cancelled)")
-        self.status.setText("; ".join(parts) + ".")
+            text += f"; {errors} could not be checked (see Detail)"
+        self.status.setText(text + ".")
         self.checked.emit(len(results))
 
     def _on_failed(self, exc: Exception) -> None:
