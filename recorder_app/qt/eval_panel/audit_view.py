@@ -315,7 +315,8 @@ class AuditView(QWidget):
 
     @Slot(object)
     def _on_collect_progressed(self, item: object) -> None:
-        done, total = item  # type: ignore[misc]
+        assert isinstance(item, tuple)
+        done, total = item
         self.progress.setRange(0, total)
         self.progress.setValue(done)
 

@@ -72,7 +72,7 @@ class DriftView(QWidget):
         self.results: list[TaskDrift] = []
         self.job: ProgressJob | None = None
         self.owner = DeviceOwner(DRIFT_VIEW, self)
-        self.owner.message_posted.connect(lambda text, _ms: self.status.setText(text))
+        self.owner.message_posted.connect(self._on_owner_message)
         self.owner.problem_occurred.connect(lambda t, m: self.problem_occurred.emit(f"{t}: {m}"))
         self.picker = DevicePicker(list_devices)
         self.picker.problem_occurred.connect(self.problem_occurred)
@@ -297,6 +297,10 @@ class DriftView(QWidget):
             f"<b>{result.task_id if result else ''}: {drift.describe()}</b>{edge}<br>"
             f"Similarity: {drift.similarity}<br>Left: the node in the graph; right: the phone."
         )
+
+    @Slot(str, int)
+    def _on_owner_message(self, text: str, _timeout_ms: int) -> None:
+        self.status.setText(text)
 
     def _update_buttons(self) -> None:
         busy = self.job is not None and self.job.running

@@ -63,7 +63,7 @@ class ExploreBox(QGroupBox):
         self.job: ProgressJob | None = None
         self.last: Explored | None = None
         self.owner = DeviceOwner(AUDIT_VIEW, self)
-        self.owner.message_posted.connect(lambda text, _ms: self.status.setText(text))
+        self.owner.message_posted.connect(self._on_owner_message)
         self.owner.problem_occurred.connect(lambda t, m: self.problem_occurred.emit(f"{t}: {m}"))
         self.picker = DevicePicker(list_devices)
         self.picker.problem_occurred.connect(self.problem_occurred)
@@ -206,6 +206,10 @@ class ExploreBox(QGroupBox):
     def _on_finish_clicked(self) -> None:
         if self.last is not None and not self.last.demo.is_finished:
             self.finish_requested.emit(str(self.last.folder))
+
+    @Slot(str, int)
+    def _on_owner_message(self, text: str, _timeout_ms: int) -> None:
+        self.status.setText(text)
 
     def _update_buttons(self) -> None:
         busy = self.job is not None and self.job.running
