@@ -87,6 +87,11 @@ def test_the_runs_of_the_open_suite_are_found_grouped_and_drawn(qtbot, workspace
     page = open_page(qtbot, workspace)
     view = page.audit_view
     assert view.checked_runs() == [run]
+    # a check the person changed survives the list being refreshed (on every show)
+    view.runs_list.item(0).setCheckState(Qt.CheckState.Unchecked)
+    view.refresh_runs()
+    assert view.checked_runs() == []
+    view.runs_list.item(0).setCheckState(Qt.CheckState.Checked)
     find_groups(qtbot, view)
     assert view.groups and view.table.rowCount() == len(view.groups)
     assert view.audit is not None and view.audit.suite == suite

@@ -3,6 +3,7 @@ Settings and Pharmacy at version 2 as ``elderbench phone --app-version`` sets th
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -45,7 +46,7 @@ def rows(view: DriftView) -> dict[str, tuple[str, ...]]:
     }
 
 
-def test_version_2_shows_the_drifted_tasks_with_both_screens(qtbot, updated_port):
+def test_version_2_shows_the_drifted_tasks_with_both_screens(qtbot, updated_port, tmp_path):
     view = open_view(qtbot, updated_port)
     listed = {view.task_list.item(i).text() for i in range(view.task_list.count())}
     assert set(TASKS) < listed  # every task with a graph is offered
@@ -72,6 +73,22 @@ def test_version_2_shows_the_drifted_tasks_with_both_screens(qtbot, updated_port
     assert expected.size() == live.size() and expected != live  # the dialog is on one only
     view.table.selectRow([view.table.item(r, 0).text() for r in range(3)].index("font_bigger"))
     assert view.live_shot.pixmap().isNull() and view.why.text() == "unchanged"
+
+    # the sheet is the one elderbench drift --out writes
+    out = tmp_path / "sheet"
+    with qtbot.waitSignal(view.sheet_written, timeout=WAIT_MS):
+        view.save_sheet(out)
+    data = json.loads((out / "drift.json").read_text(encoding="utf-8"))
+    assert data["device"] == "virtual-1" and data["drifted"] == 2
+    assert {t["task"]: t["status"] for t in data["tasks"]} == {
+        "font_bigger": "unchanged",
+        "hearing_aid": "drifted",
+        "my_number": "drifted",
+    }
+    assert "| my_number | drifted | n2 | element gone |" in (out / "drift.md").read_text(
+        encoding="utf-8"
+    )
+    assert view.sheet_row.path == out / "drift.html"
 
 
 def test_cancel_stops_before_the_next_task_and_frees_the_phone(qtbot, updated_port):

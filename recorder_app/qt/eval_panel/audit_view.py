@@ -252,18 +252,27 @@ class AuditView(QWidget):
     def set_suite(self, suite: Path | None) -> None:
         """The suite open in the form: its runs are the ones checked by default."""
         self.suite = suite
-        self.refresh_runs()
+        self.refresh_runs(keep=False)
 
-    def refresh_runs(self) -> None:
-        extra = [
-            p for p in self.checked_runs() if self.runs_dir is None or p.parent != self.runs_dir
-        ]
+    def refresh_runs(self, *, keep: bool = True) -> None:
+        """List the workspace's runs again. With ``keep``, a run listed before keeps the
+        check the person left it with (runs added from elsewhere stay); a new run is
+        checked when it was evaluated on the open suite."""
+        before = self._run_checks() if keep else {}
+        elsewhere = [p for p, checked in before.items() if checked and p.parent != self.runs_dir]
         self.runs_list.clear()
         for folder, suite in suite_runs(self.runs_dir):
-            self._add_run(folder, suite, checked=same_folder(suite, self.suite))
-        for folder in extra:
+            self._add_run(folder, suite, checked=before.get(folder, same_folder(suite, self.suite)))
+        for folder in elsewhere:
             self._add_run(folder, None, checked=True)
         self._update_buttons()
+
+    def _run_checks(self) -> dict[Path, bool]:
+        return {
+            Path(str(item.data(Qt.ItemDataRole.UserRole))): item.checkState()
+            == Qt.CheckState.Checked
+            for item in (self.runs_list.item(i) for i in range(self.runs_list.count()))
+        }
 
     def _add_run(self, folder: Path, suite: Path | None, *, checked: bool) -> None:
         item = QListWidgetItem(f"{folder.name}  ({suite.name if suite else 'suite?'})")
@@ -273,11 +282,7 @@ class AuditView(QWidget):
         self.runs_list.addItem(item)
 
     def checked_runs(self) -> list[Path]:
-        return [
-            Path(str(self.runs_list.item(i).data(Qt.ItemDataRole.UserRole)))
-            for i in range(self.runs_list.count())
-            if self.runs_list.item(i).checkState() == Qt.CheckState.Checked
-        ]
+        return [path for path, checked in self._run_checks().items() if checked]
 
     @Slot()
     def _on_add_run_clicked(self) -> None:

@@ -5,7 +5,8 @@ tab's ``DeviceOwner`` and runs ``evaluator.drift.check_suite`` on a worker, the 
 behind ``elderbench drift``, with the tasks counted as they finish and a Cancel that
 stops before the next task (the phone is put back in its clean state either way). Each
 task shows ``unchanged`` or ``drifted at NODE`` with the reason; choosing a drifted task
-shows the graph's screenshot of the node beside what the phone showed there.
+shows the graph's screenshot of the node beside what the phone showed there. "Save
+sheet…" writes what ``elderbench drift --out`` writes (``evaluator.drift.sheet``).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtGui import QPixmap
 from PySide6.QtWidgets import (
     QAbstractItemView,
+    QFileDialog,
     QHBoxLayout,
     QHeaderView,
     QLabel,
@@ -34,6 +36,7 @@ from PySide6.QtWidgets import (
 
 from devices.android import DeviceSummary
 from devices.device import Device
+from evaluator.drift.sheet import write_sheet
 from evaluator.drift.walk import TaskDrift, TaskStatus, check_suite
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_task, suite_task_dirs
@@ -41,6 +44,8 @@ from graph_builder.screen import Screen
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.eval_panel.device_picker import DevicePicker
 from recorder_app.qt.progress_job import ProgressJob
+from recorder_app.qt.report_path import ReportPathRow
+from recorder_app.qt.workers import BackgroundJob, run_in_background
 
 DRIFT_VIEW = "the Drift view"  # how a drift check's device lock names its holder
 SHOT_WIDTH = 300
@@ -58,6 +63,7 @@ def screen_pixmap(screen: Screen, width: int = SHOT_WIDTH) -> QPixmap:
 class DriftView(QWidget):
     problem_occurred = Signal(str)
     checked = Signal(int)  # tasks checked
+    sheet_written = Signal(str)  # drift.html
 
     def __init__(
         self,
@@ -70,6 +76,7 @@ class DriftView(QWidget):
         self._open_device = open_device
         self.suite: Path | None = None
         self.results: list[TaskDrift] = []
+        self.checked_on = ""  # the phone the results were found on
         self.job: ProgressJob | None = None
         self.owner = DeviceOwner(DRIFT_VIEW, self)
         self.owner.message_posted.connect(self._on_owner_message)
@@ -86,6 +93,15 @@ class DriftView(QWidget):
         self.cancel_button = QPushButton("Cancel")
         self.cancel_button.setToolTip("Stop before the next task; the phone is put back clean")
         self.cancel_button.clicked.connect(self.cancel)
+        self.save_button = QPushButton("Save sheet…")
+        self.save_button.setToolTip(
+            "Write drift.json, drift.md, drift.html and both screenshots of every drift, "
+            "as elderbench drift --out does"
+        )
+        self.save_button.clicked.connect(self._on_save_clicked)
+        self.sheet_row = ReportPathRow()
+        self.sheet_row.setObjectName("driftSheetRow")
+        self.sheet_row.hide()
         self.progress = QProgressBar()
         self.progress.setObjectName("driftProgress")
         self.progress.setFormat("%v / %m tasks")
@@ -116,6 +132,7 @@ class DriftView(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.check_button)
         buttons.addWidget(self.cancel_button)
+        buttons.addWidget(self.save_button)
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.progress)
         left_layout.addWidget(self.status)
@@ -138,6 +155,7 @@ class DriftView(QWidget):
         right_layout.addWidget(self.table, 2)
         right_layout.addWidget(self.why)
         right_layout.addLayout(shots, 3)
+        right_layout.addWidget(self.sheet_row)
         splitter = QSplitter(Qt.Orientation.Horizontal)
         splitter.addWidget(left)
         splitter.addWidget(right)
@@ -209,6 +227,8 @@ class DriftView(QWidget):
         job.ended.connect(self._on_ended)
         self.job = job
         self.results = []
+        self.checked_on = serial
+        self.sheet_row.hide()
         self.table.setRowCount(0)
         self._show_drift(None)
         self.progress.setRange(0, len(tasks))
@@ -271,6 +291,36 @@ class DriftView(QWidget):
         self.owner.release()
         self._update_buttons()
 
+    def save_sheet(self, out: Path) -> BackgroundJob | None:
+        """Write the results shown as ``elderbench drift --out OUT`` would (off the GUI
+        thread); the row under the screens then names ``drift.html``."""
+        if not self.results or self.suite is None:
+            return None
+        results, suite, device = list(self.results), self.suite.resolve().name, self.checked_on
+        self.save_button.setEnabled(False)
+
+        def done(_data: object) -> None:
+            self._update_buttons()
+            self.sheet_row.set_path(out / "drift.html", what="Drift sheet", open_label="Open")
+            self.sheet_row.show()
+            self.sheet_written.emit(str(out / "drift.html"))
+
+        def failed(exc: Exception) -> None:
+            self._update_buttons()
+            self.problem_occurred.emit(f"Cannot write the drift sheet into {out}: {exc}")
+
+        return run_in_background(
+            lambda: write_sheet(out, results, suite=suite, device=device),
+            on_done=done,
+            on_error=failed,
+        )
+
+    @Slot()
+    def _on_save_clicked(self) -> None:
+        path = QFileDialog.getExistingDirectory(self, "Save the drift sheet into which folder?")
+        if path:
+            self.save_sheet(Path(path))
+
     # -- one task
 
     def result_of(self, task_id: str) -> TaskDrift | None:
@@ -308,6 +358,7 @@ class DriftView(QWidget):
             not busy and bool(self.picker.serial) and bool(self.checked_folders())
         )
         self.cancel_button.setEnabled(busy)
+        self.save_button.setEnabled(not busy and bool(self.results))
         self.task_list.setEnabled(not busy)
 
     def shutdown(self) -> None:
