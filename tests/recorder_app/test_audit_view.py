@@ -216,3 +216,28 @@ def test_a_valid_group_is_explored_on_the_phone_and_left_for_the_record_tab(
     with qtbot.waitSignal(explore.finish_requested, timeout=1000) as finish:
         qtbot.mouseClick(explore.finish_button, Qt.MouseButton.LeftButton)
     assert finish.args == [str(folder)]
+
+
+def test_cancelling_an_exploration_on_its_way_keeps_nothing(
+    qtbot, workspace, audited, virtual_server
+):
+    suite, _run = audited
+    page = open_page(qtbot, workspace, DeviceConnection(port=virtual_server.port))
+    view, explore = page.audit_view, page.audit_view.explore
+    find_groups(qtbot, view)
+    view.table.selectRow(alarm_row(view))
+    group = view.current_group()
+    assert group is not None
+    view.annotator_edit.setText("ana")
+    view.table.setFocus()
+    qtbot.keyClick(view.table, Qt.Key.Key_V)
+    view.table.selectRow(alarm_row(view))
+    explore.picker.refresh()
+    qtbot.waitUntil(explore.explore_button.isEnabled, timeout=WAIT_MS)
+    with qtbot.waitSignal(explore.job_ended, timeout=WAIT_MS):
+        qtbot.mouseClick(explore.explore_button, Qt.MouseButton.LeftButton)
+        assert explore.cancel_button.isEnabled()
+        qtbot.mouseClick(explore.cancel_button, Qt.MouseButton.LeftButton)
+    assert explore.status.text().startswith("Cancelled on the way to the branch")
+    assert not (suite / SUITE_DEMOS_DIR / TASK / f"explore-{group.id}").exists()
+    assert device_holder("virtual-1") is None and explore.explore_button.isEnabled()

@@ -45,6 +45,7 @@ class ExploreBox(QGroupBox):
     problem_occurred = Signal(str)
     explored = Signal(str)  # the demonstration folder
     finish_requested = Signal(str)  # an incomplete explored demonstration, to resume
+    job_ended = Signal()  # an exploration ended, however (the phone is free again)
 
     def __init__(
         self,
@@ -201,6 +202,7 @@ class ExploreBox(QGroupBox):
         self.owner.release()
         self.progress.hide()
         self._update_buttons()
+        self.job_ended.emit()
 
     @Slot()
     def _on_finish_clicked(self) -> None:
