@@ -103,12 +103,12 @@ def test_the_runs_of_the_open_suite_are_found_grouped_and_drawn(qtbot, workspace
         group.id,
         TASK,
         "start",
-        group.target.describe(),
+        "unmarked",
         str(len(group.steps)),
         "heuristic",
-        "unmarked",
+        group.target.describe(),
     ]
-    picture = view.picture.pixmap().toImage()
+    picture = view.picture.source.toImage()
     assert picture.width() == 360
     # the action is drawn in the sheet's red over the screenshot at the tapped point
     point = group.steps[0].target.point
@@ -141,7 +141,7 @@ def test_keyboard_marks_are_the_marks_the_command_writes_and_undo_puts_them_back
     qtbot.keyClicks(view.annotator_edit, "ana")
     view.table.setFocus()
     qtbot.keyClick(view.table, Qt.Key.Key_V)
-    assert view.table.item(0, 6).text() == "valid (ana)"
+    assert view.table.item(0, 3).text() == "valid (ana)"
     twin = copy_suite(tmp_path / "twin")
     argv = ["audit", str(run), "--suite", str(twin), "--mark", first.id, "valid"]
     assert main([*argv, "--annotator", "ana"]) == 0, capsys.readouterr().err
@@ -156,7 +156,7 @@ def test_keyboard_marks_are_the_marks_the_command_writes_and_undo_puts_them_back
     assert [m["verdict"] for m in marks_without_time(other)] == ["wrong"]
     qtbot.keyClick(view.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert marks_without_time(other) == []
-    assert view.table.item(1, 6).text() == "unmarked"
+    assert view.table.item(1, 3).text() == "unmarked"
 
     # K goes back up; a second verdict keeps the first in its history, and undo restores
     # the first mark as it was, signature, time and all
@@ -168,7 +168,7 @@ def test_keyboard_marks_are_the_marks_the_command_writes_and_undo_puts_them_back
     assert changed["verdict"] == "unsure" and changed["history"][0]["verdict"] == "valid"
     qtbot.keyClick(view.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     assert json.loads(marks.read_text(encoding="utf-8")) == before
-    assert view.table.item(0, 6).text() == "valid (ana)"
+    assert view.table.item(0, 3).text() == "valid (ana)"
 
 
 def test_a_valid_group_is_explored_on_the_phone_and_left_for_the_record_tab(

@@ -23,7 +23,6 @@ from PySide6.QtWidgets import (
     QAbstractItemView,
     QFileDialog,
     QHBoxLayout,
-    QHeaderView,
     QLabel,
     QLineEdit,
     QListWidget,
@@ -44,10 +43,11 @@ from evaluator.errors import EvaluatorError
 from evaluator.run_store import RUN_FILE, RunStore
 from graph_builder.errors import GraphBuilderError
 from recorder_app.qt.eval_panel.explore_box import ExploreBox
+from recorder_app.qt.fitted_picture import FittedPicture
 from recorder_app.qt.progress_job import ProgressJob
 
 PICTURE_WIDTH = 360
-COLUMNS = ("Group", "Task", "Node", "Target", "Count", "Agents", "Mark")
+COLUMNS = ("Group", "Task", "Node", "Mark", "Count", "Agents", "Target")
 VERDICT_KEYS = {
     Qt.Key.Key_V: Verdict.VALID,
     Qt.Key.Key_W: Verdict.WRONG,
@@ -118,7 +118,8 @@ class GroupTable(QTableWidget):
         self.setSelectionMode(QAbstractItemView.SelectionMode.SingleSelection)
         self.setEditTriggers(QAbstractItemView.EditTrigger.NoEditTriggers)
         self.verticalHeader().hide()
-        self.horizontalHeader().setSectionResizeMode(3, QHeaderView.ResizeMode.Stretch)
+        self.horizontalHeader().setStretchLastSection(True)
+        self.setWordWrap(False)
 
     def keyPressEvent(self, event: QKeyEvent) -> None:
         if event.matches(QKeySequence.StandardKey.Undo):
@@ -205,10 +206,8 @@ class AuditView(QWidget):
         return row
 
     def _build_detail(self) -> QWidget:
-        self.picture = QLabel("No group chosen")
+        self.picture = FittedPicture("No group chosen")
         self.picture.setObjectName("auditPicture")
-        self.picture.setAlignment(Qt.AlignmentFlag.AlignCenter)
-        self.picture.setMinimumWidth(PICTURE_WIDTH // 2)
         self.details = QLabel("")
         self.details.setObjectName("auditDetails")
         self.details.setWordWrap(True)
@@ -365,10 +364,10 @@ class AuditView(QWidget):
             g.id,
             g.task_id,
             g.node_id,
-            g.target.describe(),
+            mark_text(g.mark),
             str(len(g.steps)),
             ", ".join(g.agents),
-            mark_text(g.mark),
+            g.target.describe(),
         )
         for column, value in enumerate(values):
             item = QTableWidgetItem(value)
@@ -389,11 +388,10 @@ class AuditView(QWidget):
         self.explore.set_group(self.audit.suite if self.audit else None, group)
         self._update_buttons()
         if group is None:
-            self.picture.setPixmap(QPixmap())
-            self.picture.setText("No group chosen")
+            self.picture.show_picture(None)
             self.details.setText("")
             return
-        self.picture.setPixmap(group_picture(group))
+        self.picture.show_picture(group_picture(group))
         steps = "".join(
             f"<li>{s.agent}, step {s.index + 1}: {s.action_text} <i>({s.rule})</i></li>"
             for s in group.steps[:12]

@@ -43,12 +43,13 @@ from graph_builder.io import GRAPH_FILE, load_task, suite_task_dirs
 from graph_builder.screen import Screen
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.eval_panel.device_picker import DevicePicker
+from recorder_app.qt.fitted_picture import FittedPicture
 from recorder_app.qt.progress_job import ProgressJob
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 
 DRIFT_VIEW = "the Drift view"  # how a drift check's device lock names its holder
-SHOT_WIDTH = 300
+SHOT_WIDTH = 540  # the pictures fit their space; this bounds the memory they take
 COLUMNS = ("Task", "Status", "Node", "Reason", "Detail")
 
 
@@ -136,19 +137,25 @@ class DriftView(QWidget):
         left_layout.addLayout(buttons)
         left_layout.addWidget(self.progress)
         left_layout.addWidget(self.status)
-        self.expected_shot = QLabel("graph")
+        self.expected_shot = FittedPicture("the node in the graph")
         self.expected_shot.setObjectName("driftExpected")
-        self.live_shot = QLabel("phone")
+        self.live_shot = FittedPicture("what the phone showed")
         self.live_shot.setObjectName("driftLive")
-        for label in (self.expected_shot, self.live_shot):
-            label.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.why = QLabel("")
         self.why.setObjectName("driftWhy")
         self.why.setWordWrap(True)
         self.why.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
         shots = QHBoxLayout()
-        shots.addWidget(self.expected_shot)
-        shots.addWidget(self.live_shot)
+        for caption, shot in (
+            ("In the graph", self.expected_shot),
+            ("On the phone", self.live_shot),
+        ):
+            column = QVBoxLayout()
+            title = QLabel(f"<b>{caption}</b>")
+            title.setAlignment(Qt.AlignmentFlag.AlignCenter)
+            column.addWidget(title)
+            column.addWidget(shot, 1)
+            shots.addLayout(column)
         right = QWidget()
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
@@ -334,18 +341,16 @@ class DriftView(QWidget):
     def _show_drift(self, result: TaskDrift | None) -> None:
         drift = result.drift if result is not None else None
         if drift is None:
-            self.expected_shot.setPixmap(QPixmap())
-            self.live_shot.setPixmap(QPixmap())
-            self.expected_shot.setText("graph")
-            self.live_shot.setText("phone")
+            self.expected_shot.show_picture(None)
+            self.live_shot.show_picture(None)
             self.why.setText(result.headline() if result is not None else "")
             return
-        self.expected_shot.setPixmap(screen_pixmap(drift.expected))
-        self.live_shot.setPixmap(screen_pixmap(drift.live))
+        self.expected_shot.show_picture(screen_pixmap(drift.expected))
+        self.live_shot.show_picture(screen_pixmap(drift.live))
         edge = f" before edge {drift.edge}" if drift.edge else " at DONE"
         self.why.setText(
             f"<b>{result.task_id if result else ''}: {drift.describe()}</b>{edge}<br>"
-            f"Similarity: {drift.similarity}<br>Left: the node in the graph; right: the phone."
+            f"Similarity: {drift.similarity}"
         )
 
     @Slot(str, int)
