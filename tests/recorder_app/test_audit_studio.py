@@ -46,6 +46,14 @@ def test_a_branch_marked_in_the_studio_is_explored_finished_and_built(
     assert group is not None
     view.table.setFocus()
     qtbot.keyClick(view.table, Qt.Key.Key_V)
+    marks = suite / TASK / "audit_marks.json"
+    assert marks.is_file()
+    # in the window, Ctrl+Z reaches the table (not another tab's undo)
+    qtbot.keyClick(view.table, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    assert view.groups[alarm_row(view)].mark is None
+    assert '"marks": []' in marks.read_text(encoding="utf-8")
+    view.table.selectRow(alarm_row(view))
+    qtbot.keyClick(view.table, Qt.Key.Key_V)
     view.table.selectRow(alarm_row(view))
     with qtbot.waitSignal(explore.explored, timeout=WAIT_MS):
         qtbot.mouseClick(explore.explore_button, Qt.MouseButton.LeftButton)
