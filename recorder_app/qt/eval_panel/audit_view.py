@@ -304,6 +304,8 @@ class AuditView(QWidget):
         def work(report: Callable[[object], None], _stop: object) -> Audit:
             return collect(runs, progress=lambda done, total: report((done, total)))
 
+        if self.job is not None:
+            self.job.deleteLater()  # it has ended: free it before the next
         job = ProgressJob(work, self)
         job.progressed.connect(self._on_collect_progressed)
         job.finished.connect(self._on_audit_collected)

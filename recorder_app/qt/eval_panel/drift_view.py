@@ -227,6 +227,8 @@ class DriftView(QWidget):
             finally:
                 device.close()
 
+        if self.job is not None:
+            self.job.deleteLater()  # it has ended: free it before the next
         job = ProgressJob(work, self)
         job.progressed.connect(self._on_progressed)
         job.finished.connect(self._on_finished)

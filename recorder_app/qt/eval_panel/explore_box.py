@@ -158,6 +158,8 @@ class ExploreBox(QGroupBox):
             finally:
                 device.close()
 
+        if self.job is not None:
+            self.job.deleteLater()  # it has ended: free it before the next
         job = ProgressJob(work, self)
         job.progressed.connect(lambda line: self.status.setText(str(line)))
         job.finished.connect(self._on_explored)
