@@ -6,10 +6,8 @@ say why."""
 from __future__ import annotations
 
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from PySide6.QtCore import Qt
 
 from evaluator.run_store import RunStore
@@ -22,16 +20,6 @@ from recorder_app.recording.workspace import Workspace
 from tests.evaluator.test_run_import import FONT, online_run  # noqa: F401 (a fixture)
 
 WAIT_MS = 30_000
-
-
-@pytest.fixture(scope="module", autouse=True)
-def _module_device_locks(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """The module-scoped run fixture takes the phone's lock before the per-test private
-    lock folder exists: give it a private one too, or another studio's lock on a phone
-    of the same name refuses the run."""
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setenv("ELDERBENCH_RUNTIME_DIR", str(tmp_path_factory.mktemp("module-runtime")))
-        yield
 
 
 def open_viewer(qtbot, workspace: Workspace, run: Path) -> TraceViewer:
