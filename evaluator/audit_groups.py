@@ -22,7 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -252,8 +252,14 @@ def _r(value: float | None) -> float:
     return round(float(value or 0.0), 1)
 
 
-def collect(runs: Sequence[Path], suite: Path | None = None) -> Audit:
-    """Every unmatched offline step of ``runs``, grouped (see the module's doc)."""
+def collect(
+    runs: Sequence[Path],
+    suite: Path | None = None,
+    *,
+    progress: Callable[[int, int], None] = lambda done, total: None,
+) -> Audit:
+    """Every unmatched offline step of ``runs``, grouped (see the module's doc);
+    ``progress(done, total)`` is told how many of the runs have been read."""
     if not runs:
         raise AuditError("name at least one run folder to audit")
     stores = [RunStore.open(Path(r)) for r in runs]
@@ -261,7 +267,8 @@ def collect(runs: Sequence[Path], suite: Path | None = None) -> Audit:
     audit = Audit(suite)
     contexts: dict[str, NodeTargets | None] = {}
     found: list[UnmatchedStep] = []
-    for store in stores:
+    for done, store in enumerate(stores):
+        progress(done, len(stores))
         agent = str(store.info().get("agent", {}).get("name") or "?")
         for result in store.results():
             if result.protocol != "offline":
@@ -285,6 +292,7 @@ def collect(runs: Sequence[Path], suite: Path | None = None) -> Audit:
                     audit.notes.append(
                         f"{store.run_dir}: {result.task_id} step {step.index} left out: {exc}"
                     )
+    progress(len(stores), len(stores))
     audit.groups = group_steps(found, contexts, suite)
     return audit
 

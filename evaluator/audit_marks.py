@@ -225,13 +225,26 @@ def set_mark(
                     {k: old[k] for k in ("verdict", "annotator", "time", "note")},
                 ),
             )
-        kept = [m for m in marks if m.group != group]
-        atomic_write_json(
-            task_dir / MARKS_FILE,
-            {
-                "schema_version": SCHEMA_VERSION,
-                "task_id": task_id,
-                "marks": [m.to_json() for m in sorted([*kept, mark], key=lambda m: m.group)],
-            },
-        )
+        _write_marks(task_dir, task_id, [*(m for m in marks if m.group != group), mark])
     return mark
+
+
+def put_back(suite: Path, task_id: str, group: str, previous: Mark | None) -> None:
+    """Undo a mark: the group's mark becomes ``previous`` again (its signature, time and
+    history as they were), or none when it had none, atomically and under the suite's
+    lock. The studio's undo of the last keyboard mark."""
+    task_dir = Path(suite) / task_id
+    with suite_lock(suite, purpose="the studio's Audit view (undo a mark)"):
+        kept = [m for m in load_marks(task_dir) if m.group != group]
+        _write_marks(task_dir, task_id, kept if previous is None else [*kept, previous])
+
+
+def _write_marks(task_dir: Path, task_id: str, marks: list[Mark]) -> None:
+    atomic_write_json(
+        task_dir / MARKS_FILE,
+        {
+            "schema_version": SCHEMA_VERSION,
+            "task_id": task_id,
+            "marks": [m.to_json() for m in sorted(marks, key=lambda m: m.group)],
+        },
+    )

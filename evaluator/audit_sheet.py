@@ -26,10 +26,11 @@ code { background: #f2f2f2; padding: 0 .3em; }
 """
 
 
-def _overlay(group: AuditGroup) -> str:
+def overlay_svg(group: AuditGroup) -> str:
     """SVG in the node's device pixels over its screenshot: the agents' actions in red, the
     element each hit, and a point group's tolerance (an ellipse on the glass, since the
-    tolerance is measured in ``[0,1000]`` units of width and height)."""
+    tolerance is measured in ``[0,1000]`` units of width and height). The studio's Audit
+    view draws the same picture over the same screenshot."""
     w, h = group.screen
     sx, sy = w / 1000, h / 1000
     dot = max(w, h) / 100
@@ -103,7 +104,7 @@ def _card(group: AuditGroup, runs: str) -> str:
     command = f"elderbench audit {runs} --mark {group.id} valid --annotator NAME"
     return (
         f'<div class="card" id="{e(group.id)}"><div class="shot">{_image(group.screenshot)}'
-        f"{_overlay(group)}</div><div><h2>{e(group.id)}: {e(group.target.describe())}</h2>"
+        f"{overlay_svg(group)}</div><div><h2>{e(group.id)}: {e(group.target.describe())}</h2>"
         f"<p>Task <b>{e(group.task_id)}</b>, node <b>{e(group.node_id)}</b>; "
         f"{len(group.steps)} step(s) by {e(', '.join(group.agents))}. {status}</p>"
         f"<ul>{steps}</ul><p>Mark it: <code>{e(command)}</code> (or wrong, unsure)</p>"

@@ -24,10 +24,13 @@ UNUSED_ADB_PORT = "1"  # tcpmux: refused at once, never an adb server
 
 
 @pytest.fixture(scope="session", autouse=True)
-def _no_real_adb_server() -> Iterator[None]:
+def _no_real_adb_server(tmp_path_factory) -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setenv("ADBUTILS_ADB_PATH", HARMLESS_PROGRAM)
         patch.setenv("ANDROID_ADB_SERVER_PORT", UNUSED_ADB_PORT)
+        # Module-scoped fixtures run before a test's own lock folder exists: they get the
+        # session's, never the user's (where a running studio may hold a phone's name).
+        patch.setenv("ELDERBENCH_RUNTIME_DIR", str(tmp_path_factory.mktemp("session-runtime")))
         yield
 
 

@@ -317,17 +317,25 @@ def check_suite(
     device: Device,
     *,
     progress: Progress = lambda line: None,
+    on_result: Callable[[TaskDrift], None] = lambda result: None,
+    stop: Callable[[], bool] = lambda: False,
 ) -> list[TaskDrift]:
     """Check each (task, task folder) in turn from the device's clean state, and leave the
     device in that state afterwards (when it has snapshots): a walk places orders and
-    changes settings that the next run on the phone must not inherit."""
+    changes settings that the next run on the phone must not inherit. ``on_result`` is
+    told each task's result as it is found; once ``stop()`` says so, the tasks not
+    begun yet are left out (the results hold only the tasks checked)."""
     snapshot = save_clean_state(device)
     results = []
     try:
         for task, task_dir in tasks:
+            if stop():
+                progress(f"stopped before {task.id}")
+                break
             result = check_task(task, task_dir, device, snapshot=snapshot, progress=progress)
             progress(f"{task.id}: {result.headline()}")
             results.append(result)
+            on_result(result)
     finally:
         if snapshot is not None:
             try:

@@ -278,11 +278,23 @@ class StudioMainWindow(QMainWindow):
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         self.tabs.currentChanged.connect(self._on_page_changed)
-        page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
-        # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
-        page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
-        # ... and in the Evaluate tab's, it stops the demonstration (kept as incomplete).
-        self.eval_page.owner.release_requested.connect(lambda _serial: page.recorder.stop())
+        page.device_bar.devices_listed.connect(self.eval_page.show_devices)
+        # "Stop it" in the Record tab's phone-in-use dialog stops what the Evaluate tab
+        # does on a phone (a run, an exploration, a drift check).
+        page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_phone_work())
+        # ... and in the Evaluate tab's (a run, an exploration, a drift check), it stops the
+        # demonstration (kept as incomplete).
+        for owner in (
+            self.eval_page.owner,
+            self.eval_page.audit_view.explore.owner,
+            self.eval_page.drift_view.owner,
+        ):
+            owner.release_requested.connect(lambda _serial: page.recorder.stop())
+        # An explored branch left incomplete is finished in the Record tab; imported and
+        # explored demonstrations show in the Demos tab.
+        self.eval_page.audit_view.explore.finish_requested.connect(self._on_resume_requested)
+        self.eval_page.audit_view.explore.explored.connect(self._on_demo_saved)
+        self.eval_page.trace_viewer.demo_imported.connect(self._on_demo_saved)
         # One annotator id signs demonstrations, human verdicts, label reviews and merge
         # decisions alike.
         graphs = self.pages["graphs"]
@@ -291,6 +303,7 @@ class StudioMainWindow(QMainWindow):
         fields = (
             recorder_id,
             self.eval_page.trace_viewer.annotator_edit,
+            self.eval_page.audit_view.annotator_edit,
             self.language_page.annotator_edit,
             graphs.merges.annotator_edit,
         )

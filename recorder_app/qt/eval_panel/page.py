@@ -1,5 +1,7 @@
 """The Evaluate tab: configure and run an evaluation, follow it live, read the results,
-inspect traces (verdicts, failure tags), compare runs and export the report.
+inspect traces (verdicts, failure tags), compare runs and export the report; audit what
+the graphs did not credit (and explore a branch) and check the suite's graphs for drift
+on a phone.
 
 The page wraps the evaluator: ``runner`` runs (in a QThread, see run_worker), ``run_store``
 keeps results, verdicts and tags, ``metrics`` gives the summary line, ``report`` writes
@@ -10,7 +12,6 @@ from __future__ import annotations
 
 import logging
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
 from PySide6.QtGui import QShowEvent
@@ -47,10 +48,14 @@ from evaluator.runner import (
     resume_config,
 )
 from graph_builder.errors import GraphBuilderError
+from recorder_app.connection import DeviceConnection
 from recorder_app.errors import SettingsError
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import StoppedRunsDialog, show_problem
+from recorder_app.qt.eval_panel.audit_view import AuditView
 from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
+from recorder_app.qt.eval_panel.drift_view import DriftView
+from recorder_app.qt.eval_panel.explore_box import ExploreBox
 from recorder_app.qt.eval_panel.live_view import LiveView
 from recorder_app.qt.eval_panel.results_table import (
     REVIEW,
@@ -69,9 +74,6 @@ from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import run_in_background
 from recorder_app.recording.workspace import Workspace
-
-if TYPE_CHECKING:
-    from recorder_app.connection import DeviceConnection
 
 log = logging.getLogger(__name__)
 
@@ -127,12 +129,15 @@ class EvaluationPage(QWidget):
         self.trace_viewer.problem_occurred.connect(lambda t: self.report_problem("Trace", t))
         self.compare_view = CompareView()
         self.compare_view.problem_occurred.connect(lambda t: self.report_problem("Compare", t))
+        self._build_audit_and_drift(connection or DeviceConnection())
         self.tabs = QTabWidget()
         self.tabs.setObjectName("evalTabs")
         self.tabs.addTab(self.live_view, "Live")
         self.tabs.addTab(self.results_tab, "Results")
         self.tabs.addTab(self.trace_viewer, "Trace")
         self.tabs.addTab(self.compare_view, "Compare")
+        self.tabs.addTab(self.audit_view, "Audit")
+        self.tabs.addTab(self.drift_view, "Drift")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -147,6 +152,33 @@ class EvaluationPage(QWidget):
         self._update_buttons()
 
     # -- construction
+
+    def _build_audit_and_drift(self, devices: DeviceConnection) -> None:
+        explore = ExploreBox(
+            devices.open_device,
+            devices.list_devices,
+            lambda: self.audit_view.annotator_edit.text().strip(),
+        )
+        explore.problem_occurred.connect(lambda t: self.report_problem("Explore", t))
+        self.audit_view = AuditView(explore)
+        self.audit_view.problem_occurred.connect(lambda t: self.report_problem("Audit", t))
+        self.drift_view = DriftView(devices.open_device, devices.list_devices)
+        self.drift_view.problem_occurred.connect(lambda t: self.report_problem("Drift", t))
+        self.form.suite_combo.currentIndexChanged.connect(self._on_form_suite_changed)
+
+    @Slot()
+    def _on_form_suite_changed(self) -> None:
+        """The Audit and Drift views work on the suite chosen in the form."""
+        data = self.form.suite_combo.currentData()
+        suite = Path(str(data)) if data else None
+        self.audit_view.set_suite(suite)
+        self.drift_view.set_suite(suite)
+
+    def show_devices(self, devices: list) -> None:
+        """The phones the studio sees, for the run form and the views that drive a phone."""
+        self.form.show_devices(devices)
+        self.audit_view.explore.picker.show_devices(devices)
+        self.drift_view.picker.show_devices(devices)
 
     def _build_controls(self) -> QWidget:
         box = QWidget()
@@ -260,9 +292,13 @@ class EvaluationPage(QWidget):
         if self.workspace is not None:
             self.save_settings()
         self.workspace = workspace
+        self.audit_view.runs_dir = workspace.runs_dir
+        self.audit_view.explore.workspace_demos = workspace.demos_dir
+        self.trace_viewer.workspace_demos = workspace.demos_dir
         self.form.set_workspace(workspace.suites_dir, workspace.runs_dir)
         settings = load_settings(workspace.root)
         self.form.apply_settings(settings)
+        self._on_form_suite_changed()
         self.trace_viewer.set_custom_categories(settings.custom_categories)
         self.compare_view.set_runs_dir(workspace.runs_dir)
 
@@ -271,6 +307,7 @@ class EvaluationPage(QWidget):
         if self.workspace is not None and not (self.run is not None and self.run.running):
             self.form.refresh_suites()
             self.compare_view.refresh_runs()
+            self.audit_view.refresh_runs()
 
     def save_settings(self) -> None:
         if self.workspace is None:
@@ -295,6 +332,8 @@ class EvaluationPage(QWidget):
         """Closing the studio: stop a run (it stays resumable) and keep the settings."""
         if self.run is not None and self.run.running:
             self.run.wait()
+        self.audit_view.shutdown()
+        self.drift_view.shutdown()
         self.save_settings()
 
     # -- running
@@ -350,6 +389,13 @@ class EvaluationPage(QWidget):
         if self.run is not None and self.run.running:
             self.run.stop()
             self._set_state("stopping", "Stopping after the current step…")
+
+    @Slot()
+    def stop_phone_work(self) -> None:
+        """Stop what this tab does on a phone: the run, an exploration, a drift check."""
+        self.stop_run()
+        self.audit_view.explore.cancel()
+        self.drift_view.cancel()
 
     @Slot(bool)
     def _on_pause_toggled(self, paused: bool) -> None:
@@ -407,6 +453,7 @@ class EvaluationPage(QWidget):
             self._set_state("finished", f"Finished: {event.finished} tasks")
             self.tabs.setCurrentWidget(self.results_tab)
         self.compare_view.refresh_runs()
+        self.audit_view.refresh_runs()
 
     @Slot(str)
     def _on_run_failed(self, message: str) -> None:

@@ -3,6 +3,9 @@
 Verdicts go to the run through ``RunStore.set_override`` and tags through
 ``RunStore.add_tag`` and ``remove_tag``; the report and the metrics read them from there.
 Tags follow ElderBench's failure taxonomy (section 5) plus categories the user adds.
+"Import as demonstration" does what ``elderbench import run RUN --task T -o DEMOS`` does
+for the episode shown (``evaluator.run_import``), into the suite's demonstrations
+(``recorder_app.recording.suite_demos``), so the next build of the task merges it.
 """
 
 from __future__ import annotations
@@ -28,16 +31,21 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from evaluator.audit_groups import run_suite_dir
 from evaluator.errors import EvaluatorError
 from evaluator.judges import combine
 from evaluator.language.failures import confirm_failure, read_failure_proposals
+from evaluator.metrics import effective_status
 from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.run_import import import_run
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
+from graph_builder.importers import ImportResult
 from recorder_app.qt.eval_panel.live_view import StepPanel
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import ANIMATION_FILTER, trace_frames, write_animation
+from recorder_app.recording.suite_demos import suite_demos
 
 CUSTOM_PREFIX = "custom:"
 
@@ -60,6 +68,7 @@ class TraceViewer(QWidget):
     category_added = Signal(str)  # a custom category's label
     problem_occurred = Signal(str)
     gif_written = Signal(str)  # the written GIF's or MP4's path
+    demo_imported = Signal(str)  # the new demonstration's folder
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -69,6 +78,7 @@ class TraceViewer(QWidget):
         # The tags as the list shows them: a removal names the tag the person saw.
         self._shown_tags: tuple[FailureTag, ...] = ()
         self.steps: list[StepRecord] = []
+        self.workspace_demos: Path | None = None
         self.title = QLabel("Double-click a task in the results to open its trace.")
         self.title.setObjectName("traceTitle")
         self.title.setWordWrap(True)
@@ -104,12 +114,20 @@ class TraceViewer(QWidget):
         heading = QHBoxLayout()
         heading.addWidget(self.title, 1)
         heading.addWidget(self.gif_button)
+        self.import_button = QPushButton("Import as demonstration")
+        self.import_button.setObjectName("importDemoButton")
+        self.import_button.clicked.connect(self.import_demo)
+        heading.addWidget(self.import_button)
         self.gif_row = ReportPathRow()
         self.gif_row.setObjectName("gifRow")
         self.gif_row.hide()
+        self.import_row = ReportPathRow()
+        self.import_row.setObjectName("importRow")
+        self.import_row.hide()
         layout = QVBoxLayout(self)
         layout.addLayout(heading)
         layout.addWidget(self.gif_row)
+        layout.addWidget(self.import_row)
         layout.addWidget(splitter, 1)
         self._set_enabled(False)
 
@@ -251,6 +269,7 @@ class TraceViewer(QWidget):
         self._refresh_verdict()
         self._refresh_tags()
         self._set_enabled(True)
+        self.import_row.hide()
         if self.steps:
             self.step_list.setCurrentRow(len(self.steps) - 1)
         else:
@@ -278,6 +297,42 @@ class TraceViewer(QWidget):
             widget.setEnabled(enabled)
         if enabled and self.result is not None:
             self.accept_button.setEnabled(self.result.status is not TaskStatus.ERROR)
+        self._refresh_import()
+
+    def import_refusal(self) -> str:
+        """Why the episode shown cannot become a demonstration ("" when it can)."""
+        store, result = self.store, self.result
+        if store is None or result is None:
+            return "Open a task's trace first."
+        if result.protocol != "online":
+            return (
+                f"This episode is {result.protocol}: only an online episode (screens seen on "
+                "a phone) can become a demonstration."
+            )
+        status = effective_status(result, store.overrides())
+        if status is not TaskStatus.SUCCESS:
+            return (
+                f"This episode is a {status.value}, not a verified success: only a verified "
+                "successful episode becomes a demonstration (a person's Success verdict counts)."
+            )
+        if self._demos_root() is None:
+            return "The run's suite ships no demos/ and no workspace is open to put it in."
+        return ""
+
+    def _demos_root(self) -> Path | None:
+        suite = run_suite_dir(self.store) if self.store is not None else None
+        return suite_demos(
+            suite if suite is not None and suite.is_dir() else None, self.workspace_demos
+        )
+
+    def _refresh_import(self) -> None:
+        why = self.import_refusal()
+        self.import_button.setEnabled(not why)
+        self.import_button.setToolTip(
+            why
+            or "Write this episode as a demonstration of its task, where the suite's "
+            "demonstrations live; the next build of the task merges it"
+        )
 
     def _refresh_verdict(self) -> None:
         assert self.store is not None and self.result is not None
@@ -368,6 +423,7 @@ class TraceViewer(QWidget):
         if self._write("verdict", lambda: store.set_override(task_id, verdict)):
             self.verdict_note.clear()
             self._refresh_verdict()
+            self._refresh_import()
             self.verdict_changed.emit(task_id)
 
     def export_gif(self, out: Path) -> BackgroundJob | None:
@@ -391,6 +447,39 @@ class TraceViewer(QWidget):
 
         return run_in_background(
             lambda: write_animation(trace_frames(run_dir, task_id), out),
+            on_done=done,
+            on_error=failed,
+        )
+
+    @Slot()
+    def import_demo(self) -> BackgroundJob | None:
+        """Import the episode shown as a demonstration (off the GUI thread)."""
+        why = self.import_refusal()
+        if why:
+            self.problem_occurred.emit(why)
+            return None
+        assert self.store is not None and self.result is not None
+        run_dir, task_id, demos = self.store.run_dir, self.result.task_id, self._demos_root()
+        assert demos is not None
+        self.import_button.setEnabled(False)
+
+        def done(imported: ImportResult) -> None:
+            self._refresh_import()
+            steps = len(imported.demo.steps)
+            self.import_row.set_path(
+                imported.folder,
+                what=f"Imported {steps} steps; the next build merges",
+                open_label="Open folder",
+            )
+            self.import_row.show()
+            self.demo_imported.emit(str(imported.folder))
+
+        def failed(exc: Exception) -> None:
+            self._refresh_import()
+            self.problem_occurred.emit(f"cannot import the episode: {exc}")
+
+        return run_in_background(
+            lambda: import_run(run_dir, task_id=task_id, demos_root=demos),
             on_done=done,
             on_error=failed,
         )
