@@ -280,8 +280,9 @@ class StudioMainWindow(QMainWindow):
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
         # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
         page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
-        # ... and in the Evaluate tab's, it stops the demonstration (kept as incomplete).
-        self.eval_page.owner.release_requested.connect(lambda _serial: page.recorder.stop())
+        # ... and in the Evaluate tab's, it ends free drive and stops the demonstration
+        # (kept as incomplete).
+        self.eval_page.owner.release_requested.connect(lambda _serial: page.release_phone())
         # One annotator id signs demonstrations, human verdicts, label reviews and merge
         # decisions alike.
         graphs = self.pages["graphs"]

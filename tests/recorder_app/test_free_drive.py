@@ -1,0 +1,108 @@
+"""Free drive: the mirror moves the phone outside a recording and nothing becomes a step."""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QPoint, Qt
+
+from devices.android import AndroidDevice
+from devices.device_lock import DeviceLock, device_holder
+from graph_builder import io
+from graph_builder.model import ActionType
+from recorder_app.qt.record_page import FREE_DRIVE_BADGE
+from tests.recorder_app.studio_driver import READY_TIMEOUT_MS, SERIAL, Recording, start_demo
+
+
+def centre_of(adb_client, label: str) -> tuple[int, int]:
+    """Where the element labelled ``label`` is on the phone now (device pixels)."""
+    device = AndroidDevice(SERIAL, client=adb_client)
+    try:
+        hierarchy = device.observe().hierarchy()
+    finally:
+        device.close()
+    assert hierarchy is not None
+    element = next(e for e in hierarchy.visible() if e.label() == label)
+    x, y = element.bounds.center
+    return round(x), round(y)
+
+
+def click_device_point(qtbot, rec: Recording, point: tuple[int, int]) -> None:
+    target = rec.point(*point)
+    qtbot.mouseMove(rec.mirror, target + QPoint(1, 1))
+    qtbot.mouseClick(rec.mirror, Qt.MouseButton.LeftButton, pos=target)
+
+
+def test_a_tap_in_free_drive_moves_the_phone_and_the_next_demo_starts_with_no_step(
+    qtbot, studio, workspace, virtual_server, adb_client
+):
+    window = studio()
+    page = window.record_page
+    phone = virtual_server.phones[0]
+    rec = Recording(qtbot, window, phone)
+    assert phone.ground_truth().startswith("launcher/home")
+    settings_icon = centre_of(adb_client, "Settings")
+
+    # Off: a click on the mirror is refused and says how to drive the phone anyway.
+    refused: list[str] = []
+    page.recorder.input_refused.connect(refused.append)
+    click_device_point(qtbot, rec, settings_icon)
+    assert refused and "Free drive" in refused[-1]
+    assert page.mirror.badge is None
+
+    page.free_drive_button.click()
+    assert page.free_drive_action.isChecked() and page.free_driving
+    assert page.mirror.badge == FREE_DRIVE_BADGE
+    assert FREE_DRIVE_BADGE in page.state_label.text()
+    holder = device_holder(SERIAL)  # free drive owns the phone like a demonstration does
+    assert holder is not None and holder.command == "free drive"
+    assert page.home_action.isEnabled() and page.text_edit.isEnabled()
+    assert not page.wait_action.isEnabled() and not page.complete_action.isEnabled()
+
+    click_device_point(qtbot, rec, settings_icon)
+    qtbot.waitUntil(lambda: phone.ground_truth().startswith("settings/main"), timeout=10_000)
+    rec.key(Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)  # Home, unrecorded
+    qtbot.waitUntil(lambda: phone.ground_truth().startswith("launcher/home"), timeout=10_000)
+    click_device_point(qtbot, rec, settings_icon)
+    qtbot.waitUntil(lambda: phone.ground_truth().startswith("settings/main"), timeout=10_000)
+    qtbot.waitUntil(lambda: not page.free_drive.busy, timeout=10_000)
+    assert refused == refused[:1]  # nothing more was refused
+    assert not workspace.demos_dir.exists() or not any(workspace.demos_dir.rglob("demo.json"))
+    assert page.steps_list.count() == 0
+
+    # A demo started now records from where free drive left the phone, with no step.
+    start_demo(rec, "from-free-drive")
+    assert not page.free_drive_action.isChecked() and page.mirror.badge is None
+    assert page.steps_list.count() == 0
+    assert rec.truth[-1].startswith("settings/main")
+    (folder,) = io.demo_dirs(workspace.demos_dir, "from-free-drive")
+    assert len(io.load_demo(folder).steps) == 0
+    holder = device_holder(SERIAL)
+    assert holder is not None and holder.command.startswith("demonstration")
+    assert not page.free_drive_action.isEnabled()  # no free drive while recording
+    rec.tap("search_action_bar")
+    rec.wait_ready()
+    rec.key(Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: not page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    steps = io.load_demo(folder).steps
+    assert [s.action.type for s in steps] == [ActionType.TAP, ActionType.DONE]
+    assert device_holder(SERIAL) is None  # the demo closed and free drive is off
+
+
+def test_free_drive_waits_for_a_phone_another_tab_holds_and_ends_when_asked(
+    qtbot, studio, virtual_server
+):
+    window = studio()
+    page = window.record_page
+    other = DeviceLock(SERIAL, owner="the Evaluate tab", command="online run")
+    other.acquire()
+    try:
+        page.free_drive_button.click()
+        assert not page.free_drive_action.isChecked() and not page.free_driving
+        assert page.owner.busy_dialog is not None  # says who holds the phone
+        page.owner.busy_dialog.reject()
+    finally:
+        other.release()
+    page.free_drive_button.click()
+    assert page.free_driving
+    page.release_phone()  # "Stop it" from the other tab
+    assert not page.free_driving and page.mirror.badge is None
+    assert device_holder(SERIAL) is None
