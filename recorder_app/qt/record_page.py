@@ -54,6 +54,7 @@ from recorder_app.qt.recorder import (
 )
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
+from recorder_app.qt.workers import run_in_background
 from recorder_app.recording.session import PendingStep, ResumeCheck, SessionState
 from recorder_app.recording.start_check import StartReference, load_start_reference
 from recorder_app.recording.workspace import Workspace
@@ -117,6 +118,8 @@ class RecordPage(QWidget):
         self._steps_folder: Path | None = None  # the demo listed in the Steps tab
         self._last_capture: PendingStep | None = None
         self._discard_on_close: str | None = None  # a resumed demo the user discarded
+        self._last_serial: str | None = None  # the phone to reconnect when none is connected
+        self._restarting = False  # the phone is being restarted or reconnected
         self.resume_dialog: ResumeCheckDialog | None = None
         self.start_dialog: ResumeCheckDialog | None = None
         # Holds the phone while a demo is open, in free drive and while it restarts.
@@ -199,9 +202,18 @@ class RecordPage(QWidget):
         )
         self.free_drive_action.setCheckable(True)
         self.free_drive_action.toggled.connect(self._on_free_drive_toggled)
+        self.restart_action = make(
+            "Restart phone" if self._connection.built_in else "Reconnect phone",
+            [],
+            self.restart_phone,
+            "Restart the built-in virtual phone (a fresh phone, as after a reboot)"
+            if self._connection.built_in
+            else "Reconnect the phone and restart the mirror, without restarting the studio",
+        )
         self.actions_in_menu = [
             self.start_action,
             self.free_drive_action,
+            self.restart_action,
             None,
             self.back_action,
             self.home_action,
@@ -327,6 +339,9 @@ class RecordPage(QWidget):
 
     def _connect(self) -> None:
         bar, rec = self.device_bar, self.recorder
+        bar.restart_button.setText(self.restart_action.text())
+        bar.restart_button.setToolTip(self.restart_action.toolTip())
+        bar.restart_button.clicked.connect(self.restart_action.trigger)
         bar.device_connected.connect(self._on_device_connected)
         bar.device_disconnected.connect(self._on_device_disconnected)
         bar.device_lost.connect(self._on_device_lost)
@@ -516,9 +531,66 @@ class RecordPage(QWidget):
 
     # -- device and mirror
 
+    @Slot()
+    def restart_phone(self) -> bool:
+        """Restart the built-in phone or reconnect a real one, off the GUI thread, with the
+        device bar showing progress. A demo being recorded is stopped first (it stays
+        incomplete and can be resumed); the task form and the workspace stay as they are."""
+        if self._restarting:
+            return False
+        serial = self._serial or self._last_serial or self.device_bar.combo.currentData()
+        built_in = self._connection.built_in
+        if serial is None and not built_in:
+            self.problem_occurred.emit(
+                "No phone to reconnect",
+                "No phone has been connected yet: plug one in and press Refresh.",
+            )
+            return False
+        if serial is not None and not self.owner.take(
+            serial, "restarting the phone", self.restart_phone
+        ):
+            return False
+        if self.recorder.recording:
+            self.recorder.stop()
+            self.message_posted.emit(
+                "The demonstration was stopped for the restart; it is kept as incomplete "
+                "and can be resumed from the Demos tab.",
+                0,
+            )
+        self._restarting = True
+        self.free_drive_action.setChecked(False)
+        verb = "Restarting the virtual phone" if built_in else f"Reconnecting {serial}"
+        self.device_bar.disconnect_device()
+        self.device_bar.set_busy(f"{verb}…")
+        self._update_controls()
+        connection = self._connection
+        run_in_background(
+            lambda: connection.bring_back(serial),
+            on_done=self._on_phone_back,
+            on_error=self._on_phone_not_back,
+        )
+        return True
+
+    def _on_phone_back(self, serial: str) -> None:
+        self._restarting = False
+        self.device_bar.set_busy(None)
+        self.device_bar.refresh()
+        self.device_bar.connect_device(serial)
+        self._update_controls()
+        self.message_posted.emit(f"The phone {serial} is back.", 5000)
+
+    def _on_phone_not_back(self, exc: Exception) -> None:
+        self._restarting = False
+        self.device_bar.set_busy(None)
+        self.device_bar.refresh()
+        self._update_controls()
+        title = "Cannot restart the phone" if self._connection.built_in else "Cannot reconnect"
+        self.problem_occurred.emit(title, str(exc))
+
     @Slot(str)
     def _on_device_connected(self, serial: str) -> None:
         self._serial = serial
+        self._last_serial = serial
         self._mirror_live = False
         self._update_controls()
         self.mirror.clear("Starting the mirror…")
@@ -621,7 +693,9 @@ class RecordPage(QWidget):
         )
         self.task_panel.setEnabled(not recording)
         self.mirror.set_badge(FREE_DRIVE_BADGE if free else None)
-        if not recording and state != SessionState.PREPARING.value and not free:
+        self.restart_action.setEnabled(not self._restarting)
+        busy = state == SessionState.PREPARING.value or free or self._restarting
+        if not recording and not busy:
             self.owner.release()  # the demo is closed (or never opened), free drive is off
         self._emit_recorder_status()
 
