@@ -42,3 +42,7 @@ def explain_os_error(exc: OSError) -> str:
 class PhoneControlError(StudioError):
     """An input sent to the phone outside a recording (free drive) did not reach it, or the
     phone could not be restarted or reconnected; the message says why."""
+
+
+class Cancelled(StudioError):
+    """The user cancelled a long job; what it saved before stays."""
