@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QSizePolicy,
     QTabWidget,
     QWidget,
 )
@@ -76,6 +77,7 @@ class StudioMainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("mainTabs")
         self.tabs.setDocumentMode(True)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
         self.record_page = RecordPage(connection, settings, poll_ms=poll_ms)
         self.demo_browser = DemoBrowser()
@@ -100,6 +102,7 @@ class StudioMainWindow(QMainWindow):
             raise ValueError(f"a page named {key!r} already exists")
         self.pages[key] = widget
         index = self.tabs.addTab(widget, title)
+        self._on_tab_changed(self.tabs.currentIndex())
         action = QAction(title, self)
         if index < 9:
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
@@ -116,6 +119,17 @@ class StudioMainWindow(QMainWindow):
 
     def show_page(self, key: str) -> None:
         self.tabs.setCurrentWidget(self.pages[key])
+
+    @Slot(int)
+    def _on_tab_changed(self, _index: int) -> None:
+        """Only the tab in front sets how small the window may get: a tab stack asks every
+        page for its minimum, so one tall tab would keep a small screen from showing the
+        others at all (a page whose policy is Ignored adds nothing to that minimum)."""
+        current = self.tabs.currentWidget()
+        ignored, preferred = QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        for page in self.pages.values():
+            policy = preferred if page is current else ignored
+            page.setSizePolicy(policy, policy)
 
     # -- workspace
 

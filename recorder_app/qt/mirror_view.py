@@ -68,7 +68,7 @@ class MirrorView(QWidget):
         super().__init__(parent)
         self.setObjectName("mirrorView")
         self.setMouseTracking(True)
-        self.setMinimumSize(240, 320)
+        self.setMinimumSize(200, 240)  # the phone still readable on an 800x500 window
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setCursor(Qt.CursorShape.CrossCursor)
         self._clock = clock

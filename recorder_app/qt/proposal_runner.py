@@ -79,6 +79,7 @@ class ProposalRunner(QWidget):
         self.status = QLabel("")
         self.status.setObjectName("proposalStatus")
         self.status.setWordWrap(True)
+        self.status.hide()
         outer = QVBoxLayout(self)
         outer.setContentsMargins(0, 0, 0, 0)
         layout = QHBoxLayout()
@@ -133,7 +134,7 @@ class ProposalRunner(QWidget):
             return str(store.path)
 
         self.progress.setRange(0, 0)  # until the first task reports the count
-        self.status.setText(f"Asking the model for {kind.value}…")
+        self._say(f"Asking the model for {kind.value}…")
         self._set_running(True)
         self.started.emit(kind.value)
         run_in_background(job, on_done=self._on_done, on_error=self._on_error)
@@ -144,7 +145,7 @@ class ProposalRunner(QWidget):
         if self._cancel is not None:
             self._cancel.set()
             self.cancel_button.setEnabled(False)
-            self.status.setText("Cancelling after the task being asked about…")
+            self._say("Cancelling after the task being asked about…")
 
     @Slot(object)
     def _on_advanced(self, event: ProposalEvent) -> None:
@@ -152,7 +153,7 @@ class ProposalRunner(QWidget):
         self.progress.setRange(0, event.total)
         self.progress.setValue(event.done)
         state = "kept" if event.skipped else ("unusable reply" if event.error else "ok")
-        self.status.setText(f"{event.task_id}: {state}")
+        self._say(f"{event.task_id}: {state}")
 
     def _on_done(self, path: str) -> None:
         kind = self._finish()
@@ -160,17 +161,17 @@ class ProposalRunner(QWidget):
             f"; {self._errors} replies unusable (run again to retry them)" if self._errors else ""
         )
         summary = f"{kind.value.capitalize()} proposals saved in {path}{unusable}."
-        self.status.setText(summary)
+        self._say(summary)
         self.finished.emit(kind.value, summary)
 
     def _on_error(self, exc: Exception) -> None:
         kind = self._finish()
         if isinstance(exc, Cancelled):
             summary = f"{kind.value.capitalize()}: {exc}; the proposals received are saved."
-            self.status.setText(summary)
+            self._say(summary)
             self.finished.emit(kind.value, summary)
             return
-        self.status.setText(f"Failed: {exc}")
+        self._say(f"Failed: {exc}")
         self.failed.emit(kind.value, str(exc))
 
     def _finish(self) -> Kind:
@@ -191,6 +192,10 @@ class ProposalRunner(QWidget):
         if not running:
             self.progress.setRange(0, 1)
             self.progress.setValue(0)
+
+    def _say(self, text: str) -> None:
+        self.status.setText(text)
+        self.status.setVisible(bool(text))
 
     @Slot()
     def _on_browse_clicked(self) -> None:

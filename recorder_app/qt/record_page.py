@@ -82,6 +82,7 @@ STATE_TEXT = {
 }
 RECORD_TAB = "the Record tab"  # how a demonstration's device lock names its holder
 FREE_DRIVE_BADGE = "Free drive — not recorded"
+SIDE_MIN_WIDTH = 400  # the recording controls and task form, in pixels
 
 
 def _with_shortcut(text: str, action: QAction) -> str:
@@ -315,19 +316,29 @@ class RecordPage(QWidget):
         steps_split.setStretchFactor(1, 1)
         steps_split.setSizes([140, 400])
         self.side_tabs.addTab(steps_split, "Steps")
+        self.side_tabs.setMinimumHeight(240)  # a few rows of the task form, not a sliver
 
         side = QWidget()
         side.setObjectName("recordSide")
-        side.setMinimumWidth(400)
+        side.setMinimumWidth(SIDE_MIN_WIDTH)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(controls)
         side_layout.addWidget(self.side_tabs, 1)
+        # On a short window the controls scroll rather than being squeezed to slivers.
+        self.side_scroll = QScrollArea()
+        self.side_scroll.setObjectName("recordSideScroll")
+        self.side_scroll.setWidget(side)
+        self.side_scroll.setWidgetResizable(True)
+        self.side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scrollbar = self.side_scroll.verticalScrollBar().sizeHint().width()
+        self.side_scroll.setMinimumWidth(SIDE_MIN_WIDTH + scrollbar)
 
         self.splitter = QSplitter()
         self.splitter.setObjectName("recordSplitter")
         self.splitter.addWidget(self.mirror)
-        self.splitter.addWidget(side)
+        self.splitter.addWidget(self.side_scroll)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setCollapsible(0, False)
