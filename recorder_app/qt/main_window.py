@@ -444,5 +444,8 @@ class StudioMainWindow(QMainWindow):
             "4. Wait for 'Ready for input' before each action: input while the screen is "
             "being captured is refused, so every step pairs the action with the screen "
             "you saw.\n"
-            "5. End with Task complete (Ctrl+Return). Every step is saved as you go.",
+            "5. End with Task complete (Ctrl+Return). Every step is saved as you go.\n\n"
+            "Free drive (Ctrl+D) moves the phone from the mirror without recording, to bring "
+            "it to the task's start or recover after Stop. Restart phone (or Reconnect "
+            "phone) in the bar at the top brings a stuck phone back.",
         )

@@ -41,7 +41,8 @@ HIGHLIGHT = QColor(255, 196, 0)
 TRAIL = QColor(64, 160, 255)
 REFUSED = QColor(200, 40, 40, 225)
 ACCEPTED = QColor(60, 200, 90)
-BADGE = QColor(230, 140, 0, 230)  # a mode the user must not forget, e.g. free drive
+BADGE = QColor(230, 140, 0)  # a mode the user must not forget, e.g. free drive
+BADGE_HEIGHT = 28  # the band sits above the screen, so it hides none of it
 REFUSED_NOTICE_MS = 2500  # long enough to read, whatever the recorder does meanwhile
 ACCEPTED_FLASH_MS = 350
 
@@ -194,7 +195,11 @@ class MirrorView(QWidget):
     def image_rect(self) -> Rect:
         if self._image is None:
             return Rect(0.0, 0.0, 0.0, 0.0)
-        return fit_rect((self._image.width(), self._image.height()), (self.width(), self.height()))
+        top = BADGE_HEIGHT if self._badge else 0
+        rect = fit_rect(
+            (self._image.width(), self._image.height()), (self.width(), self.height() - top)
+        )
+        return Rect(rect.x, rect.y + top, rect.width, rect.height)
 
     def device_point(self, pos: QPointF) -> tuple[int, int] | None:
         if self._device_size is None:
@@ -325,16 +330,15 @@ class MirrorView(QWidget):
                 self._notice,
             )
 
-    @staticmethod
-    def _draw_badge(painter: QPainter, target: QRectF, text: str) -> None:
+    def _draw_badge(self, painter: QPainter, target: QRectF, text: str) -> None:
         font = QFont(painter.font())
         font.setBold(True)
         painter.setFont(font)
-        band = QRectF(target.left(), target.top(), target.width(), 36)
+        band = QRectF(0, target.top() - BADGE_HEIGHT, self.width(), BADGE_HEIGHT)
         painter.fillRect(band, BADGE)
         painter.setPen(QColor("black"))
         painter.drawText(
-            band.adjusted(8, 2, -8, -2),
+            band.adjusted(4, 0, -4, 0),
             Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
             text,
         )

@@ -8,6 +8,7 @@ from devices.android import AndroidDevice
 from devices.device_lock import DeviceLock, device_holder
 from graph_builder import io
 from graph_builder.model import ActionType
+from recorder_app.qt.mirror_view import BADGE_HEIGHT
 from recorder_app.qt.record_page import FREE_DRIVE_BADGE
 from tests.recorder_app.studio_driver import READY_TIMEOUT_MS, SERIAL, Recording, start_demo
 
@@ -51,6 +52,7 @@ def test_a_tap_in_free_drive_moves_the_phone_and_the_next_demo_starts_with_no_st
     page.free_drive_button.click()
     assert page.free_drive_action.isChecked() and page.free_driving
     assert page.mirror.badge == FREE_DRIVE_BADGE
+    assert page.mirror.image_rect().y >= BADGE_HEIGHT  # the band hides none of the screen
     assert FREE_DRIVE_BADGE in page.state_label.text()
     holder = device_holder(SERIAL)  # free drive owns the phone like a demonstration does
     assert holder is not None and holder.command == "free drive"
