@@ -108,3 +108,39 @@ def test_free_drive_waits_for_a_phone_another_tab_holds_and_ends_when_asked(
     page.release_phone()  # "Stop it" from the other tab
     assert not page.free_driving and page.mirror.badge is None
     assert device_holder(SERIAL) is None
+
+
+def test_after_stop_free_drive_brings_the_phone_back_and_the_demo_resumes_there(
+    qtbot, studio, workspace, virtual_server, adb_client
+):
+    window = studio()
+    page = window.record_page
+    phone = virtual_server.phones[0]
+    rec = Recording(qtbot, window, phone)
+    start_demo(rec, "stopped-then-resumed")
+    rec.tap("Settings")
+    rec.wait_ready()
+    page.stop_action.trigger()  # stop, to resume later
+    qtbot.waitUntil(lambda: not page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    (folder,) = io.demo_dirs(workspace.demos_dir, "stopped-then-resumed")
+
+    # The phone wandered off meanwhile; free drive brings it back, unrecorded.
+    page.free_drive_action.trigger()
+    rec.key(Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
+    qtbot.waitUntil(lambda: phone.ground_truth().startswith("launcher/home"), timeout=10_000)
+    click_device_point(qtbot, rec, centre_of(adb_client, "Settings"))
+    qtbot.waitUntil(lambda: phone.ground_truth().startswith("settings/main"), timeout=10_000)
+    qtbot.waitUntil(lambda: not page.free_drive.busy, timeout=10_000)
+
+    assert page.resume_demo(str(folder))
+    rec.wait_ready()
+    # The phone is where the demo stopped: no "another screen" question, no jump.
+    assert page.resume_dialog is None and not page.free_driving
+    assert page.steps_list.count() == 1
+    rec.tap("search_action_bar")
+    rec.wait_ready()
+    page.complete_button.click()
+    qtbot.waitUntil(lambda: not page.recorder.recording, timeout=READY_TIMEOUT_MS)
+    steps = io.load_demo(folder).steps
+    assert [s.action.type for s in steps] == [ActionType.TAP, ActionType.TAP, ActionType.DONE]
+    assert not any(s.jumped for s in steps)
