@@ -81,7 +81,7 @@ def install_excepthook(parent: QWidget | None) -> None:
 
 class BuiltInPhone:
     """The studio's own virtual phone: an adb server in this process, restartable on its
-    port (a fresh phone, as after a reboot) while the studio keeps running."""
+    port (a fresh phone, its saved snapshots kept) while the studio keeps running."""
 
     def __init__(self, make_phones: Callable[[], Sequence[VirtualPhone]] | None = None) -> None:
         self._make_phones = make_phones
@@ -99,9 +99,17 @@ class BuiltInPhone:
         return self
 
     def restart(self) -> None:
-        """Close the server (clients see the phone go) and serve fresh phones on its port."""
+        """Close the server (clients see the phone go) and serve fresh phones on its port;
+        the whole-phone snapshots saved on them are kept, so reset recipes still load."""
+        server = self._server
+        kept = {}
+        if server is not None:
+            kept = {p.serial: server.device(p.serial).snapshots.saved() for p in server.phones}
         self.close()
         self.start()
+        assert self._server is not None
+        for phone in self._server.phones:
+            self._server.device(phone.serial).snapshots.adopt(kept.get(phone.serial, {}))
 
     def close(self) -> None:
         with self._lock:

@@ -207,7 +207,7 @@ class RecordPage(QWidget):
             "Restart phone" if self._connection.built_in else "Reconnect phone",
             [],
             self.restart_phone,
-            "Restart the built-in virtual phone (a fresh phone, as after a reboot)"
+            "Restart the built-in virtual phone: default settings and data, snapshots kept"
             if self._connection.built_in
             else "Reconnect the phone and restart the mirror, without restarting the studio",
         )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import adbutils
 import pytest
 from PySide6.QtCore import Qt
 
@@ -50,6 +51,8 @@ def test_restart_phone_brings_a_fresh_phone_and_keeps_the_task_and_the_demo(
     assert old_phone.ground_truth().startswith("settings/main")
     panel = page.task_panel
     panel.instruction_edit.setPlainText("open the settings, please")
+    shell = adbutils.AdbClient(host="127.0.0.1", port=built_in.port).device(SERIAL).shell
+    assert shell("virtualphone snapshot save in-settings").strip() == "OK"
 
     restart = page.device_bar.restart_button
     assert restart.text() == "Restart phone" == page.restart_action.text()
@@ -63,6 +66,12 @@ def test_restart_phone_brings_a_fresh_phone_and_keeps_the_task_and_the_demo(
     new_phone = built_in.server.phones[0]
     assert new_phone is not old_phone  # a fresh phone, on its home screen
     assert new_phone.ground_truth().startswith("launcher/home")
+    # Its saved snapshots survive: a reset recipe naming one still loads it.
+    assert shell("virtualphone snapshot list").split() == ["in-settings"]
+    assert shell("virtualphone snapshot load in-settings").strip() == "OK"
+    assert new_phone.ground_truth().startswith("settings/main")
+    shell("input keyevent KEYCODE_HOME")
+    qtbot.waitUntil(lambda: new_phone.ground_truth().startswith("launcher/home"))
     # The demo was stopped for the restart, kept with its step, and can be resumed.
     qtbot.waitUntil(lambda: not page.recorder.recording, timeout=READY_TIMEOUT_MS)
     (folder,) = io.demo_dirs(workspace.demos_dir, "before-restart")
