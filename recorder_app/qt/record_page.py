@@ -52,6 +52,7 @@ from recorder_app.qt.recorder import (
     step_hierarchy,
     step_text,
 )
+from recorder_app.qt.steady import fix_lines
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
 from recorder_app.qt.workers import run_in_background
@@ -276,7 +277,11 @@ class RecordPage(QWidget):
         self.instruction_label = QLabel()
         self.instruction_label.setObjectName("instructionLabel")
         self.instruction_label.setWordWrap(True)
-        self.instruction_label.hide()
+        # Fixed lines, always shown: the buttons below stay put when a demo opens or a
+        # longer state is reported (the state label's style adds 8 px of padding).
+        fix_lines(self.instruction_label, 2)
+        fix_lines(self.state_label, 2, padding=8)
+        self._show_instruction(None)
 
         controls = QGroupBox("Recording")
         grid = QGridLayout(controls)
@@ -728,6 +733,13 @@ class RecordPage(QWidget):
             text += f" · capture {self._capture_ms:.0f} ms"
         self.recorder_status_changed.emit(text)
 
+    def _show_instruction(self, text: str | None) -> None:
+        """The open demo's task and request, or a grey note that none is open."""
+        self.instruction_label.setText(text or "<i>No demonstration open</i>")
+        self.instruction_label.setEnabled(text is not None)
+        if text is None:
+            self.instruction_label.setToolTip("")
+
     def _update_steps_tab(self) -> None:
         count = self.steps_list.count()
         self.side_tabs.setTabText(1, f"Steps ({count})" if count else "Steps")
@@ -746,9 +758,8 @@ class RecordPage(QWidget):
                 hierarchy = step_hierarchy(Path(folder), step)
                 self.steps_list.addItem(f"{step.index + 1}. {step_text(step, hierarchy)}")
             self.steps_list.setCurrentRow(self.steps_list.count() - 1)
-            self.instruction_label.setText(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
+            self._show_instruction(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
             self.instruction_label.setToolTip(demo.instruction)
-            self.instruction_label.show()
         self.side_tabs.setCurrentIndex(1)
         self._update_steps_tab()
         self.demo_saved.emit(folder)
@@ -869,7 +880,7 @@ class RecordPage(QWidget):
 
     @Slot(str)
     def _on_demo_closed(self, folder: str) -> None:
-        self.instruction_label.hide()
+        self._show_instruction(None)
         self._update_controls()
         if self._discard_on_close == folder:
             self._discard_on_close = None

@@ -15,11 +15,12 @@ from PySide6.QtWidgets import QAbstractButton, QFrame, QLabel, QScrollArea, QSiz
 _TOP = Qt.AlignmentFlag.AlignTop
 
 
-def fix_lines(label: QLabel, lines: int) -> None:
-    """Give ``label`` the height of ``lines`` lines of its font, whatever it shows."""
+def fix_lines(label: QLabel, lines: int, *, padding: int = 0) -> None:
+    """Give ``label`` the height of ``lines`` lines of its font, whatever it shows
+    (``padding``: what its style sheet adds above and below, in pixels)."""
     margins = label.contentsMargins()
     height = label.fontMetrics().lineSpacing() * lines + margins.top() + margins.bottom()
-    label.setFixedHeight(height + 2)
+    label.setFixedHeight(height + 2 + padding)
     label.setAlignment(label.alignment() | _TOP)
     policy = label.sizePolicy()
     label.setSizePolicy(QSizePolicy.Policy.Ignored, policy.verticalPolicy())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QToolButton, QWidget
 
 from evaluator.agents import AGENTS
 from evaluator.synthetic import write_suite
@@ -13,6 +13,7 @@ from graph_builder.model import Action, Bounds, ElementRef, Task
 from recorder_app.qt.demo_browser import DemoBrowser
 from recorder_app.qt.eval_panel import EvaluationPage
 from tests.recorder_app.helpers import HIERARCHY, png_bytes
+from tests.recorder_app.studio_driver import Recording, start_demo
 from tests.recorder_app.test_eval_panel import TASKS, SlowReplayAgent, start, wait_for_end
 
 
@@ -96,3 +97,42 @@ def test_pause_and_continue_stay_put_through_a_run(qtbot, eval_page):
     qtbot.wait(1)
     stopped = [place(b, page) for b in buttons]
     assert before == starting == paused == stopped
+
+
+def test_the_recording_buttons_stay_put_through_a_demo(qtbot, studio, virtual_server):
+    window = studio()
+    page = window.record_page
+    rec = Recording(qtbot, window, virtual_server.phones[0])
+    buttons = [
+        page.start_button,
+        page.free_drive_button,
+        page.complete_button,
+        page.text_edit,
+        *(
+            b
+            for b in page.findChildren(QToolButton)
+            if b.defaultAction() in (page.back_action, page.stop_action)
+        ),
+    ]
+    assert len(buttons) == 6
+
+    def places() -> list[QRect]:
+        qtbot.wait(1)
+        return [place(b, page) for b in buttons]
+
+    idle = places()
+    page.task_panel.instruction_edit.setPlainText(
+        "where do I find the wifi thing, my grandson set it up and now it does not work " * 2
+    )
+    start_demo(rec, "a-task-with-a-rather-long-identifier")
+    page.task_panel.instruction_edit.setPlainText("")
+    assert page.instruction_label.isEnabled()  # the demo's request is shown above them
+    ready = places()
+    rec.tap("Settings")
+    rec.wait_ready()
+    assert "last capture" in page.state_label.text()  # a longer state line
+    after_a_step = places()
+    page.stop_action.trigger()
+    qtbot.waitUntil(lambda: not page.recorder.recording, timeout=15_000)
+    stopped = places()
+    assert idle == ready == after_a_step == stopped
