@@ -105,9 +105,18 @@ def test_free_drive_waits_for_a_phone_another_tab_holds_and_ends_when_asked(
         other.release()
     page.free_drive_button.click()
     assert page.free_driving
-    page.release_phone()  # "Stop it" from the other tab
+    # The Evaluate tab wants the phone: it is told who holds it, and "Stop it" ends free
+    # drive; waiting then gets the phone at once.
+    started: list[bool] = []
+    evaluate = window.eval_page.owner
+    assert not evaluate.when_free([SERIAL], lambda: started.append(True))
+    dialog = evaluate.busy_dialog
+    assert dialog is not None and "(free drive;" in dialog.text.text()
+    dialog.stop_button.click()
     assert not page.free_driving and page.mirror.badge is None
     assert device_holder(SERIAL) is None
+    dialog.wait_button.click()
+    qtbot.waitUntil(lambda: started == [True], timeout=5_000)
 
 
 def test_after_stop_free_drive_brings_the_phone_back_and_the_demo_resumes_there(
