@@ -144,13 +144,14 @@ class RecordPage(QWidget):
     # -- construction
 
     def _build_actions(self) -> None:
-        def make(text: str, keys: list[str], slot: object, tip: str) -> QAction:
+        def make(text: str, keys: list[str], slot: object | None, tip: str) -> QAction:
             action = QAction(text, self)
             action.setShortcuts([QKeySequence(k) for k in keys])
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.setToolTip(_with_shortcut(tip, action))
             action.setStatusTip(tip)
-            action.triggered.connect(slot)
+            if slot is not None:
+                action.triggered.connect(slot)
             return action
 
         self.start_action = make(
@@ -198,7 +199,7 @@ class RecordPage(QWidget):
         self.free_drive_action = make(
             "Free drive",
             ["Ctrl+D"],
-            lambda: None,
+            None,  # a toggle: _on_free_drive_toggled follows its state
             "Drive the phone from the mirror without recording anything: bring it to the "
             "task's start, recover after a stop, or explore",
         )

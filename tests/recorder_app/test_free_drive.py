@@ -134,7 +134,8 @@ def test_after_stop_free_drive_brings_the_phone_back_and_the_demo_resumes_there(
     (folder,) = io.demo_dirs(workspace.demos_dir, "stopped-then-resumed")
 
     # The phone wandered off meanwhile; free drive brings it back, unrecorded.
-    page.free_drive_action.trigger()
+    rec.key(Qt.Key.Key_D, Qt.KeyboardModifier.ControlModifier)  # free drive on
+    assert page.free_driving
     rec.key(Qt.Key.Key_H, Qt.KeyboardModifier.ControlModifier)
     qtbot.waitUntil(lambda: phone.ground_truth().startswith("launcher/home"), timeout=10_000)
     click_device_point(qtbot, rec, centre_of(adb_client, "Settings"))
