@@ -41,6 +41,7 @@ from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import ResumeCheckDialog
 from recorder_app.qt.free_drive import FreeDriver
 from recorder_app.qt.mirror_view import MirrorFeed, MirrorView
+from recorder_app.qt.phone_restart import PhoneRestart
 from recorder_app.qt.recorder import (
     CONFIRMING,
     IDLE,
@@ -55,7 +56,6 @@ from recorder_app.qt.recorder import (
 from recorder_app.qt.steady import fix_lines
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
-from recorder_app.qt.workers import run_in_background
 from recorder_app.recording.session import PendingStep, ResumeCheck, SessionState
 from recorder_app.recording.start_check import StartReference, load_start_reference
 from recorder_app.recording.workspace import Workspace
@@ -121,13 +121,13 @@ class RecordPage(QWidget):
         self._last_capture: PendingStep | None = None
         self._discard_on_close: str | None = None  # a resumed demo the user discarded
         self._last_serial: str | None = None  # the phone to reconnect when none is connected
-        self._restarting = False  # the phone is being restarted or reconnected
         self.resume_dialog: ResumeCheckDialog | None = None
         self.start_dialog: ResumeCheckDialog | None = None
         # Holds the phone while a demo is open, in free drive and while it restarts.
         self.owner = DeviceOwner(RECORD_TAB, self)
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
+        self.phone_restart = PhoneRestart(connection, self.device_bar, self)
         self.mirror = MirrorView()
         self.feed = MirrorFeed(self.mirror, self)
         self.recorder = RecorderController(
@@ -206,12 +206,7 @@ class RecordPage(QWidget):
         self.free_drive_action.setCheckable(True)
         self.free_drive_action.toggled.connect(self._on_free_drive_toggled)
         self.restart_action = make(
-            "Restart phone" if self._connection.built_in else "Reconnect phone",
-            [],
-            self.restart_phone,
-            "Restart the built-in virtual phone: default settings and data, snapshots kept"
-            if self._connection.built_in
-            else "Reconnect the phone and restart the mirror, without restarting the studio",
+            self.phone_restart.text, [], self.restart_phone, self.phone_restart.tip
         )
         self.actions_in_menu = [
             self.start_action,
@@ -385,6 +380,8 @@ class RecordPage(QWidget):
         )
         self.free_drive.failed.connect(self._on_free_drive_failed)
         self.free_drive.idle.connect(self._update_controls)
+        self.phone_restart.back.connect(self._on_phone_back)
+        self.phone_restart.failed.connect(self._on_phone_not_back)
         self.owner.message_posted.connect(self.message_posted)
         self.owner.problem_occurred.connect(self.problem_occurred)
         self.task_panel.problem_occurred.connect(
@@ -553,11 +550,10 @@ class RecordPage(QWidget):
         """Restart the built-in phone or reconnect a real one, off the GUI thread, with the
         device bar showing progress. A demo being recorded is stopped first (it stays
         incomplete and can be resumed); the task form and the workspace stay as they are."""
-        if self._restarting:
+        if self.phone_restart.running:
             return False
         serial = self._serial or self._last_serial or self.device_bar.combo.currentData()
-        built_in = self._connection.built_in
-        if serial is None and not built_in:
+        if serial is None and not self._connection.built_in:
             self.problem_occurred.emit(
                 "No phone to reconnect",
                 "No phone has been connected yet: plug one in and press Refresh.",
@@ -574,35 +570,20 @@ class RecordPage(QWidget):
                 "and can be resumed from the Demos tab.",
                 0,
             )
-        self._restarting = True
-        self.free_drive_action.setChecked(False)
-        verb = "Restarting the virtual phone" if built_in else f"Reconnecting {serial}"
-        self.device_bar.disconnect_device()
-        self.device_bar.set_busy(f"{verb}…")
+        self.phone_restart.start(serial)
+        self.free_drive_action.setChecked(False)  # after start: the phone stays held
         self._update_controls()
-        connection = self._connection
-        run_in_background(
-            lambda: connection.bring_back(serial),
-            on_done=self._on_phone_back,
-            on_error=self._on_phone_not_back,
-        )
         return True
 
+    @Slot(str)
     def _on_phone_back(self, serial: str) -> None:
-        self._restarting = False
-        self.device_bar.set_busy(None)
-        self.device_bar.refresh()
-        self.device_bar.connect_device(serial)
         self._update_controls()
         self.message_posted.emit(f"The phone {serial} is back.", 5000)
 
-    def _on_phone_not_back(self, exc: Exception) -> None:
-        self._restarting = False
-        self.device_bar.set_busy(None)
-        self.device_bar.refresh()
+    @Slot(str, str)
+    def _on_phone_not_back(self, title: str, message: str) -> None:
         self._update_controls()
-        title = "Cannot restart the phone" if self._connection.built_in else "Cannot reconnect"
-        self.problem_occurred.emit(title, str(exc))
+        self.problem_occurred.emit(title, message)
 
     @Slot(str)
     def _on_device_connected(self, serial: str) -> None:
@@ -710,8 +691,9 @@ class RecordPage(QWidget):
         )
         self.task_panel.setEnabled(not recording)
         self.mirror.set_badge(FREE_DRIVE_BADGE if free else None)
-        self.restart_action.setEnabled(not self._restarting)
-        busy = state == SessionState.PREPARING.value or free or self._restarting
+        restarting = self.phone_restart.running
+        self.restart_action.setEnabled(not restarting)
+        busy = state == SessionState.PREPARING.value or free or restarting
         if not recording and not busy:
             self.owner.release()  # the demo is closed (or never opened), free drive is off
         self._emit_recorder_status()
