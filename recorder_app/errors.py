@@ -37,3 +37,12 @@ def explain_os_error(exc: OSError) -> str:
     words = _OS_ERROR_WORDS.get(exc.errno or 0, exc.strerror or str(exc))
     where = f" ({exc.filename})" if exc.filename else ""
     return f"Cannot write{where}: {words}."
+
+
+class PhoneControlError(StudioError):
+    """An input sent to the phone outside a recording (free drive) did not reach it, or the
+    phone could not be restarted or reconnected; the message says why."""
+
+
+class Cancelled(StudioError):
+    """The user cancelled a long job; what it saved before stays."""

@@ -76,6 +76,16 @@ class SnapshotStore:
         with self._lock:
             return sorted(self._saved)
 
+    def saved(self) -> dict[str, DeviceSnapshot]:
+        """Every saved snapshot by name (to carry them over to a restarted phone)."""
+        with self._lock:
+            return dict(self._saved)
+
+    def adopt(self, saved: dict[str, DeviceSnapshot]) -> None:
+        """Keep ``saved`` (from ``saved()`` of the same phone before a restart)."""
+        with self._lock:
+            self._saved.update(saved)
+
 
 def _check_name(name: str) -> None:
     if not _NAME.fullmatch(name):

@@ -88,12 +88,17 @@ def _endpoint_arguments(p: argparse.ArgumentParser) -> None:
 
 
 def _client(args: argparse.Namespace) -> Any:
+    if args.endpoint is None:
+        raise ConfigError("pass --endpoint FILE naming the model to ask (docs/language.md)")
+    return endpoint_client(args.endpoint)
+
+
+def endpoint_client(path: Path) -> Any:
+    """The chat client an endpoint file names (the CLI's --endpoint, the studio's field)."""
     from evaluator.chat_client import ChatClient, EndpointConfig
     from evaluator.cli import read_config
 
-    if args.endpoint is None:
-        raise ConfigError("pass --endpoint FILE naming the model to ask (docs/language.md)")
-    return ChatClient(EndpointConfig.from_config(read_config(args.endpoint)))
+    return ChatClient(EndpointConfig.from_config(read_config(path)))
 
 
 class _Progress:

@@ -6,11 +6,13 @@ import contextlib
 import logging
 import os
 import sys
+import threading
 import traceback
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator, Sequence
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
@@ -18,6 +20,9 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from recorder_app.connection import DeviceConnection
 from recorder_app.qt.dialogs import show_problem
+
+if TYPE_CHECKING:
+    from virtual_phone import AdbServer, VirtualPhone
 
 log = logging.getLogger(__name__)
 
@@ -74,15 +79,65 @@ def install_excepthook(parent: QWidget | None) -> None:
     sys.excepthook = hook
 
 
+class BuiltInPhone:
+    """The studio's own virtual phone: an adb server in this process, restartable on its
+    port (a fresh phone, its saved snapshots kept) while the studio keeps running."""
+
+    def __init__(self, make_phones: Callable[[], Sequence[VirtualPhone]] | None = None) -> None:
+        self._make_phones = make_phones
+        self._lock = threading.Lock()
+        self._server: AdbServer | None = None
+        self.port = 0
+
+    def start(self) -> BuiltInPhone:
+        from virtual_phone import AdbServer, VirtualPhone
+
+        with self._lock:
+            phones = self._make_phones() if self._make_phones else [VirtualPhone("virtual-1")]
+            self._server = AdbServer(phones, port=self.port).start()
+            self.port = self._server.port
+        return self
+
+    def restart(self) -> None:
+        """Close the server (clients see the phone go) and serve fresh phones on its port;
+        the whole-phone snapshots saved on them are kept, so reset recipes still load."""
+        server = self._server
+        kept = {}
+        if server is not None:
+            kept = {p.serial: server.device(p.serial).snapshots.saved() for p in server.phones}
+        self.close()
+        self.start()
+        assert self._server is not None
+        for phone in self._server.phones:
+            self._server.device(phone.serial).snapshots.adopt(kept.get(phone.serial, {}))
+
+    def close(self) -> None:
+        with self._lock:
+            server, self._server = self._server, None
+        if server is not None:
+            server.close()
+
+    @property
+    def server(self) -> AdbServer | None:
+        return self._server
+
+    def connection(self, **options: Any) -> DeviceConnection:
+        """How the studio reaches this phone, with Restart phone wired to ``restart``."""
+        return DeviceConnection(
+            port=self.port, label="virtual phone", restart_server=self.restart, **options
+        )
+
+
 @contextlib.contextmanager
 def serve_virtual_phone() -> Iterator[DeviceConnection]:
     """Run the virtual phone's adb server in this process for the studio's lifetime."""
-    from virtual_phone import running_server
-
-    with running_server(realtime=True) as server:
+    phone = BuiltInPhone().start()
+    try:
         # Child processes (and anything reading the environment) use the same server.
-        os.environ["ANDROID_ADB_SERVER_PORT"] = str(server.port)
-        yield DeviceConnection(port=server.port, label="virtual phone")
+        os.environ["ANDROID_ADB_SERVER_PORT"] = str(phone.port)
+        yield phone.connection()
+    finally:
+        phone.close()
 
 
 def run_studio(*, workspace: Path | None = None, virtual_phone_enabled: bool = False) -> int:

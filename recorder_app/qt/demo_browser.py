@@ -29,6 +29,7 @@ from recorder_app.errors import explain_os_error
 from recorder_app.qt.hierarchy_view import HierarchyInspector
 from recorder_app.qt.recorder import step_hierarchy, step_text
 from recorder_app.qt.report_path import ReportPathRow
+from recorder_app.qt.steady import fix_lines, scrolled_lines
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import ANIMATION_FILTER, demo_frames, write_animation
@@ -123,8 +124,10 @@ class DemoBrowser(QWidget):
         right_layout = QVBoxLayout(right)
         right_layout.setContentsMargins(0, 0, 0, 0)
         right_layout.addWidget(self.view_tabs, 1)
+        # Fixed heights: a longer description or more details never move the buttons.
+        fix_lines(self.step_label, 2)
         right_layout.addLayout(nav)
-        right_layout.addWidget(self.detail_label)
+        right_layout.addWidget(scrolled_lines(self.detail_label, 6))
         right_layout.addLayout(actions)
         right_layout.addWidget(self.gif_row)
         splitter = QSplitter()

@@ -11,7 +11,15 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from PySide6.QtCore import Qt, QTimer, Signal, Slot
-from PySide6.QtWidgets import QComboBox, QHBoxLayout, QLabel, QPushButton, QSizePolicy, QWidget
+from PySide6.QtWidgets import (
+    QComboBox,
+    QHBoxLayout,
+    QLabel,
+    QProgressBar,
+    QPushButton,
+    QSizePolicy,
+    QWidget,
+)
 
 from recorder_app.qt.workers import run_in_background
 
@@ -59,6 +67,7 @@ class DeviceBar(QWidget):
         self._list_devices = list_devices
         self._auto_connect = auto_connect
         self._listing = False
+        self._busy = False  # the phone is being restarted: listings are not acted on
         self._connected: str | None = None
         self._summaries: dict[str, Any] = {}
 
@@ -70,6 +79,13 @@ class DeviceBar(QWidget):
         self.refresh_button.setToolTip("List the attached phones again")
         self.connect_button = QPushButton("Connect")
         self.connect_button.setObjectName("connectButton")
+        self.restart_button = QPushButton("Restart phone")
+        self.restart_button.setObjectName("restartPhoneButton")
+        self.progress = QProgressBar()
+        self.progress.setObjectName("restartProgress")
+        self.progress.setRange(0, 0)  # busy: how long a phone takes to come back is unknown
+        self.progress.setMaximumWidth(120)
+        self.progress.hide()
         self.status_label = QLabel("Looking for phones…")
         self.status_label.setObjectName("deviceStatus")
         self.status_label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
@@ -81,6 +97,8 @@ class DeviceBar(QWidget):
         layout.addWidget(self.combo)
         layout.addWidget(self.connect_button)
         layout.addWidget(self.refresh_button)
+        layout.addWidget(self.restart_button)
+        layout.addWidget(self.progress)
         layout.addWidget(self.status_label, 1)
 
         self.refresh_button.clicked.connect(self.refresh)
@@ -96,6 +114,22 @@ class DeviceBar(QWidget):
 
     def stop(self) -> None:
         self._timer.stop()
+
+    @property
+    def busy(self) -> bool:
+        return self._busy
+
+    def set_busy(self, text: str | None) -> None:
+        """While ``text`` is shown (the phone restarts), no listing connects or reports a
+        loss and the buttons wait; None ends it and lists the phones again."""
+        self._busy = text is not None
+        self.progress.setVisible(self._busy)
+        if text is not None:
+            self._timer.stop()
+            self._set_status(text)
+        else:
+            self._timer.start()
+        self._update_buttons()
 
     @property
     def connected_serial(self) -> str | None:
@@ -146,6 +180,8 @@ class DeviceBar(QWidget):
     @Slot(object)
     def _on_devices_listed(self, summaries: list[Any]) -> None:
         self._listing = False
+        if self._busy:
+            return  # the phone is restarting: what adb says now is about to change
         self.devices_listed.emit(list(summaries))
         ready = {s.serial: s for s in summaries}
         if list(ready) != list(self._summaries) or any(
@@ -176,6 +212,8 @@ class DeviceBar(QWidget):
     @Slot(object)
     def _on_listing_failed(self, exc: Exception) -> None:
         self._listing = False
+        if self._busy:
+            return
         self.devices_listed.emit([])
         if self._summaries:
             self._summaries = {}
@@ -218,8 +256,11 @@ class DeviceBar(QWidget):
 
     def _update_buttons(self) -> None:
         self.connect_button.setText("Disconnect" if self._connected else "Connect")
-        self.connect_button.setEnabled(bool(self._connected or self._summaries))
-        self.combo.setEnabled(self._connected is None)
+        known = bool(self._connected or self._summaries)
+        self.connect_button.setEnabled(known and not self._busy)
+        self.combo.setEnabled(self._connected is None and not self._busy)
+        self.refresh_button.setEnabled(not self._busy)
+        self.restart_button.setEnabled(not self._busy)
 
     def _set_status(self, text: str) -> None:
         if text != self.status_label.text():

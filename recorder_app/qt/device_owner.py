@@ -44,6 +44,11 @@ class DeviceOwner(QObject):
         self._waiting: tuple[str, Callable[[], object], float] | None = None
 
     @property
+    def command(self) -> str | None:
+        """What the device is held for, or None."""
+        return self._lock.command if self._lock is not None else None
+
+    @property
     def held(self) -> str | None:
         """The address of the device held, or None."""
         return self._lock.address if self._lock is not None else None
@@ -52,8 +57,10 @@ class DeviceOwner(QObject):
         """Hold ``serial`` for ``command``; False when it is held elsewhere (the dialog then
         says by whom, and ``retry()`` runs once the user waited for it to be free)."""
         if self._lock is not None:
-            if self._lock.address == serial:
+            if self._lock.address == serial and self._lock.command == command:
                 return True
+            # Another job of this tab (free drive -> a demo): the lock file names the new
+            # one. A lock cannot be renamed while held, so it is let go for a moment.
             self.release()
         lock = DeviceLock(serial, owner=self.name, command=command)
         try:

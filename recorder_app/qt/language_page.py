@@ -62,6 +62,7 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Labels, Suite, Task
 from recorder_app.qt.dialogs import show_problem
 from recorder_app.qt.eval_panel.settings import suite_choices
+from recorder_app.qt.proposal_runner import ProposalRunner
 from recorder_app.recording.workspace import Workspace
 
 ANNOTATOR_KEY = "task/annotator"  # the Record tab's setting: one annotator id per studio
@@ -264,8 +265,8 @@ class ProposalReview(QWidget):
         self.editor.saved.connect(self._on_correction_saved)
         hint = QLabel(
             "Enter accepts the proposal · C corrects · R rejects · Up/Down choose. Proposals "
-            f"come from <code>elderbench {'label' if kind is Kind.LABELS else 'normalize'} "
-            "SUITE --endpoint FILE</code>."
+            f"come from Propose {kind.value} above, or <code>elderbench "
+            f"{'label' if kind is Kind.LABELS else 'normalize'} SUITE --endpoint FILE</code>."
         )
         hint.setWordWrap(True)
         layout = QVBoxLayout(self)
@@ -477,6 +478,10 @@ class LanguagePage(QWidget):
         self.rewrites = ProposalReview(Kind.REWRITES, self.annotator)
         for view in (self.labels, self.rewrites):
             view.decided.connect(lambda _id: self._on_decided())
+        self.runner = ProposalRunner(settings)
+        self.runner.started.connect(self._on_proposing_started)
+        self.runner.finished.connect(self._on_proposing_ended)
+        self.runner.failed.connect(self._on_proposing_failed)
         self.inner = QTabWidget()
         self.inner.addTab(self.statistics, "Statistics")
         self.inner.addTab(self.labels, "Labels")
@@ -490,6 +495,7 @@ class LanguagePage(QWidget):
         bar.addWidget(self.annotator_edit)
         layout = QVBoxLayout(self)
         layout.addLayout(bar)
+        layout.addWidget(self.runner)
         layout.addWidget(self.inner, 1)
         self.suite_combo.currentIndexChanged.connect(self._on_suite_changed)
         self._fingerprint: Fingerprint | None = None
@@ -534,6 +540,11 @@ class LanguagePage(QWidget):
         data = self.suite_combo.currentData()
         return Path(data) if data else None
 
+    def can_close(self) -> bool:
+        """Closing cancels a proposals job (what it received is saved)."""
+        self.runner.cancel()
+        return True
+
     @Slot()
     def _on_open_clicked(self) -> None:
         start = str(self.workspace.suites_dir) if self.workspace else str(Path.home())
@@ -557,6 +568,7 @@ class LanguagePage(QWidget):
     @Slot()
     def _on_suite_changed(self) -> None:
         folder = self.suite_dir()
+        self.runner.set_suite(folder)
         if folder is not None:
             self._show_suite(folder, reload=False)
 
@@ -588,6 +600,25 @@ class LanguagePage(QWidget):
             self.watcher.removePaths(sorted(current - wanted))
         if wanted - current:
             self.watcher.addPaths(sorted(wanted - current))
+
+    @Slot(str)
+    def _on_proposing_started(self, kind: str) -> None:
+        # The job saves its whole proposals file after each task: a review written
+        # meanwhile would be overwritten, so reviews wait until it ends.
+        for view in (self.labels, self.rewrites):
+            view.setEnabled(False)
+        self.inner.setCurrentWidget(self.labels if kind == Kind.LABELS.value else self.rewrites)
+
+    @Slot(str, str)
+    def _on_proposing_ended(self, _kind: str, _summary: str) -> None:
+        for view in (self.labels, self.rewrites):
+            view.setEnabled(True)
+        self.refresh_if_changed()
+
+    @Slot(str, str)
+    def _on_proposing_failed(self, kind: str, message: str) -> None:
+        self._on_proposing_ended(kind, message)
+        show_problem(self, f"Cannot propose {kind}", message)
 
     def _on_decided(self) -> None:
         folder = self.suite_dir()

@@ -21,6 +21,7 @@ from PySide6.QtWidgets import (
     QMainWindow,
     QMenu,
     QMessageBox,
+    QSizePolicy,
     QTabWidget,
     QWidget,
 )
@@ -76,6 +77,7 @@ class StudioMainWindow(QMainWindow):
         self.tabs = QTabWidget()
         self.tabs.setObjectName("mainTabs")
         self.tabs.setDocumentMode(True)
+        self.tabs.currentChanged.connect(self._on_tab_changed)
         self.setCentralWidget(self.tabs)
         self.record_page = RecordPage(connection, settings, poll_ms=poll_ms)
         self.demo_browser = DemoBrowser()
@@ -100,6 +102,7 @@ class StudioMainWindow(QMainWindow):
             raise ValueError(f"a page named {key!r} already exists")
         self.pages[key] = widget
         index = self.tabs.addTab(widget, title)
+        self._on_tab_changed(self.tabs.currentIndex())
         action = QAction(title, self)
         if index < 9:
             action.setShortcut(QKeySequence(f"Ctrl+{index + 1}"))
@@ -116,6 +119,17 @@ class StudioMainWindow(QMainWindow):
 
     def show_page(self, key: str) -> None:
         self.tabs.setCurrentWidget(self.pages[key])
+
+    @Slot(int)
+    def _on_tab_changed(self, _index: int) -> None:
+        """Only the tab in front sets how small the window may get: a tab stack asks every
+        page for its minimum, so one tall tab would keep a small screen from showing the
+        others at all (a page whose policy is Ignored adds nothing to that minimum)."""
+        current = self.tabs.currentWidget()
+        ignored, preferred = QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred
+        for page in self.pages.values():
+            policy = preferred if page is current else ignored
+            page.setSizePolicy(policy, policy)
 
     # -- workspace
 
@@ -282,14 +296,14 @@ class StudioMainWindow(QMainWindow):
         # "Stop it" in the Record tab's phone-in-use dialog stops what the Evaluate tab
         # does on a phone (a run, an exploration, a drift check).
         page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_phone_work())
-        # ... and in the Evaluate tab's (a run, an exploration, a drift check), it stops the
-        # demonstration (kept as incomplete).
+        # ... and in the Evaluate tab's (a run, an exploration, a drift check), it ends free
+        # drive and stops the demonstration (kept as incomplete).
         for owner in (
             self.eval_page.owner,
             self.eval_page.audit_view.explore.owner,
             self.eval_page.drift_view.owner,
         ):
-            owner.release_requested.connect(lambda _serial: page.recorder.stop())
+            owner.release_requested.connect(lambda _serial: page.release_phone())
         # An explored branch left incomplete is finished in the Record tab; imported and
         # explored demonstrations show in the Demos tab.
         self.eval_page.audit_view.explore.finish_requested.connect(self._on_resume_requested)
@@ -449,5 +463,8 @@ class StudioMainWindow(QMainWindow):
             "4. Wait for 'Ready for input' before each action: input while the screen is "
             "being captured is refused, so every step pairs the action with the screen "
             "you saw.\n"
-            "5. End with Task complete (Ctrl+Return). Every step is saved as you go.",
+            "5. End with Task complete (Ctrl+Return). Every step is saved as you go.\n\n"
+            "Free drive (Ctrl+D) moves the phone from the mirror without recording, to bring "
+            "it to the task's start or recover after Stop. Restart phone (or Reconnect "
+            "phone) in the bar at the top brings a stuck phone back.",
         )

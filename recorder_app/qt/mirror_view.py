@@ -41,6 +41,8 @@ HIGHLIGHT = QColor(255, 196, 0)
 TRAIL = QColor(64, 160, 255)
 REFUSED = QColor(200, 40, 40, 225)
 ACCEPTED = QColor(60, 200, 90)
+BADGE = QColor(230, 140, 0)  # a mode the user must not forget, e.g. free drive
+BADGE_HEIGHT = 28  # the band sits above the screen, so it hides none of it
 REFUSED_NOTICE_MS = 2500  # long enough to read, whatever the recorder does meanwhile
 ACCEPTED_FLASH_MS = 350
 
@@ -67,7 +69,7 @@ class MirrorView(QWidget):
         super().__init__(parent)
         self.setObjectName("mirrorView")
         self.setMouseTracking(True)
-        self.setMinimumSize(240, 320)
+        self.setMinimumSize(200, 240)  # the phone still readable on an 800x500 window
         self.setSizePolicy(QSizePolicy.Policy.Expanding, QSizePolicy.Policy.Expanding)
         self.setCursor(Qt.CursorShape.CrossCursor)
         self._clock = clock
@@ -82,6 +84,7 @@ class MirrorView(QWidget):
         self._drag: QPointF | None = None
         self._pointer: QPointF | None = None  # last pointer position over the widget
         self._notice: str | None = None  # why the last input was refused
+        self._badge: str | None = None  # a band across the top, e.g. "not recorded"
         self._flash: tuple[float, float] | None = None  # device point of an accepted input
         self._notice_timer = QTimer(self)
         self._notice_timer.setSingleShot(True)
@@ -131,6 +134,16 @@ class MirrorView(QWidget):
                 # A refusal made while busy is read once the screen shows again.
                 self._notice_timer.start(REFUSED_NOTICE_MS)
             self.update()
+
+    def set_badge(self, text: str | None) -> None:
+        """A band across the top of the screen that stays until removed (None)."""
+        if text != self._badge:
+            self._badge = text
+            self.update()
+
+    @property
+    def badge(self) -> str | None:
+        return self._badge
 
     def show_refused(self, message: str) -> None:
         """A red banner saying why an input was not recorded, kept up for a few seconds."""
@@ -182,7 +195,11 @@ class MirrorView(QWidget):
     def image_rect(self) -> Rect:
         if self._image is None:
             return Rect(0.0, 0.0, 0.0, 0.0)
-        return fit_rect((self._image.width(), self._image.height()), (self.width(), self.height()))
+        top = BADGE_HEIGHT if self._badge else 0
+        rect = fit_rect(
+            (self._image.width(), self._image.height()), (self.width(), self.height() - top)
+        )
+        return Rect(rect.x, rect.y + top, rect.width, rect.height)
 
     def device_point(self, pos: QPointF) -> tuple[int, int] | None:
         if self._device_size is None:
@@ -298,6 +315,8 @@ class MirrorView(QWidget):
                 painter.drawRect(target.adjusted(2, 2, -2, -2))
             else:
                 painter.drawEllipse(self.widget_point(*self._flash), 22, 22)
+        if self._badge:
+            self._draw_badge(painter, target, self._badge)
         if self._notice:
             font = QFont(painter.font())
             font.setBold(True)
@@ -310,6 +329,19 @@ class MirrorView(QWidget):
                 Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
                 self._notice,
             )
+
+    def _draw_badge(self, painter: QPainter, target: QRectF, text: str) -> None:
+        font = QFont(painter.font())
+        font.setBold(True)
+        painter.setFont(font)
+        band = QRectF(0, target.top() - BADGE_HEIGHT, self.width(), BADGE_HEIGHT)
+        painter.fillRect(band, BADGE)
+        painter.setPen(QColor("black"))
+        painter.drawText(
+            band.adjusted(4, 0, -4, 0),
+            Qt.AlignmentFlag.AlignCenter | Qt.TextFlag.TextWordWrap,
+            text,
+        )
 
 
 class MirrorFeed(QObject):

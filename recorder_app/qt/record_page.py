@@ -39,7 +39,9 @@ from recorder_app.connection import DeviceConnection
 from recorder_app.qt.device_bar import DeviceBar
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import ResumeCheckDialog
+from recorder_app.qt.free_drive import FreeDriver
 from recorder_app.qt.mirror_view import MirrorFeed, MirrorView
+from recorder_app.qt.phone_restart import PhoneRestart
 from recorder_app.qt.recorder import (
     CONFIRMING,
     IDLE,
@@ -51,6 +53,7 @@ from recorder_app.qt.recorder import (
     step_hierarchy,
     step_text,
 )
+from recorder_app.qt.steady import fix_lines
 from recorder_app.qt.step_viewer import StepViewer
 from recorder_app.qt.task_panel import TaskPanel
 from recorder_app.recording.session import PendingStep, ResumeCheck, SessionState
@@ -79,6 +82,8 @@ STATE_TEXT = {
     START_DIFFERS: "Check the first screen",
 }
 RECORD_TAB = "the Record tab"  # how a demonstration's device lock names its holder
+FREE_DRIVE_BADGE = "Free drive — not recorded"
+SIDE_MIN_WIDTH = 400  # the recording controls and task form, in pixels
 
 
 def _with_shortcut(text: str, action: QAction) -> str:
@@ -115,16 +120,20 @@ class RecordPage(QWidget):
         self._steps_folder: Path | None = None  # the demo listed in the Steps tab
         self._last_capture: PendingStep | None = None
         self._discard_on_close: str | None = None  # a resumed demo the user discarded
+        self._last_serial: str | None = None  # the phone to reconnect when none is connected
         self.resume_dialog: ResumeCheckDialog | None = None
         self.start_dialog: ResumeCheckDialog | None = None
-        self.owner = DeviceOwner(RECORD_TAB, self)  # holds the phone while a demo is open
+        # Holds the phone while a demo is open, in free drive and while it restarts.
+        self.owner = DeviceOwner(RECORD_TAB, self)
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
+        self.phone_restart = PhoneRestart(connection, self.device_bar, self)
         self.mirror = MirrorView()
         self.feed = MirrorFeed(self.mirror, self)
         self.recorder = RecorderController(
             connection.open_device, settle_timeout=connection.settle_timeout, parent=self
         )
+        self.free_drive = FreeDriver(connection.open_device, self)
         self.task_panel = TaskPanel()
         self.task_panel.annotator_edit.setText(str(settings.value("task/annotator", "")))
         self._build_actions()
@@ -135,13 +144,14 @@ class RecordPage(QWidget):
     # -- construction
 
     def _build_actions(self) -> None:
-        def make(text: str, keys: list[str], slot: object, tip: str) -> QAction:
+        def make(text: str, keys: list[str], slot: object | None, tip: str) -> QAction:
             action = QAction(text, self)
             action.setShortcuts([QKeySequence(k) for k in keys])
             action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
             action.setToolTip(_with_shortcut(tip, action))
             action.setStatusTip(tip)
-            action.triggered.connect(slot)
+            if slot is not None:
+                action.triggered.connect(slot)
             return action
 
         self.start_action = make(
@@ -186,8 +196,22 @@ class RecordPage(QWidget):
             self._on_stop_triggered,
             "Stop recording; the demonstration stays incomplete and can be resumed",
         )
+        self.free_drive_action = make(
+            "Free drive",
+            ["Ctrl+D"],
+            None,  # a toggle: _on_free_drive_toggled follows its state
+            "Drive the phone from the mirror without recording anything: bring it to the "
+            "task's start, recover after a stop, or explore",
+        )
+        self.free_drive_action.setCheckable(True)
+        self.free_drive_action.toggled.connect(self._on_free_drive_toggled)
+        self.restart_action = make(
+            self.phone_restart.text, [], self.restart_phone, self.phone_restart.tip
+        )
         self.actions_in_menu = [
             self.start_action,
+            self.free_drive_action,
+            self.restart_action,
             None,
             self.back_action,
             self.home_action,
@@ -249,13 +273,20 @@ class RecordPage(QWidget):
         self.instruction_label = QLabel()
         self.instruction_label.setObjectName("instructionLabel")
         self.instruction_label.setWordWrap(True)
-        self.instruction_label.hide()
+        # Fixed lines, always shown: the buttons below stay put when a demo opens or a
+        # longer state is reported (the state label's style adds 8 px of padding).
+        fix_lines(self.instruction_label, 2)
+        fix_lines(self.state_label, 2, padding=8)
+        self._show_instruction(None)
 
         controls = QGroupBox("Recording")
         grid = QGridLayout(controls)
         grid.addWidget(self.reset_check, 0, 0, 1, 3)
         grid.addWidget(self.flash_check, 1, 0, 1, 3)
-        grid.addWidget(self.start_button, 2, 0, 1, 3)
+        grid.addWidget(self.start_button, 2, 0, 1, 2)
+        self.free_drive_button = self._tool_button(self.free_drive_action)
+        self.free_drive_button.setObjectName("freeDriveButton")
+        grid.addWidget(self.free_drive_button, 2, 2)
         grid.addWidget(self.instruction_label, 3, 0, 1, 3)
         grid.addWidget(self.state_label, 4, 0, 1, 3)
         grid.addWidget(self._tool_button(self.back_action), 5, 0)
@@ -286,19 +317,29 @@ class RecordPage(QWidget):
         steps_split.setStretchFactor(1, 1)
         steps_split.setSizes([140, 400])
         self.side_tabs.addTab(steps_split, "Steps")
+        self.side_tabs.setMinimumHeight(240)  # a few rows of the task form, not a sliver
 
         side = QWidget()
         side.setObjectName("recordSide")
-        side.setMinimumWidth(400)
+        side.setMinimumWidth(SIDE_MIN_WIDTH)
         side_layout = QVBoxLayout(side)
         side_layout.setContentsMargins(0, 0, 0, 0)
         side_layout.addWidget(controls)
         side_layout.addWidget(self.side_tabs, 1)
+        # On a short window the controls scroll rather than being squeezed to slivers.
+        self.side_scroll = QScrollArea()
+        self.side_scroll.setObjectName("recordSideScroll")
+        self.side_scroll.setWidget(side)
+        self.side_scroll.setWidgetResizable(True)
+        self.side_scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        self.side_scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scrollbar = self.side_scroll.verticalScrollBar().sizeHint().width()
+        self.side_scroll.setMinimumWidth(SIDE_MIN_WIDTH + scrollbar)
 
         self.splitter = QSplitter()
         self.splitter.setObjectName("recordSplitter")
         self.splitter.addWidget(self.mirror)
-        self.splitter.addWidget(side)
+        self.splitter.addWidget(self.side_scroll)
         self.splitter.setStretchFactor(0, 1)
         self.splitter.setStretchFactor(1, 0)
         self.splitter.setCollapsible(0, False)
@@ -310,6 +351,9 @@ class RecordPage(QWidget):
 
     def _connect(self) -> None:
         bar, rec = self.device_bar, self.recorder
+        bar.restart_button.setText(self.restart_action.text())
+        bar.restart_button.setToolTip(self.restart_action.toolTip())
+        bar.restart_button.clicked.connect(self.restart_action.trigger)
         bar.device_connected.connect(self._on_device_connected)
         bar.device_disconnected.connect(self._on_device_disconnected)
         bar.device_lost.connect(self._on_device_lost)
@@ -331,6 +375,13 @@ class RecordPage(QWidget):
         rec.input_refused.connect(self._on_input_refused)
         rec.resume_checked.connect(self._on_resume_checked)
         rec.start_checked.connect(self._on_start_checked)
+        self.free_drive.performed.connect(
+            lambda text: self.message_posted.emit(f"Free drive (not recorded): {text}", 3000)
+        )
+        self.free_drive.failed.connect(self._on_free_drive_failed)
+        self.free_drive.idle.connect(self._update_controls)
+        self.phone_restart.back.connect(self._on_phone_back)
+        self.phone_restart.failed.connect(self._on_phone_not_back)
         self.owner.message_posted.connect(self.message_posted)
         self.owner.problem_occurred.connect(self.problem_occurred)
         self.task_panel.problem_occurred.connect(
@@ -357,16 +408,36 @@ class RecordPage(QWidget):
     def shutdown(self) -> None:
         self.device_bar.stop()
         self.feed.stop_now()
+        self.free_drive.shutdown()
         self.recorder.shutdown()
         self.owner.shutdown()
+
+    def release_phone(self) -> None:
+        """Another tab asks for the phone: free drive ends, a demo stops (kept incomplete)."""
+        self.free_drive_action.setChecked(False)
+        self.recorder.stop()
 
     @property
     def serial(self) -> str | None:
         return self._serial
 
+    @property
+    def free_driving(self) -> bool:
+        """Inputs go to the phone unrecorded (free drive is on and no demo is open)."""
+        return self.free_drive.active and not self.recorder.recording
+
     @Slot(object)
     def submit(self, action: Action) -> bool:
-        """Hand an input to the recorder (which refuses it unless ready)."""
+        """Hand an input to the recorder (which refuses it unless ready), or in free drive
+        straight to the phone, unrecorded."""
+        if self.free_driving:
+            accepted = self.free_drive.submit(action)
+            if accepted:
+                self.mirror.clear_notice()
+                if self.flash_check.isChecked():
+                    self.mirror.flash_accepted(action.point if action.type.is_pointed else None)
+                self._update_controls()
+            return accepted
         accepted = self.recorder.submit(action)
         if accepted:
             self.mirror.set_hierarchy(None)
@@ -390,11 +461,19 @@ class RecordPage(QWidget):
         if problem:
             self.problem_occurred.emit("The workspace is not writable", problem)
             return False
+        if self.free_drive.busy:
+            self.problem_occurred.emit(
+                "Free drive is still sending input",
+                "The last free-drive input has not reached the phone yet; start the demo "
+                "once the phone took it, so that the first step shows where it ended.",
+            )
+            return False
         task = self.task_panel.commit()
         if task is None:
             return False
-        held_before = self.owner.held is not None  # by the demo open now, if any
+        held_before = self.owner.held is not None  # by the demo or free drive, if any
         if not self.owner.take(self._serial, f"demonstration of {task.id}", self.start_demo):
+            self._update_controls()  # free drive ends if its hold on the phone was lost
             return False
         reset = task.reset if self.reset_check.isChecked() else None
         if self.reset_check.isChecked() and (reset is None or reset.is_empty):
@@ -418,6 +497,8 @@ class RecordPage(QWidget):
         )
         if not started and not held_before:
             self.owner.release()
+        if started:
+            self.free_drive_action.setChecked(False)  # what follows is recorded
         return started
 
     def resume_demo(self, folder: str) -> bool:
@@ -428,14 +509,24 @@ class RecordPage(QWidget):
                 "the studio compares the two before recording goes on.",
             )
             return False
+        if self.free_drive.busy:
+            self.problem_occurred.emit(
+                "Free drive is still sending input",
+                "The last free-drive input has not reached the phone yet; resume the demo "
+                "once the phone took it.",
+            )
+            return False
         command = f"demonstration {Path(folder).parent.name}/{Path(folder).name}"
-        held_before = self.owner.held is not None  # by the demo open now, if any
+        held_before = self.owner.held is not None  # by the demo or free drive, if any
         if not self.owner.take(self._serial, command, lambda: self.resume_demo(folder)):
+            self._update_controls()  # free drive ends if its hold on the phone was lost
             return False
         self.steps_list.clear()
         resumed = self.recorder.resume_demo(ResumeRequest(self._serial, Path(folder)))
         if not resumed and not held_before:
             self.owner.release()
+        if resumed:
+            self.free_drive_action.setChecked(False)  # what follows is recorded
         return resumed
 
     def _start_reference(self, task: Task) -> StartReference | None:
@@ -454,10 +545,52 @@ class RecordPage(QWidget):
 
     # -- device and mirror
 
+    @Slot()
+    def restart_phone(self) -> bool:
+        """Restart the built-in phone or reconnect a real one, off the GUI thread, with the
+        device bar showing progress. A demo being recorded is stopped first (it stays
+        incomplete and can be resumed); the task form and the workspace stay as they are."""
+        if self.phone_restart.running:
+            return False
+        serial = self._serial or self._last_serial or self.device_bar.combo.currentData()
+        if serial is None and not self._connection.built_in:
+            self.problem_occurred.emit(
+                "No phone to reconnect",
+                "No phone has been connected yet: plug one in and press Refresh.",
+            )
+            return False
+        if serial is not None and not self.owner.take(
+            serial, "restarting the phone", self.restart_phone
+        ):
+            return False
+        if self.recorder.recording:
+            self.recorder.stop()
+            self.message_posted.emit(
+                "The demonstration was stopped for the restart; it is kept as incomplete "
+                "and can be resumed from the Demos tab.",
+                0,
+            )
+        self.phone_restart.start(serial)
+        self.free_drive_action.setChecked(False)  # after start: the phone stays held
+        self._update_controls()
+        return True
+
+    @Slot(str)
+    def _on_phone_back(self, serial: str) -> None:
+        self._update_controls()
+        self.message_posted.emit(f"The phone {serial} is back.", 5000)
+
+    @Slot(str, str)
+    def _on_phone_not_back(self, title: str, message: str) -> None:
+        self._update_controls()
+        self.problem_occurred.emit(title, message)
+
     @Slot(str)
     def _on_device_connected(self, serial: str) -> None:
         self._serial = serial
+        self._last_serial = serial
         self._mirror_live = False
+        self._update_controls()
         self.mirror.clear("Starting the mirror…")
         self.mirror_status_changed.emit("mirror: starting…")
         self.feed.start(lambda: self._connection.open_frame_source(serial))
@@ -466,6 +599,7 @@ class RecordPage(QWidget):
     def _on_device_disconnected(self, serial: str) -> None:
         if serial != self._serial:
             return
+        self.free_drive_action.setChecked(False)
         self._serial = None
         self._mirror_live = False
         self.feed.stop()
@@ -539,23 +673,37 @@ class RecordPage(QWidget):
         state = self.recorder.state
         ready = state == SessionState.READY.value
         recording = self.recorder.recording or state not in (IDLE, SessionState.FINISHED.value)
-        for action in (self.back_action, self.home_action, self.wait_action, self.complete_action):
+        if self.free_drive.active and self.owner.held is None and not recording:
+            self.free_drive_action.setChecked(False)  # its hold on the phone was lost
+        free = self.free_drive.active and not recording
+        for action in (self.back_action, self.home_action):
+            action.setEnabled(ready or free)
+        for action in (self.wait_action, self.complete_action):
             action.setEnabled(ready)
-        self.text_edit.setEnabled(recording)  # text may be prepared while capturing
-        self.type_action.setEnabled(recording)
+        self.text_edit.setEnabled(recording or free)  # text may be prepared while capturing
+        self.type_action.setEnabled(recording or free)
         self.retry_action.setEnabled(state == SessionState.INTERRUPTED.value)
         self.stop_action.setEnabled(recording)
         self.start_action.setEnabled(not recording)
         self.start_button.setEnabled(not recording)
+        self.free_drive_action.setEnabled(
+            self._serial is not None and (not recording or self.free_drive.active)
+        )
         self.task_panel.setEnabled(not recording)
-        if not recording and state != SessionState.PREPARING.value:
-            self.owner.release()  # the demonstration is closed (or never opened)
+        self.mirror.set_badge(FREE_DRIVE_BADGE if free else None)
+        restarting = self.phone_restart.running
+        self.restart_action.setEnabled(not restarting)
+        busy = state == SessionState.PREPARING.value or free or restarting
+        if not recording and not busy:
+            self.owner.release()  # the demo is closed (or never opened), free drive is off
         self._emit_recorder_status()
 
     def _emit_recorder_status(self) -> None:
         """The state, the step count and the last capture, in the panel and the status bar."""
         state = self.recorder.state
         parts = [STATE_TEXT.get(state, state)]
+        if self.free_driving:
+            parts = [FREE_DRIVE_BADGE]
         if self.recorder.recording or state == SessionState.FINISHED.value:
             count = self.steps_list.count()
             parts.append(f"{count} step{'' if count == 1 else 's'} saved")
@@ -567,6 +715,13 @@ class RecordPage(QWidget):
         if self._capture_ms is not None:
             text += f" · capture {self._capture_ms:.0f} ms"
         self.recorder_status_changed.emit(text)
+
+    def _show_instruction(self, text: str | None) -> None:
+        """The open demo's task and request, or a grey note that none is open."""
+        self.instruction_label.setText(text or "<i>No demonstration open</i>")
+        self.instruction_label.setEnabled(text is not None)
+        if text is None:
+            self.instruction_label.setToolTip("")
 
     def _update_steps_tab(self) -> None:
         count = self.steps_list.count()
@@ -586,9 +741,8 @@ class RecordPage(QWidget):
                 hierarchy = step_hierarchy(Path(folder), step)
                 self.steps_list.addItem(f"{step.index + 1}. {step_text(step, hierarchy)}")
             self.steps_list.setCurrentRow(self.steps_list.count() - 1)
-            self.instruction_label.setText(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
+            self._show_instruction(f"<b>{demo.task_id}</b>: “{demo.instruction}”")
             self.instruction_label.setToolTip(demo.instruction)
-            self.instruction_label.show()
         self.side_tabs.setCurrentIndex(1)
         self._update_steps_tab()
         self.demo_saved.emit(folder)
@@ -709,7 +863,7 @@ class RecordPage(QWidget):
 
     @Slot(str)
     def _on_demo_closed(self, folder: str) -> None:
-        self.instruction_label.hide()
+        self._show_instruction(None)
         self._update_controls()
         if self._discard_on_close == folder:
             self._discard_on_close = None
@@ -730,6 +884,34 @@ class RecordPage(QWidget):
             self.message_posted.emit(
                 f"Stopped; {Path(folder).name} is kept as incomplete and can be resumed.", 0
             )
+
+    @Slot(bool)
+    def _on_free_drive_toggled(self, on: bool) -> None:
+        if on == self.free_drive.active:
+            return
+        if not on:
+            self.free_drive.stop()
+            self._update_controls()  # releases the phone unless a demo holds it
+            return
+        if self._serial is None or self.recorder.recording:
+            self.free_drive_action.setChecked(False)
+            return
+        if not self.owner.take(self._serial, "free drive", self.free_drive_action.trigger):
+            self.free_drive_action.setChecked(False)
+            return
+        self.free_drive.start(self._serial)
+        self.mirror.setFocus()
+        self.message_posted.emit(
+            "Free drive: taps, swipes, keys and text go to the phone and nothing is recorded.",
+            5000,
+        )
+        self._update_controls()
+
+    @Slot(str)
+    def _on_free_drive_failed(self, message: str) -> None:
+        self.mirror.show_refused(message)
+        self.message_posted.emit(message, 8000)
+        self._update_controls()
 
     @Slot(str)
     def _on_input_refused(self, message: str) -> None:

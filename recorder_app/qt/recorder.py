@@ -440,7 +440,10 @@ class RecorderController(QObject):
         if self.ready:
             return True
         if not self.recording and self._state == IDLE:
-            reason = "no demonstration is being recorded; press Start demo first"
+            reason = (
+                "no demonstration is being recorded; press Start demo first, or turn on "
+                "Free drive to move the phone without recording"
+            )
         elif self._state == SessionState.INTERRUPTED.value:
             reason = "the demonstration is interrupted; choose Retry capture or Stop"
         elif self._state == CONFIRMING:

@@ -85,13 +85,21 @@ class Recording:
         self.qtbot.keyClick(self.page.text_edit, Qt.Key.Key_Return)
 
 
+MIRROR_OPTIONS = {"mirror_max_fps": 10, "settle_timeout": 2.0}
+
+
 def open_studio(
-    qtbot, settings, workspace, port: int, prefer: str = "screencap"
+    qtbot,
+    settings,
+    workspace,
+    port: int,
+    prefer: str = "screencap",
+    *,
+    connection: DeviceConnection | None = None,
 ) -> StudioMainWindow:
     """The main window on the virtual phone, connected and mirroring."""
-    connection = DeviceConnection(
-        port=port, mirror_prefer=prefer, mirror_max_fps=10, settle_timeout=2.0
-    )
+    if connection is None:
+        connection = DeviceConnection(port=port, mirror_prefer=prefer, **MIRROR_OPTIONS)
     window = StudioMainWindow(settings, connection, poll_ms=300)
     qtbot.addWidget(window)
     window.resize(1000, 760)

@@ -72,6 +72,7 @@ from recorder_app.qt.eval_panel.settings import (
 )
 from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
 from recorder_app.qt.report_path import ReportPathRow
+from recorder_app.qt.steady import fit_widest, scrolled_lines
 from recorder_app.qt.workers import run_in_background
 from recorder_app.recording.workspace import Workspace
 
@@ -205,6 +206,9 @@ class EvaluationPage(QWidget):
         self.state_label = QLabel("No run")
         self.state_label.setObjectName("runState")
         self.state_label.setWordWrap(True)
+        # Pause and Continue take the same room, and the state text below has fixed
+        # lines: the run controls stay put whatever the run reports.
+        fit_widest(self.pause_button, ("Pause", "Continue"))
         row1 = QHBoxLayout()
         row1.addWidget(self.start_button, 2)
         row1.addWidget(self.pause_button, 1)
@@ -217,7 +221,7 @@ class EvaluationPage(QWidget):
         layout.addLayout(row1)
         layout.addLayout(row2)
         layout.addWidget(self.progress)
-        layout.addWidget(self.state_label)
+        layout.addWidget(scrolled_lines(self.state_label, 3))
         return box
 
     def _build_menu(self) -> QMenu:
