@@ -16,8 +16,9 @@ only a person's explicit correction changes them.
 
 from __future__ import annotations
 
+import contextlib
 import time
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from enum import StrEnum
 from pathlib import Path
@@ -31,6 +32,8 @@ from evaluator.prompts import load_prompt, render
 from evaluator.records import stored_text
 from evaluator.secrets import mask_json
 from evaluator.stats import Kappa, cohen_kappa
+from graph_builder.build import suite_lock
+from graph_builder.folder_lock import FolderLockedError
 from graph_builder.io import atomic_write_json, load_suite, read_json, save_task, suite_task_dirs
 from graph_builder.io import load_task as _load_task
 from graph_builder.model import Labels, Suite, Task
@@ -114,15 +117,50 @@ class Proposal:
         )
 
 
-class ProposalStore:
-    """``<suite>/language/proposals.json``: read whole, written atomically after each item."""
+# How long a writer of the suite's language files waits for the suite's lock (a build or
+# another reviewer holds it for a moment) before it gives up, naming the holder.
+LOCK_WAIT_S = 30.0
 
-    def __init__(self, suite_dir: Path) -> None:
+
+@contextlib.contextmanager
+def locked_suite(suite_dir: Path, purpose: str) -> Iterator[None]:
+    """Hold the suite's lock (the one builds and the graph editor take) for one
+    read-modify-write of task.json or proposals.json; ConfigError naming the holder when it
+    stays taken."""
+    try:
+        with suite_lock(suite_dir, purpose=purpose).acquire(wait=LOCK_WAIT_S):
+            yield
+    except FolderLockedError as exc:
+        raise ConfigError(str(exc)) from exc
+
+
+class ProposalStore:
+    """``<suite>/language/proposals.json``: read whole, written atomically after each item.
+
+    Each ``put``/``remove`` takes the suite's lock and re-reads the file first, so that a
+    proposal run (``elderbench label``) and a person reviewing in the studio never write
+    over each other's items. A caller that already holds the lock says ``locked=True``.
+    """
+
+    def __init__(self, suite_dir: Path, *, locked: bool = False) -> None:
         self.suite_dir = Path(suite_dir)
         self.path = self.suite_dir / PROPOSALS_FILE
+        self._locked = locked
         self._data: dict[Kind, dict[str, Proposal]] = {k: {} for k in Kind}
         if self.path.exists():
             self._read()
+
+    @contextlib.contextmanager
+    def _fresh(self) -> Iterator[None]:
+        """Under the suite's lock, with the file as it is now on disk."""
+        if self._locked:
+            yield
+            return
+        with locked_suite(self.suite_dir, "a write of the language proposals"):
+            self._data = {k: {} for k in Kind}
+            if self.path.exists():
+                self._read()
+            yield
 
     def _read(self) -> None:
         data = read_json(self.path)
@@ -148,14 +186,16 @@ class ProposalStore:
         return dict(self._data[Kind(kind)])
 
     def put(self, kind: Kind, task_id: str, proposal: Proposal) -> None:
-        self._data[Kind(kind)][task_id] = proposal
-        self.save()
+        with self._fresh():
+            self._data[Kind(kind)][task_id] = proposal
+            self._save()
 
     def remove(self, kind: Kind, task_id: str) -> None:
-        if self._data[Kind(kind)].pop(task_id, None) is not None:
-            self.save()
+        with self._fresh():
+            if self._data[Kind(kind)].pop(task_id, None) is not None:
+                self._save()
 
-    def save(self) -> None:
+    def _save(self) -> None:
         # mask_json: a reply that echoed the request must not put its key on disk
         atomic_write_json(
             self.path,
@@ -385,7 +425,14 @@ def decide(
     if not annotator.strip():
         raise ConfigError("a review needs the annotator's id")
     suite_dir = Path(suite_dir)
-    store = ProposalStore(suite_dir)
+    with locked_suite(suite_dir, f"a language review ({annotator.strip()})"):
+        return _decide(suite_dir, kind, task_id, decision, annotator.strip(), value)
+
+
+def _decide(
+    suite_dir: Path, kind: Kind, task_id: str, decision: Decision, annotator: str, value: Any
+) -> tuple[Task, ReviewRecord]:
+    store = ProposalStore(suite_dir, locked=True)
     proposal = store.get(kind, task_id)
     folder = suite_dir / task_id
     task = _load_task(folder)
@@ -412,7 +459,7 @@ def decide(
         task = _apply(task, kind, value)
         save_task(task, folder)
     base = proposal or Proposal(None, "", time.time(), error="no proposal: reviewed by hand")
-    decided = Review(decision, value, annotator.strip(), time.time())
+    decided = Review(decision, value, annotator, time.time())
     store.put(kind, task_id, replace(base, review=decided))
     return task, ReviewRecord(Kind(kind), task_id, before, _field(task, kind), proposal, decided)
 
@@ -424,7 +471,12 @@ def undo_review(suite_dir: Path, record: ReviewRecord) -> Task:
     (another person, another studio, the command line): undoing would lose that change.
     """
     suite_dir = Path(suite_dir)
-    store = ProposalStore(suite_dir)
+    with locked_suite(suite_dir, "a language review (undo)"):
+        return _undo_review(suite_dir, record)
+
+
+def _undo_review(suite_dir: Path, record: ReviewRecord) -> Task:
+    store = ProposalStore(suite_dir, locked=True)
     folder = suite_dir / record.task_id
     task = _load_task(folder)
     current = store.get(record.kind, record.task_id)

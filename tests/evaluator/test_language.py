@@ -288,6 +288,37 @@ def test_label_proposals_are_stored_apart_and_garbage_is_an_item_error(suite):
     assert store.get(prop.Kind.LABELS, "airplane_on").error is None
 
 
+def test_a_label_review_written_while_proposals_are_made_is_kept(suite):
+    """A person accepts the first task's proposal in the studio while the model is still
+    asked about the others: the proposal run's later writes must not put the file back as
+    it was before the review."""
+    reviewed: list[str] = []
+
+    def on_event(event) -> None:  # type: ignore[no-untyped-def]
+        if event.task_id == "call_daughter" and not event.skipped:
+            first = "airplane_on"  # the suite lists it first; its reply was garbage
+            prop.decide(suite, prop.Kind.LABELS, first, "rejected", annotator="ann-1")
+            reviewed.append(first)
+
+    with FakeLLMServer(_label_reply) as server:
+        prop.propose(suite, prop.Kind.LABELS, _client(server), on_event=on_event)
+    assert reviewed == ["airplane_on"]
+    stored = prop.ProposalStore(suite)
+    review = stored.get(prop.Kind.LABELS, "airplane_on").review
+    assert review is not None and review.annotator == "ann-1"
+    assert set(stored.all(prop.Kind.LABELS)) == {"airplane_on", "call_daughter", "fahrenheit"}
+
+
+def test_a_review_waits_for_the_suite_lock_and_then_names_its_holder(suite, monkeypatch):
+    from graph_builder.build import suite_lock
+
+    monkeypatch.setattr(prop, "LOCK_WAIT_S", 0.2)
+    with suite_lock(suite, purpose="a build of task graphs"):
+        with pytest.raises(ConfigError, match="a build of task graphs"):
+            prop.decide(suite, prop.Kind.LABELS, "fahrenheit", "rejected", annotator="ann-1")
+    assert not (suite / "language" / "proposals.json").exists()  # nothing half-written
+
+
 def test_a_label_outside_the_vocabulary_is_refused():
     vocab = {"scenario": ["a"], "syntax": ["b"], "semantics": []}
     with pytest.raises(prop.ReplyError, match="syntax=zz"):
