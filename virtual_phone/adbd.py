@@ -15,7 +15,7 @@ from collections.abc import Callable
 from datetime import datetime
 from typing import TYPE_CHECKING
 
-from virtual_phone import android_tools, scrcpy_server, snapshots, toolbox
+from virtual_phone import android_tools, app_process, snapshots, toolbox
 from virtual_phone.filesystem import MemoryFileSystem
 from virtual_phone.shell import Command, Shell, Streams
 from virtual_phone.sync import serve_sync
@@ -227,7 +227,7 @@ class VirtualDevice:
         self.commands: dict[str, Command] = {
             **toolbox.COMMANDS,
             **android_tools.COMMANDS,
-            "app_process": functools.partial(scrcpy_server.app_process, host=self),
+            "app_process": functools.partial(app_process.app_process, host=self),
             snapshots.COMMAND: snapshots.virtualphone,
         }
         self._services: dict[str, Callable[[Channel, str], bool]] = {
