@@ -21,11 +21,14 @@ itself whenever a connection is refused).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
 import struct
+import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -41,9 +44,11 @@ from devices.errors import (
     DeviceDisconnectedError,
     DeviceError,
     DeviceTimeoutError,
+    HierarchyBackendError,
     HierarchyDumpError,
     InputError,
 )
+from devices.hierarchy import AUTO, DEFAULT_HIERARCHY, U2, UIAUTOMATOR, check_hierarchy
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
 from graph_builder.model import PACKAGE_NAME, Action, ActionType, DeviceInfo, ResetRecipe, Size
@@ -51,6 +56,9 @@ from graph_builder.screen import Screen
 
 if TYPE_CHECKING:
     from devices.health import Health
+    from devices.u2 import U2Server
+
+log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
@@ -63,6 +71,8 @@ DUMP_PATH = "/data/local/tmp/elderbench_window_dump.xml"
 # a second try, and one without unimportant views, usually gets through.
 DUMP_ATTEMPTS: tuple[tuple[str, ...], ...] = ((), ("--compressed",), ())
 DUMP_RETRY_DELAY = 0.3
+# The uiautomator2 server's dump: the whole window tree, 50 levels deep (the client's default).
+U2_DUMP_PARAMS = [False, 50]
 OBSERVE_ATTEMPTS = 3
 # A settled screenshot younger than this may open the next observation (saves a capture).
 RECENT_SCREENSHOT_MAX_AGE = 1.0
@@ -183,8 +193,9 @@ def _adb_errors(
             + _START_HELP
         ) from exc
     except (AdbTimeout, TimeoutError) as exc:
+        limit = round(timeout or client.timeout, 2)
         raise DeviceTimeoutError(
-            f"{serial} did not answer within {timeout or client.timeout:g} s while {what}. "
+            f"{serial} did not answer within {limit:g} s while {what}. "
             "Check the cable or network, and that the phone is unlocked and not frozen."
         ) from exc
     except AdbError as exc:
@@ -327,8 +338,10 @@ class AndroidDevice:
     """One Android device (real or virtual) behind an adb server.
 
     ``timeout`` bounds every adb call; a hierarchy dump or an app launch may take up to
-    three times that, because real phones are slow at both. ``clock`` is where it reads
-    the time and waits (``devices.clock``).
+    three times that, because real phones are slow at both (for a dump that is the whole
+    call: retries, the uiautomator2 server's start and a fallback included). ``clock`` is
+    where it reads the time and waits (``devices.clock``). ``hierarchy`` chooses the dump
+    tool (``devices.hierarchy``: uiautomator, u2 or auto).
     """
 
     # How long a real phone needs to bind a freshly selected keyboard to the focused field.
@@ -341,12 +354,18 @@ class AndroidDevice:
         client: adbutils.AdbClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         clock: DeviceClock = SYSTEM_CLOCK,
+        hierarchy: str = DEFAULT_HIERARCHY,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.serial = serial
         self.timeout = timeout
         self.clock = clock
+        self.hierarchy = check_hierarchy(hierarchy)
+        # Why ``auto`` dumps with uiautomator in this session (empty: it has not fallen back).
+        self.hierarchy_note = ""
+        self._u2: U2Server | None = None
+        self._side: ThreadPoolExecutor | None = None  # the focus query beside a u2 dump
         self._client = _safe(client, timeout)
         self._adb = self._client.device(serial)
         self._screen: Size | None = None
@@ -369,9 +388,15 @@ class AndroidDevice:
         self.close()
 
     def close(self) -> None:
-        """Forget cached state. adb connections are per call, so nothing else stays open."""
+        """Forget cached state and stop the uiautomator2 server this device started."""
         self._recent = None
         self._screen = None
+        if self._u2 is not None:
+            self._u2.close()
+            self._u2 = None
+        if self._side is not None:
+            self._side.shutdown(wait=False)
+            self._side = None
 
     @property
     def adb(self) -> adbutils.AdbDevice:
@@ -434,18 +459,32 @@ class AndroidDevice:
         assert self._screen is not None
         return self._screen
 
-    def dump_hierarchy(self) -> tuple[str, str | None]:
-        """(uiautomator XML, focused activity), retrying failed dumps.
+    @property
+    def hierarchy_in_use(self) -> str:
+        """The tool the next dump uses: ``u2`` or ``uiautomator`` (``auto`` resolved)."""
+        if self.hierarchy == AUTO:
+            return UIAUTOMATOR if self.hierarchy_note else U2
+        return self.hierarchy
 
-        Raises HierarchyDumpError after the retries.
+    def dump_hierarchy(self) -> tuple[str, str | None]:
+        """(uiautomator XML, focused activity) from the chosen tool, retrying failed dumps.
+
+        The whole call ends within three times the timeout. Raises HierarchyDumpError
+        (HierarchyBackendError when the uiautomator2 server cannot start or answer).
         """
+        deadline = time.monotonic() + self.timeout * 3
+        return self._DUMPERS[self.hierarchy](self, deadline)
+
+    def _dump_uiautomator(self, deadline: float) -> tuple[str, str | None]:
         problems: list[str] = []
         for attempt, flags in enumerate(DUMP_ATTEMPTS):
             if attempt:
+                if deadline - time.monotonic() <= DUMP_RETRY_DELAY:
+                    break
                 self.clock.sleep(DUMP_RETRY_DELAY)
             dump = shlex.join(["uiautomator", "dump", *flags, DUMP_PATH])
             command = f"{_FOCUS_QUERY}; rm -f {DUMP_PATH}; {dump} && cat {DUMP_PATH}"
-            _, out, err = self._exec(command, timeout=self.timeout * 3)
+            _, out, err = self._exec(command, timeout=self._left(deadline))
             activity, xml, problem = _split_dump(out.decode("utf-8", "replace"))
             if xml is not None:
                 return xml, activity
@@ -456,6 +495,64 @@ class AndroidDevice:
             f"(last answer: {problems[-1]}). The screen may be animating (video, progress "
             "bar): let it come to rest, or turn off animations in Developer options, and retry."
         )
+
+    def _left(self, deadline: float) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DeviceTimeoutError(
+                f"{self.serial} did not finish a hierarchy dump within {self.timeout * 3:g} s. "
+                "Check the cable or network, and that the phone is unlocked and not frozen."
+            )
+        return left
+
+    def _dump_u2(self, deadline: float) -> tuple[str, str | None]:
+        from devices.u2 import U2Server
+
+        if self._u2 is None:
+            self._u2 = U2Server(self._adb)
+        if self._side is None:
+            self._side = ThreadPoolExecutor(1, thread_name_prefix=f"focus-{self.serial}")
+        # The focused activity comes from dumpsys, asked while the server dumps.
+        focus = self._side.submit(self._exec, _FOCUS_QUERY, timeout=self._left(deadline))
+        problem = ""
+        for attempt in range(len(DUMP_ATTEMPTS)):
+            if attempt:
+                self.clock.sleep(DUMP_RETRY_DELAY)
+            with self._errors("dumping the hierarchy with the uiautomator2 server"):
+                text = self._u2.call("dumpWindowHierarchy", U2_DUMP_PARAMS, deadline=deadline)
+            _, xml, problem = _split_dump(str(text or ""))
+            if xml is not None and "<node" in xml:
+                with self._errors("asking for the focused activity"):
+                    _, out, _ = focus.result(timeout=self._left(deadline))
+                return xml, parse_focus(out.decode("utf-8", "replace"))
+            problem = problem if xml is None else "an empty hierarchy"
+            if deadline - time.monotonic() <= DUMP_RETRY_DELAY:
+                break
+        raise HierarchyBackendError(
+            f"the uiautomator2 server on {self.serial} gave no hierarchy ({problem})."
+        )
+
+    def _dump_auto(self, deadline: float) -> tuple[str, str | None]:
+        if not self.hierarchy_note:
+            # u2 gets a third of the call, so that the fallback has time to run.
+            first = min(deadline, time.monotonic() + self.timeout)
+            try:
+                return self._dump_u2(first)
+            except (HierarchyBackendError, DeviceTimeoutError) as exc:
+                self.hierarchy_note = (
+                    f"the uiautomator2 server failed ({exc}); using `uiautomator dump` instead"
+                )
+                log.warning("%s: %s", self.serial, self.hierarchy_note)
+                if self._u2 is not None:
+                    self._u2.close()
+                    self._u2 = None
+        return self._dump_uiautomator(deadline)
+
+    _DUMPERS: ClassVar[dict[str, Callable[[AndroidDevice, float], tuple[str, str | None]]]] = {
+        UIAUTOMATOR: _dump_uiautomator,
+        U2: _dump_u2,
+        AUTO: _dump_auto,
+    }
 
     def _remember(self, png: bytes, wall_time: float) -> None:
         self._recent = (png, wall_time, self.clock.monotonic())
