@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HELP
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
@@ -105,6 +106,12 @@ def _add_eval(subparsers: Any) -> None:
         default=10.0,
         metavar="SECONDS",
         help="online: the longest a wait action may sleep (default 10)",
+    )
+    ev.add_argument(
+        "--hierarchy",
+        choices=HIERARCHY_CHOICES,
+        default=DEFAULT_HIERARCHY,
+        help=f"online: {HIERARCHY_HELP} (default {DEFAULT_HIERARCHY})",
     )
     ev.add_argument(
         "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
@@ -391,6 +398,7 @@ def run_eval(args: argparse.Namespace) -> int:
         matching=args.matching,
         max_steps=args.max_steps,
         max_wait=args.max_wait,
+        hierarchy=args.hierarchy,
         devices=tuple(args.device),
         workers=args.workers,
         judges=tuple(args.judges or ("rule",)),
