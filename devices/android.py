@@ -28,7 +28,6 @@ import shlex
 import struct
 import time
 from collections.abc import Callable, Iterator
-from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any, ClassVar, Self
@@ -56,7 +55,7 @@ from graph_builder.screen import Screen
 
 if TYPE_CHECKING:
     from devices.health import Health
-    from devices.u2 import U2Server
+    from devices.u2 import Beside, U2Server
 
 log = logging.getLogger(__name__)
 
@@ -365,7 +364,6 @@ class AndroidDevice:
         # Why ``auto`` dumps with uiautomator in this session (empty: it has not fallen back).
         self.hierarchy_note = ""
         self._u2: U2Server | None = None
-        self._side: ThreadPoolExecutor | None = None  # the focus query beside a u2 dump
         self._client = _safe(client, timeout)
         self._adb = self._client.device(serial)
         self._screen: Size | None = None
@@ -394,9 +392,6 @@ class AndroidDevice:
         if self._u2 is not None:
             self._u2.close()
             self._u2 = None
-        if self._side is not None:
-            self._side.shutdown(wait=False)
-            self._side = None
 
     @property
     def adb(self) -> adbutils.AdbDevice:
@@ -442,6 +437,9 @@ class AndroidDevice:
     def screenshot(self) -> bytes:
         """The screen as PNG bytes, exactly as the device encoded them."""
         status, out, err = self._exec("screencap -p")
+        return self._checked_png(out, status, err)
+
+    def _checked_png(self, out: bytes, status: int, err: bytes) -> bytes:
         if not is_complete_png(out):
             said = err.decode("utf-8", "replace").strip()
             raise DeviceCommandError(
@@ -473,7 +471,34 @@ class AndroidDevice:
         (HierarchyBackendError when the uiautomator2 server cannot start or answer).
         """
         deadline = time.monotonic() + self.timeout * 3
-        return self._DUMPERS[self.hierarchy](self, deadline)
+        focus: list[bytes] = []
+
+        def ask_focus() -> None:  # while the server dumps
+            focus.append(self._exec(_FOCUS_QUERY, timeout=self._left(deadline))[1])
+
+        xml = self._u2_dump(deadline, beside=ask_focus)
+        if xml is None:
+            return self._dump_uiautomator(deadline)
+        if not focus:
+            ask_focus()
+        return xml, parse_focus(focus[0].decode("utf-8", "replace"))
+
+    def _dump_then_screenshot(self) -> tuple[str, str | None, bytes, float]:
+        """(XML, activity, a screenshot taken right after the dump, its wall time). With
+        the uiautomator2 server the activity is asked in the screenshot's own shell call,
+        which saves a round trip per observation."""
+        deadline = time.monotonic() + self.timeout * 3
+        xml = self._u2_dump(deadline)
+        if xml is None:
+            xml, activity = self._dump_uiautomator(deadline)
+            after_time = self.clock.wall()
+            return xml, activity, self.screenshot(), after_time
+        after_time = self.clock.wall()
+        status, out, err = self._exec(f"{_FOCUS_QUERY}; screencap -p")
+        start = out.find(_PNG_SIGNATURE)
+        head, png = (out[:start], out[start:]) if start >= 0 else (out, b"")
+        activity = parse_focus(head.decode("utf-8", "replace"))
+        return xml, activity, self._checked_png(png, status, err), after_time
 
     def _dump_uiautomator(self, deadline: float) -> tuple[str, str | None]:
         problems: list[str] = []
@@ -505,54 +530,48 @@ class AndroidDevice:
             )
         return left
 
-    def _dump_u2(self, deadline: float) -> tuple[str, str | None]:
+    def _u2_dump(self, deadline: float, beside: Beside | None = None) -> str | None:
+        """The XML from the uiautomator2 server; None when uiautomator dump is to be used
+        (chosen, or ``auto`` falling back, now or earlier in the session)."""
+        if self.hierarchy_in_use != U2:
+            return None
+        if self.hierarchy == U2:
+            return self._u2_xml(deadline, beside)
+        try:  # auto: u2 gets a third of the call, so that the fallback has time to run
+            return self._u2_xml(min(deadline, time.monotonic() + self.timeout), beside)
+        except (HierarchyBackendError, DeviceTimeoutError) as exc:
+            self.hierarchy_note = (
+                f"the uiautomator2 server failed ({exc}); using `uiautomator dump` instead"
+            )
+            log.warning("%s: %s", self.serial, self.hierarchy_note)
+            if self._u2 is not None:
+                self._u2.close()
+                self._u2 = None
+            return None
+
+    def _u2_xml(self, deadline: float, beside: Beside | None = None) -> str:
         from devices.u2 import U2Server
 
         if self._u2 is None:
             self._u2 = U2Server(self._adb)
-        if self._side is None:
-            self._side = ThreadPoolExecutor(1, thread_name_prefix=f"focus-{self.serial}")
-        # The focused activity comes from dumpsys, asked while the server dumps.
-        focus = self._side.submit(self._exec, _FOCUS_QUERY, timeout=self._left(deadline))
         problem = ""
         for attempt in range(len(DUMP_ATTEMPTS)):
             if attempt:
                 self.clock.sleep(DUMP_RETRY_DELAY)
             with self._errors("dumping the hierarchy with the uiautomator2 server"):
-                text = self._u2.call("dumpWindowHierarchy", U2_DUMP_PARAMS, deadline=deadline)
+                text = self._u2.call(
+                    "dumpWindowHierarchy", U2_DUMP_PARAMS, deadline=deadline, beside=beside
+                )
+                beside = None
             _, xml, problem = _split_dump(str(text or ""))
             if xml is not None and "<node" in xml:
-                with self._errors("asking for the focused activity"):
-                    _, out, _ = focus.result(timeout=self._left(deadline))
-                return xml, parse_focus(out.decode("utf-8", "replace"))
+                return xml
             problem = problem if xml is None else "an empty hierarchy"
             if deadline - time.monotonic() <= DUMP_RETRY_DELAY:
                 break
         raise HierarchyBackendError(
             f"the uiautomator2 server on {self.serial} gave no hierarchy ({problem})."
         )
-
-    def _dump_auto(self, deadline: float) -> tuple[str, str | None]:
-        if not self.hierarchy_note:
-            # u2 gets a third of the call, so that the fallback has time to run.
-            first = min(deadline, time.monotonic() + self.timeout)
-            try:
-                return self._dump_u2(first)
-            except (HierarchyBackendError, DeviceTimeoutError) as exc:
-                self.hierarchy_note = (
-                    f"the uiautomator2 server failed ({exc}); using `uiautomator dump` instead"
-                )
-                log.warning("%s: %s", self.serial, self.hierarchy_note)
-                if self._u2 is not None:
-                    self._u2.close()
-                    self._u2 = None
-        return self._dump_uiautomator(deadline)
-
-    _DUMPERS: ClassVar[dict[str, Callable[[AndroidDevice, float], tuple[str, str | None]]]] = {
-        UIAUTOMATOR: _dump_uiautomator,
-        U2: _dump_u2,
-        AUTO: _dump_auto,
-    }
 
     def _remember(self, png: bytes, wall_time: float) -> None:
         self._recent = (png, wall_time, self.clock.monotonic())
@@ -577,9 +596,7 @@ class AndroidDevice:
         screen: Screen | None = None
         for _ in range(OBSERVE_ATTEMPTS):
             before, taken_at = self._opening_screenshot()
-            xml, activity = self.dump_hierarchy()
-            after_time = self.clock.wall()
-            after = self.screenshot()
+            xml, activity, after, after_time = self._dump_then_screenshot()
             screen = Screen(
                 png_size(before), png=before, hierarchy_xml=xml, activity=activity, time=taken_at
             )

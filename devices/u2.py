@@ -26,12 +26,13 @@ from __future__ import annotations
 import contextlib
 import functools
 import hashlib
-import http.client
 import importlib.util
 import json
 import socket
 import threading
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Self
 
@@ -45,7 +46,9 @@ MAIN_CLASS = "com.wetest.uia2.Main"
 DEVICE_PORT = 9008
 # The server answers /ping once its UiAutomation connection is up; a phone needs 1-3 s.
 PING_INTERVAL_S = 0.1
+MAX_HEAD = 64 * 1024  # an answer's status line and headers
 _LAUNCH = f"CLASSPATH={JAR_ON_DEVICE} app_process / {MAIN_CLASS} -p {{port}}"
+Beside = Callable[[], object]
 _INSTALL_HINT = "Install the uiautomator2 package (pip install uiautomator2), a dependency."
 
 
@@ -95,6 +98,9 @@ class _ServerOutput:
         self.ended.set()
 
     def close(self) -> None:
+        # A socket closed while the reader waits in recv stays open underneath; shutting
+        # it down first ends the stream at once, and with it the server.
+        _shutdown(self._sock)
         self.conn.close()
 
 
@@ -110,7 +116,6 @@ class U2Server:
         self._lock = threading.RLock()
         self._output: _ServerOutput | None = None
         self._sock: socket.socket | None = None
-        self._reader: http.client.HTTPResponse | None = None
 
     def __enter__(self) -> Self:
         return self
@@ -138,8 +143,11 @@ class U2Server:
                 self._sock.close()
         self._sock = None
 
-    def _exchange(self, method: str, path: str, body: bytes, deadline: float) -> bytes:
-        """One request on the kept connection (a new one if there is none); returns the body."""
+    def _exchange(
+        self, method: str, path: str, body: bytes, deadline: float, beside: list[Beside]
+    ) -> bytes:
+        """One request on the kept connection (a new one if there is none); returns the body.
+        A function in ``beside`` (taken out, so it runs once) runs while the server works."""
         if self._sock is None:
             self._sock = self._connect(deadline)
         sock = self._sock
@@ -153,10 +161,14 @@ class U2Server:
         watchdog.start()
         try:
             sock.sendall(head.encode("ascii") + body)
-            response = http.client.HTTPResponse(sock, method=method)
-            response.begin()
-            data = response.read()
-        except (OSError, http.client.HTTPException) as exc:
+            if beside:
+                try:
+                    beside.pop()()
+                except BaseException:
+                    self._drop()  # its answer is left unread on the connection
+                    raise
+            response = read_response(sock)
+        except (OSError, ValueError) as exc:
             self._drop()
             if time.monotonic() >= deadline or isinstance(exc, TimeoutError):
                 raise DeviceTimeoutError(
@@ -165,31 +177,33 @@ class U2Server:
             raise ConnectionError(f"the connection to the server broke: {exc}") from exc
         finally:
             watchdog.cancel()
-        if response.will_close:
+        if response.closes:
             self._drop()
         if response.status != 200:
             raise HierarchyBackendError(
                 f"the uiautomator2 server on {self.serial} answered {path} with HTTP "
                 f"{response.status} {response.reason}"
             )
-        return data
+        return response.body
 
-    def _request(self, method: str, path: str, body: bytes, deadline: float) -> bytes:
+    def _request(
+        self, method: str, path: str, body: bytes, deadline: float, beside: list[Beside]
+    ) -> bytes:
         """A request; a kept connection that went stale is replaced once."""
         reused = self._sock is not None
         try:
-            return self._exchange(method, path, body, deadline)
+            return self._exchange(method, path, body, deadline, beside)
         except ConnectionError:
             if not reused:
                 raise
-            return self._exchange(method, path, body, deadline)
+            return self._exchange(method, path, body, deadline, beside)
 
     # -- the server's life
 
     def alive(self, deadline: float) -> bool:
         """True when the server answers /ping."""
         try:
-            return self._request("GET", "/ping", b"", deadline) == b"pong"
+            return self._request("GET", "/ping", b"", deadline, []) == b"pong"
         except (ConnectionError, HierarchyBackendError):
             return False
 
@@ -244,17 +258,23 @@ class U2Server:
 
     # -- calls
 
-    def call(self, method: str, params: Any, *, deadline: float) -> Any:
-        """One JSON-RPC call, starting the server first when it does not answer."""
+    def call(
+        self, method: str, params: Any, *, deadline: float, beside: Beside | None = None
+    ) -> Any:
+        """One JSON-RPC call, starting the server first when it does not answer.
+
+        ``beside`` runs once while the server works on the call (or before the call when
+        the server has to be started): a phone does both at once."""
         payload = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params}
         body = json.dumps(payload).encode("utf-8")
+        once = [beside] if beside is not None else []
         with self._lock:
             try:
-                data = self._request("POST", "/jsonrpc/0", body, deadline)
+                data = self._request("POST", "/jsonrpc/0", body, deadline, once)
             except ConnectionError:
                 self.start(deadline)
                 try:
-                    data = self._request("POST", "/jsonrpc/0", body, deadline)
+                    data = self._request("POST", "/jsonrpc/0", body, deadline, once)
                 except ConnectionError as exc:
                     raise HierarchyBackendError(
                         f"the uiautomator2 server on {self.serial} stopped answering: {exc}"
@@ -274,6 +294,75 @@ class U2Server:
                 f"{error.get('message') or error}"
             )
         return answer["result"]
+
+
+@dataclass(frozen=True, slots=True)
+class Response:
+    status: int
+    reason: str
+    body: bytes
+    closes: bool  # the server closes the connection after it
+
+
+class _Reader:
+    def __init__(self, sock: socket.socket) -> None:
+        self.sock = sock
+        self.buffer = bytearray()
+
+    def more(self) -> None:
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionResetError("the server closed the connection mid-answer")
+        self.buffer += chunk
+
+    def until(self, mark: bytes, limit: int) -> bytes:
+        while (end := self.buffer.find(mark)) < 0:
+            if len(self.buffer) > limit:
+                raise ValueError(f"no {mark!r} within {limit} bytes")
+            self.more()
+        line = bytes(self.buffer[:end])
+        del self.buffer[: end + len(mark)]
+        return line
+
+    def exactly(self, length: int) -> bytes:
+        while len(self.buffer) < length:
+            self.more()
+        data = bytes(self.buffer[:length])
+        del self.buffer[:length]
+        return data
+
+    def rest(self) -> bytes:
+        try:
+            while True:
+                self.more()
+        except ConnectionResetError:
+            return bytes(self.buffer)
+
+
+def read_response(sock: socket.socket) -> Response:
+    """One HTTP/1.1 response: a fixed length, chunked, or up to the connection's end."""
+    reader = _Reader(sock)
+    lines = reader.until(b"\r\n\r\n", MAX_HEAD).decode("latin-1").split("\r\n")
+    version, _, rest = lines[0].partition(" ")
+    code, _, reason = rest.partition(" ")
+    if not version.startswith("HTTP/1.") or not code.isdigit():
+        raise ValueError(f"not an HTTP answer: {lines[0][:80]!r}")
+    headers = {}
+    for line in lines[1:]:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    closes = version == "HTTP/1.0" or headers.get("connection", "").lower() == "close"
+    if "chunked" in headers.get("transfer-encoding", "").lower():
+        body = bytearray()
+        while size := int(reader.until(b"\r\n", 1024).split(b";")[0], 16):
+            body += reader.exactly(size)
+            reader.until(b"\r\n", 2)
+        while reader.until(b"\r\n", MAX_HEAD):
+            pass  # trailer lines, up to the empty line that ends the answer
+        return Response(int(code), reason, bytes(body), closes)
+    if "content-length" in headers:
+        return Response(int(code), reason, reader.exactly(int(headers["content-length"])), closes)
+    return Response(int(code), reason, reader.rest(), True)
 
 
 def _shutdown(sock: socket.socket) -> None:

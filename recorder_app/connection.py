@@ -16,6 +16,10 @@ if TYPE_CHECKING:
     from devices.mirror import FrameSource
 
 
+# The studio setting (QSettings key) that keeps the chosen hierarchy tool between sessions.
+HIERARCHY_SETTING = "device/hierarchy"
+
+
 @dataclass(frozen=True, slots=True)
 class DeviceConnection:
     """The adb server to talk to (``port=None``: ANDROID_ADB_SERVER_PORT, else 5037)."""
@@ -27,6 +31,7 @@ class DeviceConnection:
     mirror_max_fps: int = 30
     settle_timeout: float = 3.0
     label: str = ""  # e.g. "virtual phone", shown in the window title
+    hierarchy: str = "uiautomator"  # how phones dump their views (devices.hierarchy)
 
     def client(self) -> adbutils.AdbClient:
         from devices.android import adb_client
@@ -38,10 +43,11 @@ class DeviceConnection:
 
         return list_devices(self.client())
 
-    def open_device(self, serial: str) -> AndroidDevice:
+    def open_device(self, serial: str, hierarchy: str | None = None) -> AndroidDevice:
+        """The phone ``serial``, dumping with ``hierarchy`` (None: this connection's)."""
         from devices.android import AndroidDevice
 
-        return AndroidDevice(serial, client=self.client())
+        return AndroidDevice(serial, client=self.client(), hierarchy=hierarchy or self.hierarchy)
 
     def open_frame_source(self, serial: str) -> FrameSource:
         from devices.mirror import open_frame_source

@@ -24,7 +24,6 @@ import socket
 import threading
 import time
 from collections.abc import Callable
-from http.server import BaseHTTPRequestHandler
 from typing import TYPE_CHECKING, Any
 
 from virtual_phone import ui_selector
@@ -239,43 +238,73 @@ def call(phone: VirtualPhone, request: Any) -> dict[str, Any]:
 # ---------------------------------------------------------------- HTTP
 
 
-class _Handler(BaseHTTPRequestHandler):
-    """One client connection; keep-alive, so several requests may come over it."""
+MAX_HEAD = 64 * 1024  # request line and headers; past this the request is refused
+MAX_BODY = 16 * 1024 * 1024
+_REASONS = {200: "OK", 400: "Bad Request", 404: "Not Found", 413: "Payload Too Large"}
 
-    protocol_version = "HTTP/1.1"
-    timeout = IDLE_TIMEOUT_S
-    server_version = "NanoHTTPD"
-    server: _Session  # type: ignore[assignment]
 
-    def log_message(self, format: str, *args: Any) -> None:  # noqa: A002
-        pass  # the phone's server logs nothing to the shell stream per request
+class _BadRequest(VirtualPhoneError):
+    def __init__(self, status: int) -> None:
+        super().__init__(_REASONS[status])
+        self.status = status
 
-    def _answer(self, status: int, body: bytes, content_type: str) -> None:
+
+class _HttpConnection:
+    """One client connection, HTTP/1.1 with keep-alive: requests are answered in turn
+    until the client closes, asks to close, or stays silent for IDLE_TIMEOUT_S."""
+
+    def __init__(self, sock: socket.socket, phone: VirtualPhone) -> None:
+        self._sock = sock
+        self._phone = phone
+        self._buffer = bytearray()
+
+    def _fill(self) -> bool:
+        chunk = self._sock.recv(65536)
+        self._buffer += chunk
+        return bool(chunk)
+
+    def _head(self) -> list[str] | None:
+        """The request line and header lines; None when the client closed between requests."""
+        while (end := self._buffer.find(b"\r\n\r\n")) < 0:
+            if len(self._buffer) > MAX_HEAD:
+                raise _BadRequest(413)
+            if not self._fill():
+                if self._buffer:
+                    raise _BadRequest(400)
+                return None
+        head = bytes(self._buffer[:end]).decode("latin-1")
+        del self._buffer[: end + 4]
+        return head.split("\r\n")
+
+    def _body(self, length: int) -> bytes:
+        if length > MAX_BODY:
+            raise _BadRequest(413)
+        if len(self._buffer) < length and hasattr(socket, "TCP_QUICKACK"):
+            # A client may send the head and the body in two packets; acknowledging the
+            # first at once lets the second leave without waiting out a delayed ACK.
+            with contextlib.suppress(OSError):
+                self._sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
+        while len(self._buffer) < length:
+            if not self._fill():
+                raise _BadRequest(400)
+        body = bytes(self._buffer[:length])
+        del self._buffer[:length]
+        return body
+
+    def _send(self, status: int, body: bytes, content_type: str, close: bool) -> None:
+        closing = "Connection: close\r\n" if close else ""
         head = (
-            f"{self.protocol_version} {status} {self.responses[status][0]}\r\n"
-            f"Server: {self.server_version}\r\nDate: {self.date_time_string()}\r\n"
-            f"Content-Type: {content_type}\r\nContent-Length: {len(body)}\r\n\r\n"
+            f"HTTP/1.1 {status} {_REASONS[status]}\r\nContent-Type: {content_type}\r\n"
+            f"Content-Length: {len(body)}\r\n{closing}\r\n"
         )
         # Head and body in one send: two would wait out the client's delayed ACK.
-        self.wfile.write(head.encode("latin-1") + body)
+        self._sock.sendall(head.encode("latin-1") + body)
 
-    def do_GET(self) -> None:  # noqa: N802
-        if self.path == "/ping":
-            self._answer(200, b"pong", "text/plain")
-        else:
-            self._answer(404, b"Not Found", "text/plain")
-
-    def do_POST(self) -> None:  # noqa: N802
-        # A client may send the headers and the body in two packets; acknowledging the
-        # first at once lets the second leave without waiting out a delayed ACK (40 ms).
-        if hasattr(socket, "TCP_QUICKACK"):
-            with contextlib.suppress(OSError):
-                self.connection.setsockopt(socket.IPPROTO_TCP, socket.TCP_QUICKACK, 1)
-        length = int(self.headers.get("Content-Length") or 0)
-        body = self.rfile.read(length) if length > 0 else b""
-        if self.path != "/jsonrpc/0":
-            self._answer(404, b"Not Found", "text/plain")
-            return
+    def _answer(self, method: str, path: str, body: bytes) -> tuple[int, bytes, str]:
+        if method == "GET" and path == "/ping":
+            return 200, b"pong", "text/plain"
+        if method != "POST" or path != "/jsonrpc/0":
+            return 404, b"Not Found", "text/plain"
         try:
             request = json.loads(body)
         except ValueError:
@@ -285,8 +314,36 @@ class _Handler(BaseHTTPRequestHandler):
                 "error": {"code": -32700, "message": "Parse error"},
             }
         else:
-            reply = call(self.server.phone, request)
-        self._answer(200, json.dumps(reply).encode("utf-8"), "application/json")
+            reply = call(self._phone, request)
+        return 200, json.dumps(reply).encode("utf-8"), "application/json"
+
+    def serve(self) -> None:
+        self._sock.settimeout(IDLE_TIMEOUT_S)
+        while True:
+            try:
+                lines = self._head()
+                if lines is None:
+                    return
+                parts = lines[0].split(" ")
+                if len(parts) != 3 or not parts[2].startswith("HTTP/1."):
+                    raise _BadRequest(400)
+                method, path, version = parts
+                headers = {}
+                for line in lines[1:]:
+                    name, _, value = line.partition(":")
+                    headers[name.strip().lower()] = value.strip()
+                try:
+                    length = int(headers.get("content-length") or 0)
+                except ValueError as exc:
+                    raise _BadRequest(400) from exc
+                body = self._body(max(length, 0))
+            except _BadRequest as exc:
+                self._send(exc.status, str(exc).encode(), "text/plain", close=True)
+                return
+            close = version == "HTTP/1.0" or headers.get("connection", "").lower() == "close"
+            self._send(*self._answer(method, path, body), close=close)
+            if close:
+                return
 
 
 class _Session:
@@ -308,7 +365,7 @@ class _Session:
 
     def _serve(self, sock: socket.socket) -> None:
         try:
-            _Handler(sock, ("127.0.0.1", 0), self)  # type: ignore[arg-type]
+            _HttpConnection(sock, self.phone).serve()
         except OSError:
             pass  # the client went away mid-request
         finally:

@@ -278,6 +278,7 @@ class StudioMainWindow(QMainWindow):
         page.recorder.demo_closed.connect(lambda _: self.demo_browser.set_recording_folder(None))
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         page.device_bar.devices_listed.connect(self.eval_page.form.show_devices)
+        page.hierarchy_changed.connect(lambda choice: setattr(self.eval_page, "hierarchy", choice))
         # "Stop it" in the Record tab's phone-in-use dialog stops this studio's run.
         page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_run())
         # ... and in the Evaluate tab's, it stops the demonstration (kept as incomplete).

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import socket
 import time
 from collections.abc import Iterator
 
@@ -11,11 +12,12 @@ import pytest
 
 from devices.android import AndroidDevice, adb_client
 from devices.errors import DeviceError, HierarchyBackendError, HierarchyDumpError
-from devices.u2 import DEVICE_PORT, JAR_ON_DEVICE, bundled_jar
+from devices.u2 import DEVICE_PORT, JAR_ON_DEVICE, bundled_jar, read_response
 from graph_builder.hierarchy import parse_hierarchy
 from virtual_phone import AdbServer
 
 SERIAL = "virtual-1"
+CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
 
 
 @pytest.fixture
@@ -127,3 +129,41 @@ def test_a_server_that_never_answers_is_cut_at_the_whole_call_deadline(
 def test_an_unknown_backend_is_refused() -> None:
     with pytest.raises(DeviceError, match="choose uiautomator, u2 or auto"):
         AndroidDevice(SERIAL, client=adbutils.AdbClient(port=1), hierarchy="fast")
+
+
+@pytest.mark.parametrize(
+    ("answer", "body", "closes"),
+    [
+        (b"HTTP/1.1 200 OK\r\nContent-Length: 4\r\n\r\npong", b"pong", False),
+        (
+            CHUNKED + b"2\r\npo\r\n2;x=1\r\nng\r\n0\r\n\r\n",
+            b"pong",
+            False,
+        ),
+        (
+            CHUNKED + b"4\r\npong\r\n0\r\nX-T: 1\r\n\r\n",
+            b"pong",
+            False,
+        ),
+        (b"HTTP/1.0 200 OK\r\n\r\npong", b"pong", True),
+        (b"HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\nConnection: close\r\n\r\n", b"", True),
+    ],
+)
+def test_answers_are_read_in_every_framing_a_server_may_use(answer, body, closes) -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        for i in range(0, len(answer), 7):  # the answer arrives in small pieces
+            theirs.sendall(answer[i : i + 7])
+        if closes:
+            theirs.shutdown(socket.SHUT_WR)
+        response = read_response(ours)
+    assert (response.body, response.closes) == (body, closes)
+    assert response.status == int(answer.split()[1])
+
+
+def test_a_damaged_answer_is_refused() -> None:
+    ours, theirs = socket.socketpair()
+    with ours, theirs:
+        theirs.sendall(b"SSH-2.0-OpenSSH\r\n\r\n")
+        with pytest.raises(ValueError, match="not an HTTP answer"):
+            read_response(ours)
