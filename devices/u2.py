@@ -156,9 +156,6 @@ class U2Server:
             f"{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{self._port}\r\n"
             f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n\r\n"
         )
-        # A trickling answer could renew the socket timeout forever; this ends it on time.
-        watchdog = threading.Timer(_left(deadline, path), _shutdown, args=(sock,))
-        watchdog.start()
         try:
             sock.sendall(head.encode("ascii") + body)
             if beside:
@@ -167,7 +164,7 @@ class U2Server:
                 except BaseException:
                     self._drop()  # its answer is left unread on the connection
                     raise
-            response = read_response(sock)
+            response = read_response(sock, deadline)
         except (OSError, ValueError) as exc:
             self._drop()
             if time.monotonic() >= deadline or isinstance(exc, TimeoutError):
@@ -175,8 +172,6 @@ class U2Server:
                     f"the uiautomator2 server on {self.serial} did not answer {path} in time"
                 ) from exc
             raise ConnectionError(f"the connection to the server broke: {exc}") from exc
-        finally:
-            watchdog.cancel()
         if response.closes:
             self._drop()
         if response.status != 200:
@@ -305,11 +300,18 @@ class Response:
 
 
 class _Reader:
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket, deadline: float | None) -> None:
         self.sock = sock
+        self.deadline = deadline
         self.buffer = bytearray()
 
     def more(self) -> None:
+        if self.deadline is not None:
+            # Each wait gets what is left of the call: a trickling answer cannot renew it.
+            left = self.deadline - time.monotonic()
+            if left <= 0:
+                raise TimeoutError("the answer did not arrive in time")
+            self.sock.settimeout(left)
         chunk = self.sock.recv(65536)
         if not chunk:
             raise ConnectionResetError("the server closed the connection mid-answer")
@@ -339,9 +341,10 @@ class _Reader:
             return bytes(self.buffer)
 
 
-def read_response(sock: socket.socket) -> Response:
-    """One HTTP/1.1 response: a fixed length, chunked, or up to the connection's end."""
-    reader = _Reader(sock)
+def read_response(sock: socket.socket, deadline: float | None = None) -> Response:
+    """One HTTP/1.1 response: a fixed length, chunked, or up to the connection's end;
+    TimeoutError once ``deadline`` (``time.monotonic()``) has passed."""
+    reader = _Reader(sock, deadline)
     lines = reader.until(b"\r\n\r\n", MAX_HEAD).decode("latin-1").split("\r\n")
     version, _, rest = lines[0].partition(" ")
     code, _, reason = rest.partition(" ")

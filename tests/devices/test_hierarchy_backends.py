@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import socket
+import threading
 import time
 from collections.abc import Iterator
 
@@ -167,3 +168,26 @@ def test_a_damaged_answer_is_refused() -> None:
         theirs.sendall(b"SSH-2.0-OpenSSH\r\n\r\n")
         with pytest.raises(ValueError, match="not an HTTP answer"):
             read_response(ours)
+
+
+def test_a_trickling_answer_is_cut_at_the_deadline() -> None:
+    ours, theirs = socket.socketpair()
+    stop = threading.Event()
+
+    def trickle() -> None:
+        theirs.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        while not stop.wait(0.05):
+            theirs.sendall(b"x")  # each byte would renew a per-read timeout
+
+    sender = threading.Thread(target=trickle, daemon=True)
+    sender.start()
+    started = time.monotonic()
+    try:
+        with pytest.raises(TimeoutError):
+            read_response(ours, deadline=started + 0.3)
+        assert time.monotonic() - started < 1.0
+    finally:
+        stop.set()
+        sender.join()
+        ours.close()
+        theirs.close()
