@@ -518,7 +518,9 @@ class AndroidDevice:
         raise HierarchyDumpError(
             f"`uiautomator dump` failed {len(problems)} times on {self.serial} "
             f"(last answer: {problems[-1]}). The screen may be animating (video, progress "
-            "bar): let it come to rest, or turn off animations in Developer options, and retry."
+            "bar): let it come to rest, or turn off animations in Developer options, and retry; "
+            "or read the screen through the uiautomator2 server instead (--hierarchy u2 or "
+            "auto), which does not wait for an idle screen."
         )
 
     def _left(self, deadline: float) -> float:
