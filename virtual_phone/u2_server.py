@@ -185,6 +185,13 @@ def _set_text(phone: VirtualPhone, selector: dict[str, Any], text: str = "") -> 
     return True
 
 
+def _pull_shade(phone: VirtualPhone) -> bool:
+    """The shade comes down as a person pulls it: a swipe from the status bar."""
+    middle = phone.width // 2
+    phone.swipe(middle, 2, middle, phone.height // 2, 200)
+    return True
+
+
 Method = Callable[..., Any]
 METHODS: dict[str, Method] = {
     "dumpWindowHierarchy": _dump,
@@ -198,8 +205,8 @@ METHODS: dict[str, Method] = {
     "injectInputEvent": _touch,
     "wakeUp": lambda phone, *_: _press_key_code(phone, 224),
     "sleep": lambda phone, *_: _press_key_code(phone, 223),
-    "openNotification": lambda phone, *_: phone.open_shade() or True,
-    "openQuickSettings": lambda phone, *_: phone.open_shade() or True,
+    "openNotification": lambda phone, *_: _pull_shade(phone),
+    "openQuickSettings": lambda phone, *_: _pull_shade(phone),
     "exist": lambda phone, sel, *_: bool(_matches(phone, sel)),
     "count": lambda phone, sel, *_: len(_matches(phone, sel)),
     "objInfo": lambda phone, sel, *_: ui_selector.node_info(_one(phone, sel)),
@@ -232,6 +239,9 @@ def call(phone: VirtualPhone, request: Any) -> dict[str, Any]:
     except (TypeError, ValueError, VirtualPhoneError) as exc:
         message = f"java.lang.IllegalArgumentException: {exc}"
         reply["error"] = {"code": INVALID_PARAMS, "message": message, "data": message}
+    except Exception as exc:  # noqa: BLE001 - a server answers every call, as the real one does
+        message = f"java.lang.RuntimeException: {type(exc).__name__}: {exc}"
+        reply["error"] = {"code": SERVER_ERROR, "message": message, "data": message}
     return reply
 
 

@@ -12,7 +12,7 @@ import pytest
 import uiautomator2
 from uiautomator2.exceptions import RPCUnknownError, UiObjectNotFoundError
 
-from virtual_phone import AdbServer
+from virtual_phone import AdbServer, u2_server
 
 SERIAL = "virtual-1"
 JAR = "/data/local/tmp/u2.jar"
@@ -135,3 +135,26 @@ def test_without_its_jar_the_class_is_not_found(adb_client: adbutils.AdbClient) 
     result = device.shell2(f"CLASSPATH={JAR} app_process / com.wetest.uia2.Main -p 9008")
     assert result.returncode == 1
     assert 'ClassNotFoundException: Didn\'t find class "com.wetest.uia2.Main"' in result.output
+
+
+def test_xpath_swipes_and_the_shade_work_through_the_client(u2: uiautomator2.Device) -> None:
+    u2.xpath('//*[@text="Settings"]').click()
+    assert u2.app_current()["package"] == "com.android.settings"
+    u2.press("back")
+    assert u2.app_current()["package"] == "com.android.launcher3"
+    u2.open_notification()
+    assert u2.info["currentPackageName"] == "com.android.systemui"
+    u2.press("back")
+    assert u2.info["currentPackageName"] == "com.android.launcher3"
+
+
+def test_a_method_that_breaks_answers_an_error_and_the_server_goes_on(
+    u2: uiautomator2.Device, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def broken(phone, *args):
+        raise KeyError("no such thing")
+
+    monkeypatch.setitem(u2_server.METHODS, "broken", broken)
+    with pytest.raises(RPCUnknownError, match="KeyError"):
+        u2.jsonrpc.broken()
+    assert u2(text="Settings").exists
