@@ -34,10 +34,10 @@ import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Self
+from typing import Any, BinaryIO, Self
 
 import adbutils
-from adbutils.errors import AdbError
+from adbutils.errors import AdbError, AdbTimeout
 
 from devices.errors import DeviceDisconnectedError, DeviceTimeoutError, HierarchyBackendError
 
@@ -76,6 +76,19 @@ def _left(deadline: float, what: str) -> float:
     if left <= 0:
         raise DeviceTimeoutError(f"the uiautomator2 server did not finish {what} in time")
     return left
+
+
+class _UntilDeadline:
+    """A file whose reads fail once the deadline has passed: a push stops on time."""
+
+    def __init__(self, data: BinaryIO, deadline: float) -> None:
+        self._data = data
+        self._deadline = deadline
+
+    def read(self, size: int = -1) -> bytes:
+        if time.monotonic() >= self._deadline:
+            raise TimeoutError("the push ran past its deadline")
+        return self._data.read(size)
 
 
 class _ServerOutput:
@@ -203,14 +216,20 @@ class U2Server:
             return False
 
     def _push_jar(self, deadline: float) -> None:
+        """Push the jar unless the phone has this build (md5 compared)."""
         jar = self._jar or bundled_jar()
         try:
             found = self._adb.shell(f"md5sum {JAR_ON_DEVICE}", timeout=_left(deadline, "md5sum"))
             if _md5(jar) in found:
                 return
-            self._adb.sync.push(jar, JAR_ON_DEVICE)
+            with jar.open("rb") as data:
+                self._adb.sync.push(_UntilDeadline(data, deadline), JAR_ON_DEVICE)
+        except (AdbTimeout, TimeoutError) as exc:
+            raise DeviceTimeoutError(
+                f"pushing the uiautomator2 server to {self.serial} did not finish in time"
+            ) from exc
         except (AdbError, OSError) as exc:
-            raise DeviceDisconnectedError(
+            raise HierarchyBackendError(
                 f"could not push the uiautomator2 server to {self.serial}: {exc}"
             ) from exc
 

@@ -15,7 +15,7 @@ from devices.android import AndroidDevice, adb_client
 from devices.errors import DeviceError, HierarchyBackendError, HierarchyDumpError
 from devices.u2 import DEVICE_PORT, JAR_ON_DEVICE, bundled_jar, read_response
 from graph_builder.hierarchy import parse_hierarchy
-from virtual_phone import AdbServer
+from virtual_phone import AdbServer, fast_phone, running_server
 
 SERIAL = "virtual-1"
 CHUNKED = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
@@ -191,3 +191,15 @@ def test_a_trickling_answer_is_cut_at_the_deadline() -> None:
         sender.join()
         ours.close()
         theirs.close()
+
+
+def test_a_phone_without_room_for_the_jar_falls_back_under_auto() -> None:
+    with running_server(phones=[fast_phone(SERIAL, storage_bytes=1_000_000)]) as server:
+        client = adb_client(port=server.port)
+        with pytest.raises(HierarchyBackendError, match="could not push the uiautomator2 server"):
+            AndroidDevice(SERIAL, client=client, hierarchy="u2").dump_hierarchy()
+        auto = AndroidDevice(SERIAL, client=client, hierarchy="auto")
+        screen = auto.observe()
+        assert screen.hierarchy() is not None and screen.activity is not None
+        assert "could not push" in auto.hierarchy_note
+        auto.close()
