@@ -40,6 +40,7 @@ SERVER_CLASS = "com.wetest.uia2.Main"
 DEFAULT_PORT = 9008
 # A connection that sends nothing for this long is closed (the real server's read timeout).
 IDLE_TIMEOUT_S = 30.0
+MAX_CONNECTIONS = 64  # open at once; a connection past it is closed at once
 # waitForExists and waitUntilGone poll the screen this often, and wait at most this long.
 POLL_S = 0.05
 MAX_WAIT_MS = 60_000
@@ -367,7 +368,7 @@ class _Session:
 
     def accept(self, sock: socket.socket) -> None:
         with self._lock:
-            if self._closed:
+            if self._closed or len(self._open) >= MAX_CONNECTIONS:
                 close_socket(sock)
                 return
             self._open.add(sock)

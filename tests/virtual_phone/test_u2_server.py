@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 
@@ -17,6 +18,19 @@ from virtual_phone import AdbServer, u2_server
 SERIAL = "virtual-1"
 JAR = "/data/local/tmp/u2.jar"
 PHARMACY = "com.elderphone.pharmacy"
+
+
+def pings(device: adbutils.AdbDevice) -> bool:
+    sock = device.create_connection(adbutils.Network.TCP, 9008)
+    try:
+        sock.settimeout(5)
+        sock.sendall(b"GET /ping HTTP/1.1\r\nConnection: close\r\n\r\n")
+        answer = b""
+        while chunk := sock.recv(4096):
+            answer += chunk
+    finally:
+        sock.close()
+    return answer.endswith(b"pong")
 
 
 def elements(xml: str) -> list[dict[str, str]]:
@@ -157,4 +171,28 @@ def test_a_method_that_breaks_answers_an_error_and_the_server_goes_on(
     monkeypatch.setitem(u2_server.METHODS, "broken", broken)
     with pytest.raises(RPCUnknownError, match="KeyError"):
         u2.jsonrpc.broken()
+    assert u2(text="Settings").exists
+
+
+def test_connections_past_the_limit_are_closed_and_the_server_goes_on(
+    u2: uiautomator2.Device, adb_client: adbutils.AdbClient
+) -> None:
+    device = adb_client.device(SERIAL)
+    held = [
+        device.create_connection(adbutils.Network.TCP, 9008)
+        for _ in range(u2_server.MAX_CONNECTIONS)
+    ]
+    try:
+        extra = device.create_connection(adbutils.Network.TCP, 9008)
+        extra.settimeout(5)
+        extra.sendall(b"GET /ping HTTP/1.1\r\n\r\n")
+        assert extra.recv(100) == b""  # closed without an answer
+        extra.close()
+    finally:
+        for sock in held:
+            sock.close()
+    deadline = time.monotonic() + 5
+    while not pings(device) and time.monotonic() < deadline:
+        time.sleep(0.02)  # the server notices the closed connections
+    assert pings(device)
     assert u2(text="Settings").exists
