@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from devices.hierarchy import HIERARCHY_CHOICES, HIERARCHY_HELP
+from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HELP
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
@@ -31,7 +31,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         "--hierarchy",
         choices=HIERARCHY_CHOICES,
         help=f"{HIERARCHY_HELP}; kept for the next sessions (default: the last one chosen, "
-        "else uiautomator)",
+        f"else {DEFAULT_HIERARCHY})",
     )
     parser.set_defaults(func=run)
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from devices.hierarchy import DEFAULT_HIERARCHY  # a table of names: no adb behind it
+
 if TYPE_CHECKING:
     import adbutils
 
@@ -31,7 +33,7 @@ class DeviceConnection:
     mirror_max_fps: int = 30
     settle_timeout: float = 3.0
     label: str = ""  # e.g. "virtual phone", shown in the window title
-    hierarchy: str = "uiautomator"  # how phones dump their views (devices.hierarchy)
+    hierarchy: str = DEFAULT_HIERARCHY  # how phones dump their views (devices.hierarchy)
 
     def client(self) -> adbutils.AdbClient:
         from devices.android import adb_client
