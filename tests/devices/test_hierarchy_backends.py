@@ -62,6 +62,11 @@ def test_u2_and_uiautomator_dump_the_same_screen(open_device, opening: str) -> N
     assert len(elements) > 10
     assert elements == parse_hierarchy(xml_dump).elements
     assert activity_u2 == activity_dump is not None
+    # observe() asks for the activity its own way with u2: the screens still agree
+    seen_u2, seen_dump = by_u2.observe(), by_dump.observe()
+    assert seen_u2.activity == seen_dump.activity == activity_dump
+    assert seen_u2.png() == seen_dump.png()
+    assert seen_u2.hierarchy().elements == seen_dump.hierarchy().elements == elements
 
 
 def test_u2_pushes_the_bundled_jar_and_observes(open_device) -> None:
