@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from devices.errors import DeviceError
+from devices.hierarchy import DEFAULT_HIERARCHY
 
 if TYPE_CHECKING:
     from devices.android import AndroidDevice
@@ -65,12 +66,18 @@ def parse_server(text: str) -> tuple[str, int]:
     return m["host"].strip("[]"), int(m["port"])
 
 
-def open_device(address: DeviceAddress | str, *, timeout: float | None = None) -> AndroidDevice:
-    """An AndroidDevice for ``address`` through the adb server that holds it."""
+def open_device(
+    address: DeviceAddress | str,
+    *,
+    timeout: float | None = None,
+    hierarchy: str = DEFAULT_HIERARCHY,
+) -> AndroidDevice:
+    """An AndroidDevice for ``address`` through the adb server that holds it, dumping its
+    view hierarchy with ``hierarchy`` (``devices.hierarchy``)."""
     from devices.android import DEFAULT_HOST, DEFAULT_TIMEOUT, AndroidDevice, adb_client
 
     if isinstance(address, str):
         address = DeviceAddress.parse(address)
     wait = timeout or DEFAULT_TIMEOUT
     client = adb_client(address.host or DEFAULT_HOST, address.port, timeout=wait)
-    return AndroidDevice(address.serial, client=client, timeout=wait)
+    return AndroidDevice(address.serial, client=client, timeout=wait, hierarchy=hierarchy)

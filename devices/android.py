@@ -21,10 +21,12 @@ itself whenever a connection is refused).
 
 from __future__ import annotations
 
+import logging
 import os
 import re
 import shlex
 import struct
+import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
@@ -41,9 +43,11 @@ from devices.errors import (
     DeviceDisconnectedError,
     DeviceError,
     DeviceTimeoutError,
+    HierarchyBackendError,
     HierarchyDumpError,
     InputError,
 )
+from devices.hierarchy import AUTO, DEFAULT_HIERARCHY, U2, UIAUTOMATOR, check_hierarchy
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
 from graph_builder.model import PACKAGE_NAME, Action, ActionType, DeviceInfo, ResetRecipe, Size
@@ -51,6 +55,9 @@ from graph_builder.screen import Screen
 
 if TYPE_CHECKING:
     from devices.health import Health
+    from devices.u2 import Beside, U2Server
+
+log = logging.getLogger(__name__)
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 5037
@@ -63,6 +70,8 @@ DUMP_PATH = "/data/local/tmp/elderbench_window_dump.xml"
 # a second try, and one without unimportant views, usually gets through.
 DUMP_ATTEMPTS: tuple[tuple[str, ...], ...] = ((), ("--compressed",), ())
 DUMP_RETRY_DELAY = 0.3
+# The uiautomator2 server's dump: the whole window tree, 50 levels deep (the client's default).
+U2_DUMP_PARAMS = [False, 50]
 OBSERVE_ATTEMPTS = 3
 # A settled screenshot younger than this may open the next observation (saves a capture).
 RECENT_SCREENSHOT_MAX_AGE = 1.0
@@ -183,8 +192,9 @@ def _adb_errors(
             + _START_HELP
         ) from exc
     except (AdbTimeout, TimeoutError) as exc:
+        limit = round(timeout or client.timeout, 2)
         raise DeviceTimeoutError(
-            f"{serial} did not answer within {timeout or client.timeout:g} s while {what}. "
+            f"{serial} did not answer within {limit:g} s while {what}. "
             "Check the cable or network, and that the phone is unlocked and not frozen."
         ) from exc
     except AdbError as exc:
@@ -327,8 +337,10 @@ class AndroidDevice:
     """One Android device (real or virtual) behind an adb server.
 
     ``timeout`` bounds every adb call; a hierarchy dump or an app launch may take up to
-    three times that, because real phones are slow at both. ``clock`` is where it reads
-    the time and waits (``devices.clock``).
+    three times that, because real phones are slow at both (for a dump that is the whole
+    call: retries, the uiautomator2 server's start and a fallback included). ``clock`` is
+    where it reads the time and waits (``devices.clock``). ``hierarchy`` chooses the dump
+    tool (``devices.hierarchy``: uiautomator, u2 or auto).
     """
 
     # How long a real phone needs to bind a freshly selected keyboard to the focused field.
@@ -341,12 +353,17 @@ class AndroidDevice:
         client: adbutils.AdbClient | None = None,
         timeout: float = DEFAULT_TIMEOUT,
         clock: DeviceClock = SYSTEM_CLOCK,
+        hierarchy: str = DEFAULT_HIERARCHY,
     ) -> None:
         if timeout <= 0:
             raise ValueError(f"timeout must be positive, got {timeout}")
         self.serial = serial
         self.timeout = timeout
         self.clock = clock
+        self.hierarchy = check_hierarchy(hierarchy)
+        # Why ``auto`` dumps with uiautomator in this session (empty: it has not fallen back).
+        self.hierarchy_note = ""
+        self._u2: U2Server | None = None
         self._client = _safe(client, timeout)
         self._adb = self._client.device(serial)
         self._screen: Size | None = None
@@ -369,9 +386,12 @@ class AndroidDevice:
         self.close()
 
     def close(self) -> None:
-        """Forget cached state. adb connections are per call, so nothing else stays open."""
+        """Forget cached state and stop the uiautomator2 server this device started."""
         self._recent = None
         self._screen = None
+        if self._u2 is not None:
+            self._u2.close()
+            self._u2 = None
 
     @property
     def adb(self) -> adbutils.AdbDevice:
@@ -417,6 +437,9 @@ class AndroidDevice:
     def screenshot(self) -> bytes:
         """The screen as PNG bytes, exactly as the device encoded them."""
         status, out, err = self._exec("screencap -p")
+        return self._checked_png(out, status, err)
+
+    def _checked_png(self, out: bytes, status: int, err: bytes) -> bytes:
         if not is_complete_png(out):
             said = err.decode("utf-8", "replace").strip()
             raise DeviceCommandError(
@@ -434,18 +457,59 @@ class AndroidDevice:
         assert self._screen is not None
         return self._screen
 
-    def dump_hierarchy(self) -> tuple[str, str | None]:
-        """(uiautomator XML, focused activity), retrying failed dumps.
+    @property
+    def hierarchy_in_use(self) -> str:
+        """The tool the next dump uses: ``u2`` or ``uiautomator`` (``auto`` resolved)."""
+        if self.hierarchy == AUTO:
+            return UIAUTOMATOR if self.hierarchy_note else U2
+        return self.hierarchy
 
-        Raises HierarchyDumpError after the retries.
+    def dump_hierarchy(self) -> tuple[str, str | None]:
+        """(uiautomator XML, focused activity) from the chosen tool, retrying failed dumps.
+
+        The whole call ends within three times the timeout. Raises HierarchyDumpError
+        (HierarchyBackendError when the uiautomator2 server cannot start or answer).
         """
+        deadline = time.monotonic() + self.timeout * 3
+        focus: list[bytes] = []
+
+        def ask_focus() -> None:  # while the server dumps
+            focus.append(self._exec(_FOCUS_QUERY, timeout=self._left(deadline))[1])
+
+        xml = self._u2_dump(deadline, beside=ask_focus)
+        if xml is None:
+            return self._dump_uiautomator(deadline)
+        if not focus:
+            ask_focus()
+        return xml, parse_focus(focus[0].decode("utf-8", "replace"))
+
+    def _dump_then_screenshot(self) -> tuple[str, str | None, bytes, float]:
+        """(XML, activity, a screenshot taken right after the dump, its wall time). With
+        the uiautomator2 server the activity is asked in the screenshot's own shell call,
+        which saves a round trip per observation."""
+        deadline = time.monotonic() + self.timeout * 3
+        xml = self._u2_dump(deadline)
+        if xml is None:
+            xml, activity = self._dump_uiautomator(deadline)
+            after_time = self.clock.wall()
+            return xml, activity, self.screenshot(), after_time
+        after_time = self.clock.wall()
+        status, out, err = self._exec(f"{_FOCUS_QUERY}; screencap -p")
+        start = out.find(_PNG_SIGNATURE)
+        head, png = (out[:start], out[start:]) if start >= 0 else (out, b"")
+        activity = parse_focus(head.decode("utf-8", "replace"))
+        return xml, activity, self._checked_png(png, status, err), after_time
+
+    def _dump_uiautomator(self, deadline: float) -> tuple[str, str | None]:
         problems: list[str] = []
         for attempt, flags in enumerate(DUMP_ATTEMPTS):
             if attempt:
+                if deadline - time.monotonic() <= DUMP_RETRY_DELAY:
+                    break
                 self.clock.sleep(DUMP_RETRY_DELAY)
             dump = shlex.join(["uiautomator", "dump", *flags, DUMP_PATH])
             command = f"{_FOCUS_QUERY}; rm -f {DUMP_PATH}; {dump} && cat {DUMP_PATH}"
-            _, out, err = self._exec(command, timeout=self.timeout * 3)
+            _, out, err = self._exec(command, timeout=self._left(deadline))
             activity, xml, problem = _split_dump(out.decode("utf-8", "replace"))
             if xml is not None:
                 return xml, activity
@@ -454,7 +518,61 @@ class AndroidDevice:
         raise HierarchyDumpError(
             f"`uiautomator dump` failed {len(problems)} times on {self.serial} "
             f"(last answer: {problems[-1]}). The screen may be animating (video, progress "
-            "bar): let it come to rest, or turn off animations in Developer options, and retry."
+            "bar): let it come to rest, or turn off animations in Developer options, and retry; "
+            "or read the screen through the uiautomator2 server instead (--hierarchy u2 or "
+            "auto), which does not wait for an idle screen."
+        )
+
+    def _left(self, deadline: float) -> float:
+        left = deadline - time.monotonic()
+        if left <= 0:
+            raise DeviceTimeoutError(
+                f"{self.serial} did not finish a hierarchy dump within {self.timeout * 3:g} s. "
+                "Check the cable or network, and that the phone is unlocked and not frozen."
+            )
+        return left
+
+    def _u2_dump(self, deadline: float, beside: Beside | None = None) -> str | None:
+        """The XML from the uiautomator2 server; None when uiautomator dump is to be used
+        (chosen, or ``auto`` falling back, now or earlier in the session)."""
+        if self.hierarchy_in_use != U2:
+            return None
+        if self.hierarchy == U2:
+            return self._u2_xml(deadline, beside)
+        try:  # auto: u2 gets a third of the call, so that the fallback has time to run
+            return self._u2_xml(min(deadline, time.monotonic() + self.timeout), beside)
+        except (HierarchyBackendError, DeviceTimeoutError) as exc:
+            self.hierarchy_note = (
+                f"the uiautomator2 server failed ({exc}); using `uiautomator dump` instead"
+            )
+            log.warning("%s: %s", self.serial, self.hierarchy_note)
+            if self._u2 is not None:
+                self._u2.close()
+                self._u2 = None
+            return None
+
+    def _u2_xml(self, deadline: float, beside: Beside | None = None) -> str:
+        from devices.u2 import U2Server
+
+        if self._u2 is None:
+            self._u2 = U2Server(self._adb)
+        problem = ""
+        for attempt in range(len(DUMP_ATTEMPTS)):
+            if attempt:
+                self.clock.sleep(DUMP_RETRY_DELAY)
+            with self._errors("dumping the hierarchy with the uiautomator2 server"):
+                text = self._u2.call(
+                    "dumpWindowHierarchy", U2_DUMP_PARAMS, deadline=deadline, beside=beside
+                )
+                beside = None
+            _, xml, problem = _split_dump(str(text or ""))
+            if xml is not None and "<node" in xml:
+                return xml
+            problem = problem if xml is None else "an empty hierarchy"
+            if deadline - time.monotonic() <= DUMP_RETRY_DELAY:
+                break
+        raise HierarchyBackendError(
+            f"the uiautomator2 server on {self.serial} gave no hierarchy ({problem})."
         )
 
     def _remember(self, png: bytes, wall_time: float) -> None:
@@ -480,9 +598,7 @@ class AndroidDevice:
         screen: Screen | None = None
         for _ in range(OBSERVE_ATTEMPTS):
             before, taken_at = self._opening_screenshot()
-            xml, activity = self.dump_hierarchy()
-            after_time = self.clock.wall()
-            after = self.screenshot()
+            xml, activity, after, after_time = self._dump_then_screenshot()
             screen = Screen(
                 png_size(before), png=before, hierarchy_xml=xml, activity=activity, time=taken_at
             )

@@ -37,3 +37,7 @@ class InputError(DeviceError):
 
 class MirrorError(DeviceError):
     """The screen mirror could not start or stopped; the message says why."""
+
+
+class HierarchyBackendError(HierarchyDumpError):
+    """The uiautomator2 server (the ``u2`` hierarchy backend) could not start or answer."""

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 
+from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HELP
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
@@ -111,6 +112,12 @@ def _add_eval(subparsers: Any) -> None:
         action="store_true",
         help="online: record each episode with the phone's screenrecord into "
         "traces/TASK/screen.mp4 (at most 180 s; a failed recording is only a warning)",
+    )
+    ev.add_argument(
+        "--hierarchy",
+        choices=HIERARCHY_CHOICES,
+        default=DEFAULT_HIERARCHY,
+        help=f"online: {HIERARCHY_HELP} (default {DEFAULT_HIERARCHY})",
     )
     ev.add_argument(
         "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
@@ -398,6 +405,7 @@ def run_eval(args: argparse.Namespace) -> int:
         max_steps=args.max_steps,
         max_wait=args.max_wait,
         record_screen=args.record_screen,
+        hierarchy=args.hierarchy,
         devices=tuple(args.device),
         workers=args.workers,
         judges=tuple(args.judges or ("rule",)),

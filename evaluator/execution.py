@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from devices.device import Device
+from devices.hierarchy import DEFAULT_HIERARCHY
 from devices.screen_recording import recording
 from evaluator.agents import Agent, create_agent
 from evaluator.clean_start import save_clean_state
@@ -126,12 +127,12 @@ Report = Callable[[RunEvent], None]
 DeviceFactory = Callable[[str], Device]
 
 
-def default_device_factory(address: str) -> Device:
+def default_device_factory(address: str, *, hierarchy: str = DEFAULT_HIERARCHY) -> Device:
     """A real AndroidDevice for ``SERIAL`` (the adb server named by ANDROID_ADB_SERVER_PORT)
-    or ``SERIAL@HOST:PORT`` (the adb server there)."""
+    or ``SERIAL@HOST:PORT`` (the adb server there), dumping with ``hierarchy``."""
     from devices.address import open_device
 
-    return open_device(address)
+    return open_device(address, hierarchy=hierarchy)
 
 
 def error_result(

@@ -23,6 +23,8 @@ from dataclasses import MISSING, dataclass, field, fields
 from pathlib import Path
 from typing import Any
 
+from devices.errors import DeviceError
+from devices.hierarchy import DEFAULT_HIERARCHY, check_hierarchy
 from evaluator.errors import ConfigError
 from evaluator.farm.pool import FarmSettings
 from evaluator.matching import PROFILES
@@ -59,6 +61,7 @@ class RunConfig:
     farm: FarmSettings = field(default_factory=FarmSettings)
     max_wait: float = 10.0  # seconds a wait action may sleep online
     record_screen: bool = False  # online: a screenrecord MP4 of each episode beside its trace
+    hierarchy: str = DEFAULT_HIERARCHY  # how online phones dump their view hierarchy
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -83,6 +86,10 @@ class RunConfig:
             raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if not self.max_wait >= 0:
             raise ConfigError(f"max_wait must be a number of seconds >= 0, got {self.max_wait}")
+        try:
+            object.__setattr__(self, "hierarchy", check_hierarchy(self.hierarchy))
+        except DeviceError as exc:
+            raise ConfigError(str(exc)) from exc
 
     def agent_settings(self) -> dict[str, Any]:
         settings = dict(self.agent_config)
@@ -189,6 +196,8 @@ FIELDS: dict[str, FieldSpec] = {
     ),
     "max_wait": FieldSpec(_same, float, ("--max-wait",)),
     "record_screen": FieldSpec(_same, bool, ("--record-screen",)),
+    # the studio takes it from its device connection (the Record tab's setting)
+    "hierarchy": FieldSpec(_same, str, ("--hierarchy",)),
 }
 # RunConfig fields that are requests to this session, not part of the run's record.
 NOT_RECORDED = frozenset({"resume"})
@@ -208,7 +217,8 @@ def resume_config(run_dir: Path) -> RunConfig:
 
 
 # What a resume may change: where the run lives and what it runs on, never what it measures.
-_RESUME_MAY_CHANGE = frozenset({"out", "workers", "devices"})
+# The hierarchy tool is how a phone is read; either gives the same XML.
+_RESUME_MAY_CHANGE = frozenset({"out", "workers", "devices", "hierarchy"})
 
 
 def resume_changes(previous: Mapping[str, Any], config: RunConfig) -> list[str]:

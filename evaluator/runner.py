@@ -33,6 +33,7 @@ RunFinished
 
 from __future__ import annotations
 
+import functools
 import platform
 import threading
 import time
@@ -250,7 +251,8 @@ def iter_run(
         store,
         pending,
         control,
-        device_factory=device_factory or default_device_factory,
+        device_factory=device_factory
+        or functools.partial(default_device_factory, hierarchy=config.hierarchy),
         done_before=len(skipped),
         total=len(jobs),
         first_agent=first_agent,

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
+from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HELP
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     parser = subparsers.add_parser(
@@ -24,6 +26,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:  # type: ignore[ty
         metavar="DIR",
         help="workspace folder (demos/, suites/, runs/); default: the last one used, "
         "else ~/ElderBench",
+    )
+    parser.add_argument(
+        "--hierarchy",
+        choices=HIERARCHY_CHOICES,
+        help=f"{HIERARCHY_HELP}; kept for the next sessions (default: the last one chosen, "
+        f"else {DEFAULT_HIERARCHY})",
     )
     parser.set_defaults(func=run)
 
@@ -59,4 +67,8 @@ def run_animate(args: argparse.Namespace) -> int:
 def run(args: argparse.Namespace) -> int:
     from recorder_app.qt.app import run_studio
 
-    return run_studio(workspace=args.workspace, virtual_phone_enabled=args.virtual_phone)
+    return run_studio(
+        workspace=args.workspace,
+        virtual_phone_enabled=args.virtual_phone,
+        hierarchy=args.hierarchy,
+    )

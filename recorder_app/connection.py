@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from devices.hierarchy import DEFAULT_HIERARCHY  # a table of names: no adb behind it
 from recorder_app.errors import PhoneControlError
 
 if TYPE_CHECKING:
@@ -22,6 +23,8 @@ if TYPE_CHECKING:
 
 RECONNECT_TIMEOUT_S = 30.0  # a restarted phone must be listed ready again within this
 POLL_S = 0.25
+# The studio setting (QSettings key) that keeps the chosen hierarchy tool between sessions.
+HIERARCHY_SETTING = "device/hierarchy"
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,6 +46,8 @@ class DeviceConnection:
         """The phone is the studio's own virtual one, which it can restart."""
         return self.restart_server is not None
 
+    hierarchy: str = DEFAULT_HIERARCHY  # how phones dump their views (devices.hierarchy)
+
     def client(self) -> adbutils.AdbClient:
         from devices.android import adb_client
 
@@ -53,10 +58,11 @@ class DeviceConnection:
 
         return list_devices(self.client())
 
-    def open_device(self, serial: str) -> AndroidDevice:
+    def open_device(self, serial: str, hierarchy: str | None = None) -> AndroidDevice:
+        """The phone ``serial``, dumping with ``hierarchy`` (None: this connection's)."""
         from devices.android import AndroidDevice
 
-        return AndroidDevice(serial, client=self.client())
+        return AndroidDevice(serial, client=self.client(), hierarchy=hierarchy or self.hierarchy)
 
     def open_frame_source(self, serial: str) -> FrameSource:
         from devices.mirror import open_frame_source

@@ -17,8 +17,8 @@ from typing import TYPE_CHECKING
 
 from virtual_phone import (
     android_tools,
+    app_process,
     network_tools,
-    scrcpy_server,
     screenrecord,
     snapshots,
     toolbox,
@@ -251,7 +251,7 @@ class VirtualDevice:
             **android_tools.COMMANDS,
             **network_tools.COMMANDS,
             "screenrecord": screenrecord.screenrecord,
-            "app_process": functools.partial(scrcpy_server.app_process, host=self),
+            "app_process": functools.partial(app_process.app_process, host=self),
             snapshots.COMMAND: snapshots.virtualphone,
         }
         self._services: dict[str, Callable[[Channel, str], bool]] = {

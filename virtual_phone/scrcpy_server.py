@@ -5,11 +5,11 @@ A scrcpy client pushes its server jar and runs, over a shell stream it keeps ope
     CLASSPATH=/data/local/tmp/scrcpy-server.jar app_process / com.genymobile.scrcpy.Server \
         3.3.4 scid=0123abcd tunnel_forward=true audio=false control=true max_size=1200 ...
 
-This module is that `app_process` command. It listens on `localabstract:scrcpy_<scid>`
-(or connects out through a reverse forward when `tunnel_forward=false`), accepts the video,
-audio and control sockets in that order, streams the phone's screen as H.264 (libx264
-through PyAV) and applies control messages to the phone. It lives until the shell stream
-or one of its sockets closes.
+This module is that server, started by `app_process` (virtual_phone/app_process.py). It
+listens on `localabstract:scrcpy_<scid>` (or connects out through a reverse forward when
+`tunnel_forward=false`), accepts the video, audio and control sockets in that order,
+streams the phone's screen as H.264 (libx264 through PyAV) and applies control messages
+to the phone. It lives until the shell stream or one of its sockets closes.
 
 Video: a frame is encoded when `phone.frame_version()` changes, at most `max_fps` per
 second, and repeated every `REPEAT_FRAME_S` on a still screen (as scrcpy's encoder
@@ -22,13 +22,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import io
 import queue
 import socket
 import struct
 import threading
 import time
-import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
@@ -38,7 +36,6 @@ import av
 import numpy as np
 from PIL import Image
 
-from virtual_phone.filesystem import FileSystemError
 from virtual_phone.shell import Invocation
 from virtual_phone.wire import Channel, PeerClosed, ProtocolError, close_socket
 
@@ -556,36 +553,11 @@ class _MirrorSession:
             close_socket(sock)
 
 
-# ---------------------------------------------------------------- the app_process command
+# ---------------------------------------------------------------- the server's main class
 
 
-def _class_not_found(classpath: str) -> str:
-    return (
-        f'java.lang.ClassNotFoundException: Didn\'t find class "{SERVER_CLASS}" on path: '
-        f'DexPathList[[zip file "{classpath}"],nativeLibraryDirectories=[/system/lib64]]\n'
-    )
-
-
-def _server_jar_present(fs: MemoryFileSystem, classpath: str) -> bool:
-    try:
-        data = fs.read_bytes(classpath)
-    except FileSystemError:
-        return False
-    return zipfile.is_zipfile(io.BytesIO(data))
-
-
-def app_process(inv: Invocation, *, host: ScrcpyHost) -> int:
-    """`app_process / com.genymobile.scrcpy.Server VERSION key=value...`"""
-    args = inv.args[1:]
-    positional = [a for a in args if not a.startswith("-")]
-    if len(positional) < 2:
-        inv.error("Usage: app_process [java-options] cmd-dir start-class-name [options]\n")
-        return 1
-    class_name, server_args = positional[1], positional[2:]
-    classpath = inv.env.get("CLASSPATH", "")
-    if class_name != SERVER_CLASS or not _server_jar_present(host.fs, inv.path(classpath or "/")):
-        inv.error(_class_not_found(classpath))
-        return 1
+def main(inv: Invocation, server_args: list[str], host: ScrcpyHost) -> int:
+    """The server's main class, run by `app_process` with `VERSION key=value...`."""
     client_version = server_args[0] if server_args else ""
     try:
         if client_version != SERVER_VERSION:

@@ -131,7 +131,7 @@ class DeviceWorker:
         }
 
     def _open(self, address: DeviceAddress) -> Device:
-        return default_device_factory(str(address))
+        return default_device_factory(str(address), hierarchy=self.config.hierarchy)
 
     def close(self) -> None:
         self.agent.close()

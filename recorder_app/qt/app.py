@@ -9,6 +9,7 @@ import sys
 import threading
 import traceback
 from collections.abc import Callable, Iterator, Sequence
+from dataclasses import replace
 from importlib import resources
 from pathlib import Path
 from types import TracebackType
@@ -18,7 +19,9 @@ from PySide6.QtCore import QSettings
 from PySide6.QtGui import QIcon
 from PySide6.QtWidgets import QApplication, QWidget
 
-from recorder_app.connection import DeviceConnection
+from devices.errors import DeviceError
+from devices.hierarchy import DEFAULT_HIERARCHY, check_hierarchy
+from recorder_app.connection import HIERARCHY_SETTING, DeviceConnection
 from recorder_app.qt.dialogs import show_problem
 
 if TYPE_CHECKING:
@@ -140,7 +143,25 @@ def serve_virtual_phone() -> Iterator[DeviceConnection]:
         phone.close()
 
 
-def run_studio(*, workspace: Path | None = None, virtual_phone_enabled: bool = False) -> int:
+def studio_hierarchy(settings: QSettings, chosen: str | None) -> str:
+    """The hierarchy tool: ``chosen`` on the command line (kept for the next sessions), else
+    the one kept in the settings, else the default."""
+    if chosen:
+        choice = check_hierarchy(chosen)
+        settings.setValue(HIERARCHY_SETTING, choice)
+        return choice
+    try:
+        return check_hierarchy(str(settings.value(HIERARCHY_SETTING, DEFAULT_HIERARCHY)))
+    except DeviceError:
+        return DEFAULT_HIERARCHY  # a settings file edited by hand: the default
+
+
+def run_studio(
+    *,
+    workspace: Path | None = None,
+    virtual_phone_enabled: bool = False,
+    hierarchy: str | None = None,
+) -> int:
     from recorder_app.qt.main_window import StudioMainWindow, initial_workspace_path
 
     app = create_application()
@@ -151,6 +172,7 @@ def run_studio(*, workspace: Path | None = None, virtual_phone_enabled: bool = F
             if virtual_phone_enabled
             else DeviceConnection()
         )
+        connection = replace(connection, hierarchy=studio_hierarchy(settings, hierarchy))
         window = StudioMainWindow(settings, connection)
         install_excepthook(window)
         window.show()

@@ -293,6 +293,7 @@ class StudioMainWindow(QMainWindow):
         self.demo_browser.resume_requested.connect(self._on_resume_requested)
         self.tabs.currentChanged.connect(self._on_page_changed)
         page.device_bar.devices_listed.connect(self.eval_page.show_devices)
+        page.hierarchy_changed.connect(lambda choice: setattr(self.eval_page, "hierarchy", choice))
         # "Stop it" in the Record tab's phone-in-use dialog stops what the Evaluate tab
         # does on a phone (a run, an exploration, a drift check).
         page.owner.release_requested.connect(lambda _serial: self.eval_page.stop_phone_work())

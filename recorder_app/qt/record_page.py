@@ -17,6 +17,7 @@ from PySide6.QtCore import QSettings, Qt, Signal, Slot
 from PySide6.QtGui import QAction, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox,
+    QComboBox,
     QGridLayout,
     QGroupBox,
     QLabel,
@@ -32,10 +33,12 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from devices.device import Device
+from devices.hierarchy import HIERARCHY_CHOICES, HIERARCHY_HELP
 from graph_builder import io
 from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Action, DemoStatus, Task
-from recorder_app.connection import DeviceConnection
+from recorder_app.connection import HIERARCHY_SETTING, DeviceConnection
 from recorder_app.qt.device_bar import DeviceBar
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import ResumeCheckDialog
@@ -99,6 +102,7 @@ class RecordPage(QWidget):
     mirror_status_changed = Signal(str)
     recorder_status_changed = Signal(str)  # state and the last capture time, for the status bar
     demo_saved = Signal(str)  # demo folder whose steps changed
+    hierarchy_changed = Signal(str)  # the view hierarchy tool chosen (devices.hierarchy)
 
     def __init__(
         self,
@@ -125,13 +129,14 @@ class RecordPage(QWidget):
         self.start_dialog: ResumeCheckDialog | None = None
         # Holds the phone while a demo is open, in free drive and while it restarts.
         self.owner = DeviceOwner(RECORD_TAB, self)
+        self.hierarchy = connection.hierarchy  # read by the recorder thread at each demo start
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)
         self.phone_restart = PhoneRestart(connection, self.device_bar, self)
         self.mirror = MirrorView()
         self.feed = MirrorFeed(self.mirror, self)
         self.recorder = RecorderController(
-            connection.open_device, settle_timeout=connection.settle_timeout, parent=self
+            self._open_device, settle_timeout=connection.settle_timeout, parent=self
         )
         self.free_drive = FreeDriver(connection.open_device, self)
         self.task_panel = TaskPanel()
@@ -261,6 +266,15 @@ class RecordPage(QWidget):
         self.flash_check.toggled.connect(
             lambda on: self._settings.setValue("record/flash", "true" if on else "false")
         )
+        self.hierarchy_combo = QComboBox()
+        self.hierarchy_combo.setObjectName("hierarchyCombo")
+        for choice in HIERARCHY_CHOICES:
+            self.hierarchy_combo.addItem(f"View hierarchy: {choice}", choice)
+        self.hierarchy_combo.setCurrentIndex(HIERARCHY_CHOICES.index(self.hierarchy))
+        self.hierarchy_combo.setToolTip(
+            f"{HIERARCHY_HELP[0].upper()}{HIERARCHY_HELP[1:]}. Applies from the next demo "
+            "and to the Evaluate tab's next run."
+        )
         self.start_button = QPushButton(self.start_action.text())
         self.start_button.setObjectName("startButton")
         self.start_button.setToolTip(self.start_action.toolTip())
@@ -298,6 +312,7 @@ class RecordPage(QWidget):
         grid.addWidget(self.complete_button, 7, 0, 1, 3)
         grid.addWidget(self._tool_button(self.retry_action), 8, 0, 1, 2)
         grid.addWidget(self._tool_button(self.stop_action), 8, 2)
+        grid.addWidget(self.hierarchy_combo, 9, 0, 1, 3)
 
         task_scroll = QScrollArea()
         task_scroll.setWidget(self.task_panel)
@@ -382,6 +397,8 @@ class RecordPage(QWidget):
         self.free_drive.idle.connect(self._update_controls)
         self.phone_restart.back.connect(self._on_phone_back)
         self.phone_restart.failed.connect(self._on_phone_not_back)
+        rec.device_notice.connect(lambda text: self.message_posted.emit(text, 0))
+        self.hierarchy_combo.currentIndexChanged.connect(self._on_hierarchy_chosen)
         self.owner.message_posted.connect(self.message_posted)
         self.owner.problem_occurred.connect(self.problem_occurred)
         self.task_panel.problem_occurred.connect(
@@ -393,6 +410,15 @@ class RecordPage(QWidget):
         self.reset_check.toggled.connect(
             lambda on: self._settings.setValue("record/reset_app", "true" if on else "false")
         )
+
+    def _open_device(self, serial: str) -> Device:
+        return self._connection.open_device(serial, hierarchy=self.hierarchy)
+
+    @Slot(int)
+    def _on_hierarchy_chosen(self, index: int) -> None:
+        self.hierarchy = str(self.hierarchy_combo.itemData(index))
+        self._settings.setValue(HIERARCHY_SETTING, self.hierarchy)
+        self.hierarchy_changed.emit(self.hierarchy)
 
     # -- public API
 

@@ -97,6 +97,7 @@ class RecorderWorker(QObject):
     demo_started = Signal(str, int)  # demo folder, steps already saved
     screen_captured = Signal(object)  # PendingStep
     step_saved = Signal(str, int, str)  # demo folder, step index, action description
+    device_notice = Signal(str)  # something about the phone worth a line in the status bar
     action_failed = Signal(str)  # the action was not performed; the same screen waits
     demo_finished = Signal(str)  # demo folder
     demo_interrupted = Signal(str, str)  # title, message; the demo is kept as incomplete
@@ -109,6 +110,7 @@ class RecorderWorker(QObject):
         self._device_factory = device_factory
         self._settle_timeout = settle_timeout
         self._session: RecordingSession | None = None
+        self._noticed = ""
 
     # -- slots called through queued signals from the controller
 
@@ -233,6 +235,11 @@ class RecorderWorker(QObject):
             )
             return
         self.screen_captured.emit(screen)
+        # An `auto` hierarchy that fell back to uiautomator dump says why, once.
+        note = getattr(session.device, "hierarchy_note", "")
+        if note and note != self._noticed:
+            self._noticed = note
+            self.device_notice.emit(f"View hierarchy: {note}")
         # The state goes out before the check, so that the dialog the check opens finds
         # the controller already waiting for the user's answer.
         if check_resume:
@@ -299,6 +306,7 @@ class RecorderController(QObject):
     demo_started = Signal(str, int)
     screen_captured = Signal(object)
     step_saved = Signal(str, int, str)
+    device_notice = Signal(str)
     action_failed = Signal(str)
     demo_finished = Signal(str)
     demo_interrupted = Signal(str, str)
@@ -342,6 +350,7 @@ class RecorderController(QObject):
         w.demo_started.connect(self._on_demo_started)
         w.screen_captured.connect(self._on_screen_captured)
         w.step_saved.connect(self.step_saved)
+        w.device_notice.connect(self.device_notice)
         w.action_failed.connect(self.action_failed)
         w.demo_finished.connect(self.demo_finished)
         w.demo_interrupted.connect(self.demo_interrupted)

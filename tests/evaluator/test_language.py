@@ -313,9 +313,11 @@ def test_a_review_waits_for_the_suite_lock_and_then_names_its_holder(suite, monk
     from graph_builder.build import suite_lock
 
     monkeypatch.setattr(prop, "LOCK_WAIT_S", 0.2)
-    with suite_lock(suite, purpose="a build of task graphs"):
-        with pytest.raises(ConfigError, match="a build of task graphs"):
-            prop.decide(suite, prop.Kind.LABELS, "fahrenheit", "rejected", annotator="ann-1")
+    with (
+        suite_lock(suite, purpose="a build of task graphs"),
+        pytest.raises(ConfigError, match="a build of task graphs"),
+    ):
+        prop.decide(suite, prop.Kind.LABELS, "fahrenheit", "rejected", annotator="ann-1")
     assert not (suite / "language" / "proposals.json").exists()  # nothing half-written
 
 

@@ -128,6 +128,33 @@ def test_replay_succeeds_online_with_traces_and_graph_metrics(recorded, tmp_path
     ]
 
 
+def test_elderbench_eval_reads_the_phone_through_the_u2_server(
+    recorded, tmp_path, phone_port, virtual_server
+):
+    suite, demos = recorded
+    commands = virtual_server.device("virtual-1").commands
+    dumped: list[list[str]] = []
+    original = commands["uiautomator"]
+
+    def counted(inv):
+        dumped.append(list(inv.args))
+        return original(inv)
+
+    commands["uiautomator"] = counted
+    out = tmp_path / "run"
+    argv = ["eval", "--suite", str(suite), "--out", str(out), "--agent", "replay"]
+    argv += ["--device", "virtual-1", "--tasks", "font", "--demos", str(demos)]
+    assert elderbench_main([*argv, "--hierarchy", "u2"]) == 0
+    store = RunStore.open(out)
+    assert store.results()[0].success
+    assert store.info()["config"]["hierarchy"] == "u2"
+    steps = store.read_steps("font")
+    assert [s.node for s in steps] == ["start", "n1", "n2", "done"]
+    assert (store.trace_dir("font") / "0003.xml").read_text().startswith("<?xml")
+    assert dumped == []  # every hierarchy came from the u2 server, none from uiautomator dump
+    assert virtual_server.device("virtual-1").fs.read_bytes("/data/local/tmp/u2.jar")
+
+
 def test_replay_follows_the_graph_through_state_mapping(recorded, tmp_path, phone_port):
     suite, _ = recorded
     run_suite(online(suite, tmp_path / "run"))

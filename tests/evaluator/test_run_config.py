@@ -39,6 +39,7 @@ CHANGED = {
     "farm": FarmSettings(task_retries=0),
     "max_wait": 2.0,
     "record_screen": True,
+    "hierarchy": "u2",
 }
 BASE = {"suite": Path("suite"), "out": Path("run"), "agent": "replay"}
 
@@ -66,7 +67,7 @@ def test_every_recorded_field_survives_run_json_and_a_change_is_named_by_resume(
         config = RunConfig(**{**BASE, name: value})
         again = RunConfig.from_json(config.to_json())
         assert getattr(again, name) == getattr(config, name), name
-        if name not in ("out", "workers", "devices"):  # a resume may change where it runs
+        if name not in ("out", "workers", "devices", "hierarchy"):  # where and how it runs
             changes = resume_changes(RunConfig(**BASE).to_json(), config)
             assert any(c.startswith(FIELDS[name].name(name) + " ") for c in changes), changes
 

@@ -10,7 +10,9 @@ report.md/html. Settings are saved per workspace (settings.py).
 
 from __future__ import annotations
 
+import functools
 import logging
+from dataclasses import replace
 from pathlib import Path
 
 from PySide6.QtCore import QModelIndex, Qt, Signal, Slot
@@ -33,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from devices.hierarchy import DEFAULT_HIERARCHY
 from evaluator.errors import EvaluatorError
 from evaluator.language.failures import failure_analysis
 from evaluator.metrics import group_metrics, judge_agreement, judge_disagreements
@@ -95,6 +98,8 @@ class EvaluationPage(QWidget):
         super().__init__(parent)
         self.setObjectName("evaluationPage")
         self.connection = connection
+        # The Record tab's hierarchy tool, recorded in each new run's configuration.
+        self.hierarchy = connection.hierarchy if connection is not None else DEFAULT_HIERARCHY
         self.workspace: Workspace | None = None
         self.current_run: Path | None = None
         self.run: EvaluationRun | None = None
@@ -350,7 +355,7 @@ class EvaluationPage(QWidget):
             self.report_problem("Cannot start the run", str(exc))
             return
         self.save_settings()
-        self._launch(config)
+        self._launch(replace(config, hierarchy=self.hierarchy))
 
     def resume_run(self, run_dir: str | Path) -> None:
         """Continue an interrupted run in ``run_dir`` with the configuration it was made with."""
@@ -369,7 +374,11 @@ class EvaluationPage(QWidget):
             return  # the dialog says who holds a phone; waiting launches the run
         if self.run is not None:
             self.run.deleteLater()  # its thread has ended; free it with its worker
-        device_factory = self.connection.open_device if self.connection is not None else None
+        device_factory = (
+            functools.partial(self.connection.open_device, hierarchy=config.hierarchy)
+            if self.connection is not None
+            else None
+        )
         run = EvaluationRun(config, device_factory=device_factory, parent=self)
         run.run_started.connect(self._on_run_started)
         run.task_started.connect(self.live_view.on_task_started)

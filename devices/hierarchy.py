@@ -1,0 +1,44 @@
+"""Which tool dumps a phone's view hierarchy; the choice the studio and ``elderbench eval`` offer.
+
+- ``uiautomator``: the phone's own `uiautomator dump` (1-3 s a dump on real phones, and it
+  fails on screens that keep animating).
+- ``u2``: the uiautomator2 test server (``devices.u2``): pushed and started once, then a
+  dump is one call to it; far faster, and it does not wait for the screen to be idle.
+- ``auto``: ``u2``, and ``uiautomator`` for the rest of the session when the server cannot
+  start or answer (the reason is logged and kept in ``AndroidDevice.hierarchy_note``).
+
+Both give the same uiautomator XML. No adb here, so command-line parsers can import it.
+
+>>> check_hierarchy("U2")
+'u2'
+>>> check_hierarchy("fast")
+Traceback (most recent call last):
+...
+devices.errors.DeviceError: unknown hierarchy backend 'fast'; choose uiautomator, u2 or auto
+"""
+
+from __future__ import annotations
+
+from devices.errors import DeviceError
+
+UIAUTOMATOR = "uiautomator"
+U2 = "u2"
+AUTO = "auto"
+HIERARCHY_CHOICES: tuple[str, ...] = (UIAUTOMATOR, U2, AUTO)
+DEFAULT_HIERARCHY = UIAUTOMATOR
+HIERARCHY_HELP = (
+    "how the phone's view hierarchy is dumped: uiautomator (the phone's `uiautomator dump`), "
+    "u2 (the uiautomator2 server: faster, tolerates animation) or auto (u2, falling back to "
+    "uiautomator with the reason logged)"
+)
+
+
+def check_hierarchy(name: str) -> str:
+    """``name`` as one of HIERARCHY_CHOICES; DeviceError naming the choices otherwise."""
+    choice = str(name).strip().lower()
+    if choice not in HIERARCHY_CHOICES:
+        raise DeviceError(
+            f"unknown hierarchy backend {name!r}; choose {', '.join(HIERARCHY_CHOICES[:-1])} "
+            f"or {HIERARCHY_CHOICES[-1]}"
+        )
+    return choice
