@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.errors import EvaluatorError
-from evaluator.matching import PROFILES, match_edges
+from evaluator.matching import PROFILES, ScreenElements, match_edges
 from evaluator.offline import GraphContext
 from evaluator.records import StepRecord, TaskResult
 from evaluator.run_store import RunStore
@@ -54,8 +54,12 @@ def _edge_under(context: GraphContext, step: StepRecord, profile: str) -> str | 
     assert step.node is not None and step.action is not None
     action = Action.from_json(step.action)
     node = context.graph.node(step.node)
+    chosen = PROFILES[profile]
+    elements = (
+        ScreenElements.of_screen(context.screen(step.node)) if chosen.needs_elements else None
+    )
     match = match_edges(
-        context.out_edges(step.node), action, screen=node.screen, profile=PROFILES[profile]
+        context.out_edges(step.node), action, screen=node.screen, profile=chosen, elements=elements
     )
     return match.edge.id if match.edge else None
 
