@@ -51,14 +51,18 @@ def swipe_direction(
 ) -> SwipeDirection | None:
     """The finger's dominant direction in device pixels of ``screen`` (the action's own
     space when None); None when the swipe is shorter than ``min_fraction`` of the shorter
-    side, e.g. 100 px right and 150 px down on 1080x2400 is ``down``."""
+    side, e.g. 100 px right and 150 px down on 1080x2400 is ``down``.
+
+    The direction is ``Action.direction`` (the builder's rule for an edge) of the swipe the
+    device performs, in whole pixels: a demonstration repeated in ``[0,1000]`` comes back
+    to the very pixels it was recorded in, and an exact diagonal stays one.
+    """
     if action.type is not ActionType.SWIPE:
         return None
     space = screen or action.screen or NORMALIZED_SCREEN
-    on_device = action.rescaled(space)
-    if on_device.distance < min_fraction * min(space):
+    if action.rescaled(space).distance < min_fraction * min(space):
         return None
-    return on_device.direction
+    return action.to_device(space).direction
 
 
 def _to_bounds(x: float, y: float, b: Bounds) -> float:
