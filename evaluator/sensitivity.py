@@ -1,4 +1,4 @@
-"""How much a finished run's verdicts depend on the tap-tolerance convention.
+"""How much a finished run's verdicts depend on the matching profile.
 
 Every recorded step taken on a graph node is matched again under each other matching
 profile (``evaluator.matching.PROFILES``). A step is judged differently when another edge,

@@ -1,4 +1,4 @@
-"""A finished run matched again under every other tap-tolerance profile."""
+"""A finished run matched again under every other matching profile."""
 
 from __future__ import annotations
 
