@@ -12,7 +12,8 @@ Everything is measured in ``[0,1]`` of each axis (``[0,1000]`` / 1000):
   without one, the edge's own element; with none at all, only the distance counts;
 - swipe: the nearest of up, down, left, right by cosine in ``[0,1000]`` (a tie goes to
   the first in that order, so an exact diagonal is vertical), no minimum length; a swipe
-  that does not move has no direction and matches nothing;
+  that does not move has no direction and matches nothing; a swipe edge whose
+  demonstrations moved at most 0.04 is a click there and takes no swipe;
 - type: either text contains the other after ``lower().strip()``;
 - back, home and enter by button (keys by name), wait by type.
 """
@@ -36,6 +37,7 @@ from evaluator.matching.base import (
 from graph_builder.model import Action, ActionType, Bounds, MatchRule, SwipeDirection
 
 TAP_DISTANCE = 0.04
+TAP_MOVE = 0.04  # a gold gesture that moved no more is a click
 BOX_FACTOR = 1.2
 NEAREST = 5
 _AXES = (
@@ -104,8 +106,11 @@ class AndroidControlRules(StepRules):
             return self._tap(rule, action, view)
         if t is ActionType.SWIPE:
             direction = nearest_direction(agent_vector(action))
-            golds = {nearest_direction(gold_vector(a)) for a in shown_swipes(rule, shown)}
-            golds = golds or {rule.direction}
+            demonstrated = [gold_vector(a) for a in shown_swipes(rule, shown)]
+            swipes = [v for v in demonstrated if math.sqrt(v[0] ** 2 + v[1] ** 2) > TAP_MOVE]
+            if demonstrated and not swipes:
+                return None  # the benchmark sees the gold as a click
+            golds = {nearest_direction(v) for v in swipes} or {rule.direction}
             if direction is not None and direction in golds:
                 return RuleMatch(f"direction {direction.value}", (1, 0.0))
             return None

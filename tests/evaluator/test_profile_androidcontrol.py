@@ -107,3 +107,11 @@ CASES = [
 @pytest.mark.parametrize(("case", "verdict"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
 def test_the_androidcontrol_profile_gives_the_benchmarks_verdict(case, verdict):
     assert judged("androidcontrol", case) is verdict
+
+
+def test_a_swipe_edge_the_benchmark_sees_as_a_click_takes_no_swipe():
+    # demonstrated 41 px left and 82 px down on 1440x3200: 0.038 of the screen, a click
+    case = swiped(agent_swipe(500, 300, 500, 700), (968, 1482, 927, 1564), screen=(1440, 3200))
+    assert judged("androidcontrol", case) is False
+    longer = swiped(agent_swipe(500, 300, 500, 700), (968, 1482, 927, 1664), screen=(1440, 3200))
+    assert judged("androidcontrol", longer) is True
