@@ -27,8 +27,8 @@ from evaluator.matching.base import (
     RuleMatch,
     StepRules,
     StepView,
+    best_match,
     by_type,
-    first_match,
     gold_points,
     key_match,
     shown_swipes,
@@ -134,4 +134,4 @@ class AitwRules(StepRules):
             gap = _norm(touch, gold)
             if gap <= TAP_DISTANCE:
                 found.append(RuleMatch(f"within {gap:.4f} of the screen", (1, -gap)))
-        return first_match(found)
+        return best_match(found)

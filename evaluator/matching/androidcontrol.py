@@ -28,8 +28,8 @@ from evaluator.matching.base import (
     RuleMatch,
     StepRules,
     StepView,
+    best_match,
     by_type,
-    first_match,
     gold_points,
     key_match,
     shown_swipes,
@@ -145,4 +145,4 @@ class AndroidControlRules(StepRules):
             gap = math.sqrt(dx * dx + dy * dy)
             if gap <= TAP_DISTANCE:
                 found.append(RuleMatch(f"within {gap:.4f} of the point", (1, -gap)))
-        return first_match(found)
+        return best_match(found)

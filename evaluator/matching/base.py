@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import math
 import unicodedata
+from abc import ABC, abstractmethod
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -91,7 +92,7 @@ class StepView:
         return self.screen or action.screen or NORMALIZED_SCREEN
 
 
-class StepRules:
+class StepRules(ABC):
     """One benchmark's way of judging a step. Subclasses are frozen dataclasses."""
 
     #: whether ``judge`` reads ``StepView.elements`` (callers load them only then)
@@ -102,12 +103,12 @@ class StepRules:
         benchmark's own action types; by default ours, one to one)."""
         return rule_type is action.type
 
+    @abstractmethod
     def judge(
         self, rule: MatchRule, action: Action, view: StepView, shown: Sequence[Action] = ()
     ) -> RuleMatch | None:
         """Whether ``rule`` accepts ``action``; ``shown`` are the edge's demonstrated
         actions (its supports), for the benchmarks that read the gold's coordinates."""
-        raise NotImplementedError
 
     def fallback(self, edges: Sequence[Edge]) -> Edge | None:
         """The edge an action that no edge accepted follows anyway (None: it follows none)."""
@@ -194,7 +195,7 @@ def shown_swipes(rule: MatchRule, shown: Sequence[Action]) -> tuple[Action, ...]
     return tuple(a for a in shown if a.type is ActionType.SWIPE and a.direction is rule.direction)
 
 
-def first_match(matches: Iterable[RuleMatch | None]) -> RuleMatch | None:
+def best_match(matches: Iterable[RuleMatch | None]) -> RuleMatch | None:
     """The best of several matches (highest rank), or None."""
     found = [m for m in matches if m is not None]
     return max(found, key=lambda m: m.rank) if found else None

@@ -26,8 +26,8 @@ from evaluator.matching.base import (
     RuleMatch,
     StepRules,
     StepView,
+    best_match,
     by_type,
-    first_match,
     gold_points,
     key_match,
     shown_swipes,
@@ -120,4 +120,4 @@ class ColorBenchRules(StepRules):
             gap = math.sqrt((x - px) ** 2 + (y - py) ** 2)
             if gap < POINT_DISTANCE:
                 found.append(RuleMatch(f"within {gap:.1f} px of point", (1, -gap)))
-        return first_match(found)
+        return best_match(found)

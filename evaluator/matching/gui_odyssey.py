@@ -25,8 +25,8 @@ from evaluator.matching.base import (
     RuleMatch,
     StepRules,
     StepView,
+    best_match,
     by_type,
-    first_match,
     gold_points,
     key_match,
     shown_swipes,
@@ -78,7 +78,7 @@ class GuiOdysseyRules(StepRules):
                 gap = math.sqrt(dx * dx + dy * dy)
                 if gap <= CLICK_DISTANCE:
                     found.append(RuleMatch(f"within {gap:.4f} of the point", (1, -gap)))
-            return first_match(found)
+            return best_match(found)
         if t is ActionType.SWIPE:
             direction = converted_direction(action)
             golds: set[SwipeDirection | None] = {
