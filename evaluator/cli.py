@@ -97,7 +97,7 @@ def _add_eval(subparsers: Any) -> None:
         "--matching",
         choices=["elderbench", "aitw", "gui_odyssey", "androidcontrol", "colorbench"],
         default="elderbench",
-        help="tap tolerance convention (docs/evaluation.md, Matching profiles)",
+        help="ours or a benchmark's step rule (docs/evaluation.md, Matching profiles)",
     )
     ev.add_argument("--max-steps", type=int, help="override every task's max_steps")
     ev.add_argument(

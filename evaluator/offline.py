@@ -25,7 +25,13 @@ from typing import Any
 from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
 from evaluator.control import Control
 from evaluator.errors import AgentError, TaskSetupError
-from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
+from evaluator.matching import (
+    ELDERBENCH,
+    MatchingProfile,
+    ScreenElements,
+    match_edges,
+    profile_named,
+)
 from evaluator.progress import EpisodeScorer, GraphDistances
 from evaluator.records import StepRecord, TaskResult, agent_error_result, episode_result
 from evaluator.task_actions import (
@@ -354,11 +360,13 @@ def _graph_step(
     if action.type is ActionType.LAUNCH:
         match = match_launch(context.out_edges(node), graph, node, action.text or "", packages)
     else:
+        profile = settings.matching
         match = match_edges(
             context.out_edges(node),
             action,
             screen=graph.node(node).screen,
-            profile=settings.matching,
+            profile=profile,
+            elements=ScreenElements.of_screen(screen) if profile.needs_elements else None,
         )
     target = match.edge.target if match.edge else node
     correct, note = progress.step(node, target, followed=match.edge.target if match.edge else None)

@@ -29,7 +29,13 @@ from evaluator.clean_start import restore_clean_state
 from evaluator.control import Control
 from evaluator.errors import AgentError, DeviceActionError, DeviceLostError, TaskSetupError
 from evaluator.judges import Judge, JudgeEvidence, run_judges, task_verdict, usage
-from evaluator.matching import ELDERBENCH, EdgeMatch, MatchingProfile, match_edges
+from evaluator.matching import (
+    ELDERBENCH,
+    EdgeMatch,
+    MatchingProfile,
+    ScreenElements,
+    match_edges,
+)
 from evaluator.offline import GraphContext
 from evaluator.progress import EpisodeScorer
 from evaluator.records import (
@@ -264,8 +270,14 @@ def _match(
         return None, ""
     if seen.node is None:
         return None, "off-graph state"
+    # the shown screen: without its hierarchy when the dump could not be parsed
+    elements = ScreenElements.of_screen(seen.screen) if profile.needs_elements else None
     match = match_edges(
-        graph.out_edges(seen.node), action, screen=seen.capture.size, profile=profile
+        graph.out_edges(seen.node),
+        action,
+        screen=seen.capture.size,
+        profile=profile,
+        elements=elements,
     )
     return match, match.reason
 

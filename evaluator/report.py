@@ -482,7 +482,7 @@ def _matching_profiles(summary: RunSummary) -> list[Block]:
             (
                 "p",
                 f"Matched under {summary.matching}. The {scored} recorded steps on graph "
-                "nodes matched again under each other tap-tolerance convention: the steps it "
+                "nodes matched again under each other matching profile: the steps it "
                 "would judge otherwise, and the tasks whose episode would have gone another "
                 "way (at the first such step).",
             )

@@ -1,4 +1,4 @@
-"""How much a finished run's verdicts depend on the tap-tolerance convention.
+"""How much a finished run's verdicts depend on the matching profile.
 
 Every recorded step taken on a graph node is matched again under each other matching
 profile (``evaluator.matching.PROFILES``). A step is judged differently when another edge,
@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from evaluator.errors import EvaluatorError
-from evaluator.matching import PROFILES, match_edges
+from evaluator.matching import PROFILES, ScreenElements, match_edges
 from evaluator.offline import GraphContext
 from evaluator.records import StepRecord, TaskResult
 from evaluator.run_store import RunStore
@@ -54,8 +54,12 @@ def _edge_under(context: GraphContext, step: StepRecord, profile: str) -> str | 
     assert step.node is not None and step.action is not None
     action = Action.from_json(step.action)
     node = context.graph.node(step.node)
+    chosen = PROFILES[profile]
+    elements = (
+        ScreenElements.of_screen(context.screen(step.node)) if chosen.needs_elements else None
+    )
     match = match_edges(
-        context.out_edges(step.node), action, screen=node.screen, profile=PROFILES[profile]
+        context.out_edges(step.node), action, screen=node.screen, profile=chosen, elements=elements
     )
     return match.edge.id if match.edge else None
 
@@ -68,11 +72,25 @@ def _matchable(step: StepRecord) -> bool:
     )
 
 
+def _task_differences(
+    steps: Sequence[StepRecord], context: GraphContext, used: str, others: list[str]
+) -> list[tuple[int, list[str]]]:
+    """Each scored step of a task: its index and the profiles that judge it otherwise."""
+    out = []
+    for step in steps:
+        if not _matchable(step) or step.node not in context.distances.out:
+            continue
+        recorded = _edge_under(context, step, used)
+        out.append((step.index, [p for p in others if _edge_under(context, step, p) != recorded]))
+    return out
+
+
 def profile_sensitivity(
     store: RunStore, suite: Path, used: str, results: Sequence[TaskResult] | None = None
 ) -> dict[str, Divergence]:
     """For every profile other than ``used``: how many steps and tasks it judges otherwise.
-    Tasks whose graph no longer loads are left out."""
+    Tasks whose graph no longer loads, or one of whose node hierarchies (which some
+    profiles read) no longer parses, are left out."""
     results = store.results() if results is None else results
     others = [p for p in PROFILES if p != used]
     counts = {p: 0 for p in others}
@@ -81,17 +99,15 @@ def profile_sensitivity(
     for result in results:
         if result.gt_steps is None:
             continue
+        steps = store.read_steps(result.task_id)
         try:
             context = GraphContext.load(Path(suite) / result.task_id)
+            differing = _task_differences(steps, context, used, others)
         except (EvaluatorError, GraphBuilderError):
             continue
-        for step in store.read_steps(result.task_id):
-            if not _matchable(step) or step.node not in context.distances.out:
-                continue
+        for index, profiles in differing:
             scored += 1
-            recorded = _edge_under(context, step, used)
-            for p in others:
-                if _edge_under(context, step, p) != recorded:
-                    counts[p] += 1
-                    firsts[p].setdefault(result.task_id, step.index)
+            for p in profiles:
+                counts[p] += 1
+                firsts[p].setdefault(result.task_id, index)
     return {p: Divergence(p, counts[p], scored, firsts[p]) for p in others}

@@ -262,10 +262,16 @@ class Action:
 
     @property
     def direction(self) -> SwipeDirection | None:
-        """Dominant direction of a swipe's finger movement, in a square-normalized space."""
+        """Dominant direction of a swipe's finger movement, decided in the action's own space.
+
+        A demonstration's swipe is stored in its device's pixels, so this is the direction
+        on the glass; to judge another space's action the same way, rescale it to the
+        device first (``action.rescaled(screen).direction``), as the matcher does. A tie
+        (an exact diagonal, or no movement) is vertical.
+        """
         if self.type is not ActionType.SWIPE:
             return None
-        x1, y1, x2, y2 = self.normalized().segment()
+        x1, y1, x2, y2 = self.segment()
         dx, dy = x2 - x1, y2 - y1
         if abs(dy) >= abs(dx):
             return SwipeDirection.UP if dy < 0 else SwipeDirection.DOWN

@@ -1,6 +1,8 @@
-"""A finished run matched again under every other tap-tolerance profile."""
+"""A finished run matched again under every other matching profile."""
 
 from __future__ import annotations
+
+import dataclasses
 
 from evaluator.offline import GraphContext, Mode, OfflineSettings, run_offline
 from evaluator.report import write_report
@@ -83,3 +85,16 @@ def test_each_profile_counts_the_steps_and_tasks_it_would_judge_otherwise(tmp_pa
     assert summary.profile_sensitivity["colorbench"]["first"] == {"far": 0}
     md, _ = write_report(tmp_path / "run", summary=summary)
     assert "| androidcontrol | 1 | 1 | near@0 |" in md.read_text()
+
+
+def test_a_task_whose_node_hierarchy_no_longer_parses_is_left_out(tmp_path):
+    # aitw and androidcontrol read the node's elements: an unreadable dump cannot be judged
+    store, suite = run_folder(tmp_path, {"far": (560, 500), "near": (545, 500)})
+    broken = graph("far")
+    start = dataclasses.replace(broken.nodes[0], hierarchy="nodes/start.xml")
+    save_graph(dataclasses.replace(broken, nodes=(start, broken.nodes[1])), suite / "far")
+    (suite / "far" / "nodes").mkdir(exist_ok=True)
+    (suite / "far" / "nodes" / "start.xml").write_text("not a dump", encoding="utf-8")
+    found = profile_sensitivity(store, suite, "elderbench")
+    assert {d.scored_steps for d in found.values()} == {1}
+    assert found["androidcontrol"].first == {"near": 0} and found["aitw"].first == {}

@@ -93,10 +93,14 @@ def test_swipe_direction_follows_the_finger(end, direction):
     assert swipe.direction is SwipeDirection(direction)
 
 
-def test_direction_is_judged_in_square_space_not_pixels():
-    # 300 px right and 400 px down on a tall screen is further right than down in [0,1000].
+def test_direction_is_judged_in_the_actions_own_pixels():
+    # 300 px right and 400 px down on a tall screen is down on the glass, though it is
+    # further right than down in [0,1000] (the matcher decides in pixels too).
     swipe = Action.swipe(100, 100, 400, 500, screen=SCREEN)
-    assert swipe.direction is SwipeDirection.RIGHT
+    assert swipe.direction is SwipeDirection.DOWN
+    assert swipe.normalized().direction is SwipeDirection.RIGHT
+    # an exact diagonal is vertical
+    assert Action.swipe(100, 100, 500, 500, screen=SCREEN).direction is SwipeDirection.DOWN
 
 
 @pytest.mark.parametrize(

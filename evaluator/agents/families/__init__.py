@@ -370,7 +370,7 @@ def read_reply(family: str, text: str, screen: Size, sent: Size | None = None) -
                 x2=int(device.x2),
                 y2=int(device.y2),
                 norm2=[round(norm.x2, 1), round(norm.y2, 1)],
-                direction=str(action.direction),
+                direction=str(device.direction),  # on the glass, as the matcher decides
             )
     if action.text is not None:
         out["text"] = action.text
