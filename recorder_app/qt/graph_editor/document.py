@@ -39,13 +39,15 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import TaskGraph
 from graph_builder.validate import Problem, validate_graph
 from recorder_app.errors import StudioError, explain_os_error
-from recorder_app.qt.graph_editor.commands import EditCommand
+from recorder_app.qt.graph_editor.commands import EditCommand, MoveNodesCommand
+from recorder_app.qt.graph_editor.layout import NodePlaces, Point
 from recorder_app.qt.graph_editor.sources import ScreenSources
 
 
 class GraphDocument(QObject):
     opened = Signal()  # another graph (or none) is now being edited
     graph_changed = Signal()  # the graph was edited, undone, redone or reloaded
+    nodes_moved = Signal()  # only where nodes are drawn changed
     saved = Signal(str)  # path of graph.json
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -56,6 +58,7 @@ class GraphDocument(QObject):
         self._problems: tuple[TaskGraph, list[Problem]] | None = None
         self.task_dir: Path | None = None
         self.sources: ScreenSources | None = None
+        self.places = NodePlaces()  # where each node is drawn, kept while the graph is open
 
     # -- state
 
@@ -70,7 +73,10 @@ class GraphDocument(QObject):
 
     @property
     def modified(self) -> bool:
-        return self._graph is not None and not self.undo_stack.isClean()
+        """Whether the graph differs from the one saved (moving nodes changes nothing saved)."""
+        if self._graph is None or self.undo_stack.isClean():
+            return False
+        return self._graph is not self._saved
 
     def problems(self) -> list[Problem]:
         """Validation problems of the current graph (computed once per version)."""
@@ -87,6 +93,7 @@ class GraphDocument(QObject):
         task_dir = Path(task_dir)
         graph = io.load_graph(task_dir)
         self.undo_stack.clear()
+        self.places.clear()
         self.task_dir = task_dir
         self.sources = ScreenSources(task_dir, demos_root, graph.task_id)
         self._graph = self._saved = graph
@@ -96,6 +103,7 @@ class GraphDocument(QObject):
 
     def close(self) -> None:
         self.undo_stack.clear()
+        self.places.clear()
         self._graph = self._saved = None
         self.task_dir = None
         self.sources = None
@@ -119,6 +127,18 @@ class GraphDocument(QObject):
                 self.apply(edit)
         finally:
             self.undo_stack.endMacro()
+
+    def move(self, moves: dict[str, Point]) -> None:
+        """Draw nodes elsewhere, as one undoable step (nothing in the graph changes)."""
+        before = {i: p for i in moves if (p := self.places.position(i)) is not None}
+        after = {i: p for i, p in moves.items() if i in before and p != before[i]}
+        if after:
+            self.undo_stack.push(MoveNodesCommand(self, {i: before[i] for i in after}, after))
+
+    def move_nodes(self, positions: dict[str, Point]) -> None:
+        """Install node positions; only the move command calls this."""
+        self.places.move(positions)
+        self.nodes_moved.emit()
 
     def revert(self) -> None:
         """Forget unsaved edits: reload the graph as it is on disk."""

@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QListWidgetItem,
     QPushButton,
     QScrollArea,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -43,6 +44,8 @@ log = logging.getLogger(__name__)
 PAIR_ROLE = Qt.ItemDataRole.UserRole  # index into the review's possible merges
 SHOT_WIDTH = 120
 PAIRS_MIN_HEIGHT = 90
+PAIRS_MIN_ROWS = 4  # the list always shows at least this many pairs
+SHOT_MIN_HEIGHT = 60
 ACCEPT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_A)
 REJECT_KEYS = (Qt.Key.Key_R, Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
 
@@ -179,25 +182,40 @@ class PossibleMergesPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.reject_button)
-        self.pairs.setMinimumHeight(PAIRS_MIN_HEIGHT)
-        body = QWidget()
-        inner = QVBoxLayout(body)
+        # Room for a few pairs whatever the height: the pictures of the current pair
+        # scroll below, the list and the decision buttons do not.
+        line = self.pairs.fontMetrics().lineSpacing()
+        self.pairs.setMinimumHeight(max(PAIRS_MIN_HEIGHT, PAIRS_MIN_ROWS * (line + 8)))
+        details = QWidget()
+        inner = QVBoxLayout(details)
         inner.setContentsMargins(0, 0, 0, 0)
-        inner.addWidget(self.annotator_edit)
-        inner.addWidget(self.pairs, 1)
         inner.addLayout(shots)
         inner.addWidget(self.reason)
-        inner.addLayout(buttons)
         inner.addWidget(self.checks)
-        # Scrolled, so the panel never makes the window taller than the screen.
+        inner.addStretch(1)
         scroll = QScrollArea()
+        scroll.setObjectName("possibleMergeDetails")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(body)
+        scroll.setWidget(details)
+        scroll.setMinimumHeight(SHOT_MIN_HEIGHT)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        list_box = QWidget()
+        list_layout = QVBoxLayout(list_box)
+        list_layout.setContentsMargins(0, 0, 0, 0)
+        list_layout.addWidget(self.pairs, 1)
+        list_layout.addLayout(buttons)
+        split.addWidget(list_box)
+        split.addWidget(scroll)
+        split.setStretchFactor(0, 3)
+        split.setStretchFactor(1, 2)
+        self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.annotator_edit)
+        layout.addWidget(split, 1)
 
     # -- listing
 

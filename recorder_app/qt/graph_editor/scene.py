@@ -38,13 +38,14 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder.model import ActionType, Edge, NodeKind, SwipeDirection, TaskGraph
-from recorder_app.qt.graph_editor.layout import layered_layout
+from recorder_app.qt.graph_editor.layout import Point, Size, Spacing, layered_positions
 
 THUMB_WIDTH = 160.0  # wide enough to read a phone screen's text at 100 %
 MAX_THUMB_HEIGHT = 360.0
 COLUMN_GAP = 230.0
 ROW_GAP = 70.0
 HEADER = 20.0
+LABEL_PX = 13  # node titles and edge captions; Fit never shrinks them below READABLE_PX
 
 KIND_COLORS = {
     NodeKind.START: QColor("#2563eb"),
@@ -61,6 +62,16 @@ def node_size(screen: tuple[int, int]) -> tuple[float, float]:
     """Thumbnail size for a screen: fixed width, the screen's aspect, capped height."""
     height = THUMB_WIDTH * screen[1] / max(screen[0], 1)
     return THUMB_WIDTH, min(height, MAX_THUMB_HEIGHT)
+
+
+def node_sizes(graph: TaskGraph) -> dict[str, Size]:
+    return {n.id: node_size(n.screen) for n in graph.nodes}
+
+
+def spacing_for(sizes: Mapping[str, Size]) -> Spacing:
+    """The grid of the layered layout; new nodes keep off others by a header and a port."""
+    row = max((h for _, h in sizes.values()), default=0) + HEADER + ROW_GAP
+    return Spacing(column=THUMB_WIDTH + COLUMN_GAP, row=row, margin=HEADER + 2 * PortItem.RADIUS)
 
 
 def edge_caption(edge: Edge, target: str = "") -> str:
@@ -184,7 +195,7 @@ GLYPHS: dict[ActionType, Callable[[QPainter, QPointF, float, SwipeDirection | No
 
 def _caption_font() -> QFont:
     font = QFont()
-    font.setPixelSize(11)
+    font.setPixelSize(LABEL_PX)
     return font
 
 
@@ -254,7 +265,7 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QPen(color, width))
         painter.drawRect(frame)
         font = QFont(painter.font())
-        font.setPixelSize(12)
+        font.setPixelSize(LABEL_PX)
         if kind is not NodeKind.STATE:  # a ribbon across the bottom says START or DONE
             ribbon = QRectF(frame.left(), frame.bottom() - 20, frame.width(), 20)
             painter.fillRect(ribbon, color)
@@ -365,7 +376,7 @@ class EdgeItem(QGraphicsItem):
         caption_w = 0.0
         if self._caption:
             caption_w = min(
-                QFontMetricsF(_caption_font()).horizontalAdvance(self._caption) + 8, 120.0
+                QFontMetricsF(_caption_font()).horizontalAdvance(self._caption) + 8, 130.0
             )
         c = self._glyph_center  # the badge is centred on the line, the glyph at its left
         width = 2 * r + 6 + caption_w
@@ -501,11 +512,16 @@ class GraphScene(QGraphicsScene):
         node_problems: Mapping[str, str] | None = None,
         edge_problems: Mapping[str, str] | None = None,
         captions: Mapping[str, str] | None = None,
+        positions: Mapping[str, Point] | None = None,
+        *,
+        keep_extent: bool = False,
     ) -> None:
         """Rebuild every item; the selection is kept by id.
 
-        ``pictures`` per node id, problems (one line) per node or edge id, and
-        ``captions`` naming what each edge's action touched.
+        ``pictures`` per node id, problems (one line) per node or edge id,
+        ``captions`` naming what each edge's action touched, and ``positions`` the
+        top-left of each node (the layered layout when not given). With
+        ``keep_extent`` the scene rect only grows, so an edit never scrolls the view.
         """
         selected_nodes, selected_edges = self.selected_node_ids(), self.selected_edge_ids()
         self.blockSignals(True)
@@ -515,7 +531,16 @@ class GraphScene(QGraphicsScene):
         self._drag_line = None
         self._drag_source = None
         if graph is not None:
-            self._build(graph, pictures, node_problems or {}, edge_problems or {}, captions or {})
+            if positions is None:
+                positions = layered_positions(graph, spacing_for(node_sizes(graph)))
+            self._build(
+                graph,
+                pictures,
+                node_problems or {},
+                edge_problems or {},
+                captions or {},
+                positions,
+            )
         for node_id in selected_nodes:
             if node_id in self._nodes:
                 self._nodes[node_id].setSelected(True)
@@ -524,7 +549,10 @@ class GraphScene(QGraphicsScene):
                 self._edges[edge_id].setSelected(True)
         self.blockSignals(False)
         margin = 80
-        self.setSceneRect(self.itemsBoundingRect().adjusted(-margin, -margin, margin, margin))
+        rect = self.itemsBoundingRect().adjusted(-margin, -margin, margin, margin)
+        if keep_extent and graph is not None:  # only grows: the view does not jump
+            rect = rect.united(self.sceneRect())
+        self.setSceneRect(rect)
         self.selectionChanged.emit()
 
     def _build(
@@ -534,17 +562,15 @@ class GraphScene(QGraphicsScene):
         node_problems: Mapping[str, str],
         edge_problems: Mapping[str, str],
         captions: Mapping[str, str],
+        positions: Mapping[str, Point],
     ) -> None:
-        slots = layered_layout(graph)
-        sizes = {n.id: node_size(n.screen) for n in graph.nodes}
-        row_height = max((h for _, h in sizes.values()), default=0) + HEADER + ROW_GAP
+        sizes = node_sizes(graph)
         for node in graph.nodes:
             count = len(node.members)
             title = f"{node.id} · {count} screen{'s' if count != 1 else ''}"
             look = NodeLook(node.kind, title, sizes[node.id], node_problems.get(node.id, ""))
             item = NodeItem(node.id, look, pictures.get(node.id))
-            column, row = slots[node.id]
-            item.setPos(column * (THUMB_WIDTH + COLUMN_GAP), row * row_height)
+            item.setPos(*positions[node.id])
             self.addItem(item)
             self._nodes[node.id] = item
         pairs: dict[tuple[str, str], list[Edge]] = {}
