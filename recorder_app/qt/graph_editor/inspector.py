@@ -161,6 +161,9 @@ class NodeInspector(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(1, 1)
+        # No pane may be dragged down to a nameless sliver; the inspector scrolls instead.
+        for one in (splitter, *self.hierarchy_view.findChildren(QSplitter)):
+            one.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
