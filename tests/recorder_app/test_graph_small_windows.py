@@ -40,9 +40,7 @@ def shown_within(widget: QWidget, page: QWidget) -> bool:
     return page.rect().contains(rect)
 
 
-def test_at_1024x700_every_graph_action_is_reachable_and_the_page_fits(
-    qtbot, settings, ws
-) -> None:  # type: ignore[no-untyped-def]
+def test_at_1024x700_every_graph_action_is_reachable_and_the_page_fits(qtbot, settings, ws) -> None:  # type: ignore[no-untyped-def]
     window = make_window(qtbot, settings)
     window.open_workspace(ws.root)
     page = window.pages["graphs"]
