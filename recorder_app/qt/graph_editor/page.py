@@ -361,6 +361,7 @@ class GraphEditorPage(QWidget):
     def shutdown(self) -> None:
         # A build swaps the task folder in atomically; let it finish rather than cut it.
         self.build_pool.waitForDone(60_000)
+        self.merges.pool.waitForDone(10_000)  # comparisons only read; a short wait
 
     # -- opening
 
