@@ -6,7 +6,9 @@ Every edit is a graph_builder edit on the document's undo stack; building runs i
 worker thread and reports what happened to the manual decisions.
 
 Shortcuts (active while the tab is shown): Delete, M merge, D toggle DONE, S set START,
-F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build.
+F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build; in the graph,
+arrows select the nearest screen that way (Shift adds it) and Alt+arrows move the
+selected screens. Nodes keep their places while the graph is open (``layout.NodePlaces``).
 """
 
 from __future__ import annotations
@@ -192,7 +194,12 @@ class GraphEditorPage(QWidget):
         self.start_action = make(
             "Set START", ["S"], self.set_start, "Make the selected screen the START node"
         )
-        self.fit_action = make("Fit", ["F"], self.view.fit_all, "Show the whole graph")
+        self.fit_action = make(
+            "Fit",
+            ["F"],
+            self.view.fit_all,
+            "Show the whole graph, or from START as much as fits with readable labels",
+        )
         self.zoom_in_action = make(
             "Zoom in", ["+", "=", "Ctrl++"], self.view.zoom_in, "Zoom in (or Ctrl+wheel)"
         )
@@ -947,6 +954,8 @@ class GraphEditorPage(QWidget):
                 "Select a screen to see its members, hierarchy and similarity, or an edge "
                 "to see and edit its matching rule.\n\nCtrl+click selects several screens "
                 "to merge. Drag from a screen's yellow handle to another screen to add an edge."
+                "\n\nIn the graph, arrows select the nearest screen that way (Shift adds it) "
+                "and Alt+arrows move the selected screens."
             )
         self._update_actions()
 
