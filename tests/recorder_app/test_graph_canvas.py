@@ -19,6 +19,7 @@ from tests.recorder_app.test_graph_editor import (  # noqa: F401  (pytest fixtur
     click_node,
     graph_of,
     page,
+    rebuild,
     template,
     ws,
 )
@@ -166,7 +167,7 @@ def test_alt_arrows_move_the_selected_screens_as_one_undo_step(qtbot, page) -> N
         i: before[i] for i in ("start", "n2", "done")
     }
     assert sorted(page.scene.selected_node_ids()) == ["n1", "n3"]
-    assert not page.document.modified  # only where they are drawn changed
+    assert page.document.modified and page.document.graph == io.load_graph(page.document.task_dir)
     assert page.undo_action.text() == "Undo move n1, n3"
     page.undo_action.trigger()
     assert positions(page) == before  # the four nudges were one step
@@ -180,6 +181,40 @@ def test_alt_arrows_move_the_selected_screens_as_one_undo_step(qtbot, page) -> N
         Qt.KeyboardModifier.ShiftModifier,
     )
     assert positions(page)["n1"] == (after["n1"][0] - 50, after["n1"][1])
+
+
+def test_moved_screens_are_saved_and_come_back_when_the_graph_is_reopened(qtbot, page, ws) -> None:  # type: ignore[no-untyped-def]
+    graph_file = page.document.task_dir / io.GRAPH_FILE
+    saved_graph = graph_file.read_bytes()
+    page.scene.select(["n3"])
+    page.view.setFocus()
+    press(qtbot, page, Qt.Key.Key_Down, Qt.KeyboardModifier.AltModifier)
+    moved = positions(page)
+    assert page.save()
+    assert graph_file.read_bytes() == saved_graph  # the graph itself did not change
+    layout = io.load_layout(page.document.task_dir)
+    assert layout is not None and {p.node_id for p in layout.places} == set(moved)
+    page.document.close()
+    assert page.scene.node_ids() == []
+    assert page.open_task(page.tasks.current_entry().task_dir)
+    assert positions(page) == moved
+    # A rebuild keeps the file; the rebuilt graph's nodes stay where they were.
+    report, _ = rebuild(qtbot, page)
+    assert report.written and io.load_layout(page.document.task_dir) == layout
+    assert positions(page) == moved
+
+
+def test_an_unreadable_layout_file_is_laid_out_afresh_and_replaced_on_save(qtbot, page) -> None:  # type: ignore[no-untyped-def]
+    before = positions(page)
+    task = page.document.task_dir
+    (task / io.LAYOUT_FILE).write_text("{ not json")
+    page.document.close()
+    assert page.open_task(task)
+    assert positions(page) == before  # the layered layout, as at first
+    page.scene.select(["n3"])
+    assert page.nudge_selected(0, 50)
+    assert page.save()
+    assert io.load_layout(task) is not None
 
 
 def test_an_edge_follows_a_moved_screen(qtbot, page) -> None:  # type: ignore[no-untyped-def]

@@ -26,6 +26,7 @@ document says so with ``graph_changed``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -42,6 +43,8 @@ from recorder_app.errors import StudioError, explain_os_error
 from recorder_app.qt.graph_editor.commands import EditCommand, MoveNodesCommand
 from recorder_app.qt.graph_editor.layout import NodePlaces, Point
 from recorder_app.qt.graph_editor.sources import ScreenSources
+
+log = logging.getLogger(__name__)
 
 
 class GraphDocument(QObject):
@@ -73,10 +76,8 @@ class GraphDocument(QObject):
 
     @property
     def modified(self) -> bool:
-        """Whether the graph differs from the one saved (moving nodes changes nothing saved)."""
-        if self._graph is None or self.undo_stack.isClean():
-            return False
-        return self._graph is not self._saved
+        """Edits (of the graph or of where its nodes are drawn) that are not saved."""
+        return self._graph is not None and not self.undo_stack.isClean()
 
     def problems(self) -> list[Problem]:
         """Validation problems of the current graph (computed once per version)."""
@@ -94,6 +95,13 @@ class GraphDocument(QObject):
         graph = io.load_graph(task_dir)
         self.undo_stack.clear()
         self.places.clear()
+        try:
+            layout = io.load_layout(task_dir)
+        except GraphBuilderError as exc:  # only positions: lay the graph out afresh
+            log.warning("%s; the graph is laid out afresh, and saving replaces the file", exc)
+            layout = None
+        if layout is not None:
+            self.places.load(layout)
         self.task_dir = task_dir
         self.sources = ScreenSources(task_dir, demos_root, graph.task_id)
         self._graph = self._saved = graph
@@ -129,7 +137,7 @@ class GraphDocument(QObject):
             self.undo_stack.endMacro()
 
     def move(self, moves: dict[str, Point]) -> None:
-        """Draw nodes elsewhere, as one undoable step (nothing in the graph changes)."""
+        """Draw nodes elsewhere, as one undoable step (saved in layout.json with the graph)."""
         before = {i: p for i in moves if (p := self.places.position(i)) is not None}
         after = {i: p for i, p in moves.items() if i in before and p != before[i]}
         if after:
@@ -210,6 +218,9 @@ class GraphDocument(QObject):
                         self.task_dir, graph, self.sources.demos_root, drawable
                     )
                 path = io.save_graph(graph, self.task_dir)
+                layout = self.places.layout_of(graph)
+                if layout.places:  # the graph has been drawn (not a headless save)
+                    io.save_layout(layout, self.task_dir)
         except OSError as exc:
             raise StudioError(explain_os_error(exc)) from exc
         except GraphBuilderError as exc:

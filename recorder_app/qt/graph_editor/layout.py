@@ -1,7 +1,8 @@
 """Where each node goes on the canvas: columns by depth from START, rows within a column.
 
-A graph is laid out once, when it is opened; after that ``NodePlaces`` keeps every node
-where it is and puts new ones beside their neighbours. No Qt here.
+A graph is laid out once, the first time it is opened; after that ``NodePlaces`` keeps
+every node where it is (saved in ``layout.json`` with the graph) and puts new ones beside
+their neighbours. No Qt here.
 
 >>> from importlib.resources import files
 >>> from graph_builder.io import load_graph
@@ -16,7 +17,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from graph_builder.model import MemberRef, Node, TaskGraph
+from graph_builder.model import GraphLayout, MemberRef, Node, NodePlace, TaskGraph
 
 
 def depths(graph: TaskGraph) -> dict[str, int]:
@@ -143,7 +144,7 @@ class NodePlaces:
     Nodes keep their spot; a node that was not there before goes beside the node that
     held its screens (a split), else right of a predecessor, else left of a successor,
     on free space. Spots of nodes that left the graph are remembered, so undo puts a
-    node back where it was.
+    node back where it was; ``load`` and ``layout_of`` read and give the saved places.
 
     >>> from importlib.resources import files
     >>> from graph_builder.edits import SplitMembers
@@ -166,6 +167,21 @@ class NodePlaces:
     def clear(self) -> None:
         self.spots.clear()
         self.fresh = []
+
+    def load(self, layout: GraphLayout) -> None:
+        """Start from saved places (``layout.json``)."""
+        self.clear()
+        for p in layout.places:
+            self.spots[p.node_id] = Spot(p.x, p.y, frozenset(p.members))
+
+    def layout_of(self, graph: TaskGraph) -> GraphLayout:
+        """The places of ``graph``'s nodes, to save (nodes not placed yet are left out)."""
+        places = []
+        for node in graph.nodes:
+            spot = self.spots.get(node.id)
+            if spot is not None and spot.holds_same_screens(node):
+                places.append(NodePlace(node.id, spot.x, spot.y, node.members))
+        return GraphLayout(graph.task_id, tuple(places))
 
     def position(self, node_id: str) -> Point | None:
         spot = self.spots.get(node_id)
@@ -196,7 +212,8 @@ class NodePlaces:
             self._place_fresh(graph, fresh, placed, sizes, spacing)
             self.fresh = [n.id for n in fresh]
         for node in graph.nodes:
-            x, y = placed[node.id]
+            x, y = (float(round(v)) for v in placed[node.id])  # whole pixels: saved exactly
+            placed[node.id] = (x, y)
             self.spots[node.id] = Spot(x, y, frozenset(node.members))
         return placed
 

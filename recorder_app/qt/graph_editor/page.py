@@ -8,7 +8,7 @@ worker thread and reports what happened to the manual decisions.
 Shortcuts (active while the tab is shown): Delete, M merge, D toggle DONE, S set START,
 F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build; in the graph,
 arrows select the nearest screen that way (Shift adds it) and Alt+arrows move the
-selected screens. Nodes keep their places while the graph is open (``layout.NodePlaces``).
+selected screens. Nodes keep their places (``layout.NodePlaces``, saved in layout.json).
 """
 
 from __future__ import annotations
