@@ -7,7 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from PySide6.QtCore import QPoint, QPointF, QRect, QRectF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRect, QRectF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
 
 from graph_builder import io
 from graph_builder.edits import MergeNodes
@@ -215,6 +217,42 @@ def test_an_unreadable_layout_file_is_laid_out_afresh_and_replaced_on_save(qtbot
     assert page.nudge_selected(0, 50)
     assert page.save()
     assert io.load_layout(task) is not None
+
+
+def test_a_screen_dragged_with_the_mouse_moves_its_edges_and_undoes_in_one_step(
+    qtbot, page
+) -> None:  # type: ignore[no-untyped-def]
+    before = positions(page)
+    edge = next(e for e in graph_of(page).edges if e.target == "n3")
+    path_before = page.scene.edge_item(edge.id).sceneBoundingRect()
+    item = page.scene.node_item("n3")
+    page.view.centerOn(item)
+    viewport = page.view.viewport()
+    start = page.view.mapFromScene(item.sceneBoundingRect().center())
+    end = start + QPoint(80, 60)
+    qtbot.mousePress(viewport, Qt.MouseButton.LeftButton, pos=start)
+    for k in range(1, 5):  # in steps, as a hand moves
+        event = QMouseEvent(
+            QEvent.Type.MouseMove,
+            QPointF(start + (end - start) * k / 4),
+            QPointF(viewport.mapToGlobal(start + (end - start) * k / 4)),
+            Qt.MouseButton.NoButton,
+            Qt.MouseButton.LeftButton,
+            Qt.KeyboardModifier.NoModifier,
+        )
+        QApplication.sendEvent(viewport, event)
+    # the edge follows while the screen is dragged
+    assert page.scene.edge_item(edge.id).sceneBoundingRect() != path_before
+    qtbot.mouseRelease(viewport, Qt.MouseButton.LeftButton, pos=end)
+    qtbot.waitUntil(lambda: page.document.undo_stack.canUndo())
+    after = positions(page)
+    zoom = page.view.zoom
+    assert after["n3"][0] == pytest.approx(before["n3"][0] + 80 / zoom, abs=2 / zoom + 1)
+    assert after["n3"][1] == pytest.approx(before["n3"][1] + 60 / zoom, abs=2 / zoom + 1)
+    assert {i: after[i] for i in before if i != "n3"} == {i: before[i] for i in before if i != "n3"}
+    assert page.undo_action.text() == "Undo move n3"
+    page.undo_action.trigger()
+    assert positions(page) == before
 
 
 def test_an_edge_follows_a_moved_screen(qtbot, page) -> None:  # type: ignore[no-untyped-def]

@@ -340,6 +340,8 @@ class GraphEditorPage(QWidget):
         self.scene.edge_drawn.connect(self._on_edge_drawn)
         self.view.selection_stepped.connect(self.step_selection)
         self.view.nudged.connect(self.nudge_selected)
+        # queued: the scene redraws after the drag's release has been handled
+        self.scene.nodes_dragged.connect(self._on_nodes_dragged, Qt.ConnectionType.QueuedConnection)
         self.problems.node_clicked.connect(self._on_problem_node_clicked)
         self.problems.edge_clicked.connect(self._on_problem_edge_clicked)
         self.inspector.node.edit_requested.connect(self._on_edit_requested)
@@ -974,6 +976,13 @@ class GraphEditorPage(QWidget):
     @Slot(str)
     def _on_redo_text_changed(self, text: str) -> None:
         self.redo_action.setText(f"Redo {text}" if text else "Redo")
+
+    @Slot(dict)
+    def _on_nodes_dragged(self, moves: dict[str, tuple[float, float]]) -> None:
+        if self._build_job is None and self.document.graph is not None:
+            self.document.move(moves)
+        else:  # not now: put them back
+            self._on_graph_changed()
 
     @Slot(str, str)
     def _on_edge_drawn(self, source: str, target: str) -> None:

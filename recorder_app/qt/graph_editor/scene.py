@@ -1,12 +1,14 @@
 """The graph drawn: screenshot thumbnails left to right by depth from START, edges between.
 
-Node items hold a node id, edge items an edge id; the scene is rebuilt from the model on
+Node items hold a node id, edge items an edge id; the scene is redrawn from the model on
 every change (task graphs have tens of nodes, not thousands). A glyph on each edge says
 what the action is: a dot for a tap, a ringed dot for a long press, an arrow for a swipe,
 "T" and the text for typing, and icons for back, home and wait.
 
 Drag from a node's handle (the circle on its right side), or Shift+drag a node, onto
-another node to ask for a new edge: the scene emits ``edge_drawn(source, target)``.
+another node to ask for a new edge: the scene emits ``edge_drawn(source, target)``. Drag a
+node to move it: its edges follow, and on release the scene emits ``nodes_dragged`` (the
+page makes the move an undoable step). Where nodes go is the caller's (``positions``).
 """
 
 from __future__ import annotations
@@ -216,13 +218,25 @@ class NodeItem(QGraphicsItem):
         self.look = look
         self._picture = picture
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
         tip = f"{look.title}\n{look.problem}" if look.problem else look.title
-        self.setToolTip(tip + "\nDrag the handle on the right onto another screen to add an edge")
+        self.setToolTip(
+            tip + "\nDrag to move it (Alt+arrows too) · drag the handle on the right onto "
+            "another screen to add an edge"
+        )
         self.port = PortItem(self)
         w, h = look.size
         self.port.setPos(w + 4, h / 2)
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802 - Qt's name
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            scene = self.scene()
+            if isinstance(scene, GraphScene):
+                scene.node_dragging(self.node_id)
+        return super().itemChange(change, value)
 
     @property
     def has_picture(self) -> bool:
@@ -337,6 +351,8 @@ class EdgeItem(QGraphicsItem):
     ) -> None:
         super().__init__()
         self.edge_id = edge.id
+        self.source_id, self.target_id = edge.source, edge.target
+        self.pair_index = 0.0  # among the edges between the same two nodes, centred on 0
         self.action_type = edge.rule.action_type
         self.direction = edge.rule.direction
         self._path = path
@@ -358,6 +374,13 @@ class EdgeItem(QGraphicsItem):
     @property
     def badge(self) -> QRectF:
         return self._badge
+
+    def set_path(self, path: QPainterPath) -> None:
+        """Follow a node being dragged (the badge goes to the middle; placed on release)."""
+        self.prepareGeometryChange()
+        self._path = path
+        self._glyph_center = path.pointAtPercent(0.5)
+        self._badge = self._badge_rect()
 
     def place_badge(self, obstacles: list[QRectF]) -> None:
         """Slide the badge along the edge to where it hides the least, nearest the middle."""
@@ -494,6 +517,7 @@ def _edge_path(
 
 class GraphScene(QGraphicsScene):
     edge_drawn = Signal(str, str)  # source node id, target node id
+    nodes_dragged = Signal(dict)  # node id -> new top-left, when a mouse drag ends
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -502,6 +526,8 @@ class GraphScene(QGraphicsScene):
         self._edges: dict[str, EdgeItem] = {}
         self._drag_source: str | None = None
         self._drag_line: QGraphicsLineItem | None = None
+        self._drawn_at: dict[str, Point] = {}  # where show_graph put each node
+        self._building = False
 
     # -- content
 
@@ -525,9 +551,11 @@ class GraphScene(QGraphicsScene):
         """
         selected_nodes, selected_edges = self.selected_node_ids(), self.selected_edge_ids()
         self.blockSignals(True)
+        self._building = True
         self.clear()
         self._nodes.clear()
         self._edges.clear()
+        self._drawn_at.clear()
         self._drag_line = None
         self._drag_source = None
         if graph is not None:
@@ -547,6 +575,7 @@ class GraphScene(QGraphicsScene):
         for edge_id in selected_edges:
             if edge_id in self._edges:
                 self._edges[edge_id].setSelected(True)
+        self._building = False
         self.blockSignals(False)
         margin = 80
         rect = self.itemsBoundingRect().adjusted(-margin, -margin, margin, margin)
@@ -573,6 +602,7 @@ class GraphScene(QGraphicsScene):
             item.setPos(*positions[node.id])
             self.addItem(item)
             self._nodes[node.id] = item
+            self._drawn_at[node.id] = (item.pos().x(), item.pos().y())
         pairs: dict[tuple[str, str], list[Edge]] = {}
         for edge in graph.edges:
             if edge.source in self._nodes and edge.target in self._nodes:
@@ -583,13 +613,36 @@ class GraphScene(QGraphicsScene):
         for (source, target), edges in pairs.items():
             src, tgt = self._frame(source), self._frame(target)
             for k, edge in enumerate(edges):
-                path = _edge_path(src, tgt, k - (len(edges) - 1) / 2, source == target)
+                index = k - (len(edges) - 1) / 2
+                path = _edge_path(src, tgt, index, source == target)
                 caption = edge_caption(edge, captions.get(edge.id, ""))
                 edge_item = EdgeItem(edge, path, caption, edge_problems.get(edge.id, ""))
+                edge_item.pair_index = index
                 edge_item.place_badge(obstacles)
                 obstacles.append(edge_item.badge.adjusted(-3, -3, 3, 3))
                 self.addItem(edge_item)
                 self._edges[edge.id] = edge_item
+
+    # -- moving nodes with the mouse
+
+    def node_dragging(self, node_id: str) -> None:
+        """A node item moved under the mouse: its edges follow at once."""
+        if self._building:
+            return
+        for item in self._edges.values():
+            if node_id in (item.source_id, item.target_id):
+                src, tgt = self._frame(item.source_id), self._frame(item.target_id)
+                loop = item.source_id == item.target_id
+                item.set_path(_edge_path(src, tgt, item.pair_index, loop))
+
+    def dragged_positions(self) -> dict[str, Point]:
+        """Nodes the mouse moved away from where they were drawn, at whole pixels."""
+        out: dict[str, Point] = {}
+        for node_id, item in self._nodes.items():
+            x, y = float(round(item.pos().x())), float(round(item.pos().y()))
+            if (x, y) != self._drawn_at.get(node_id, (x, y)):
+                out[node_id] = (x, y)
+        return out
 
     def _frame(self, node_id: str) -> QRectF:
         item = self._nodes[node_id]
@@ -676,6 +729,9 @@ class GraphScene(QGraphicsScene):
                 self.edge_drawn.emit(source, target)
             return
         super().mouseReleaseEvent(event)
+        moved = self.dragged_positions()
+        if moved:
+            self.nodes_dragged.emit(moved)
 
     @property
     def drawing_edge(self) -> bool:
