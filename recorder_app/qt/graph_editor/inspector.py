@@ -443,7 +443,8 @@ class EdgeInspector(QWidget):
         self.radius.setToolTip(
             "A tap within this distance of a demonstrated point matches (in [0,1000] units)"
         )
-        self.use_bounds = QCheckBox("Taps inside the element's bounds match")
+        self.use_bounds = QCheckBox("Taps inside the element match")
+        self.use_bounds.setToolTip("A tap anywhere inside the element's bounds matches too")
         self.use_bounds.setObjectName("useBoundsCheck")
         self.direction = QComboBox()
         self.direction.setObjectName("directionCombo")
@@ -463,6 +464,8 @@ class EdgeInspector(QWidget):
         self.points_label.setWordWrap(True)
 
         self.form = QFormLayout()
+        # narrow panels put each label above its field rather than cut either
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.form.addRow("Points", self.points_label)
         self.form.addRow("Tolerance radius", self.radius)
         self.form.addRow("", self.use_bounds)

@@ -231,8 +231,8 @@ class PossibleMergesPanel(QWidget):
         list_layout.addLayout(buttons)
         split.addWidget(list_box)
         split.addWidget(scroll)
-        split.setStretchFactor(0, 3)
-        split.setStretchFactor(1, 2)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
@@ -388,8 +388,11 @@ class PossibleMergesPanel(QWidget):
             if picture is None:
                 shot.clear()
                 shot.setText("" if pair is None else "(no screenshot)")
+                shot.setMinimumHeight(0)
             else:
                 shot.setPixmap(picture)
+                # held at full height, so the pictures scroll rather than squeeze
+                shot.setMinimumHeight(picture.height())
         self.reason.setText(pair.describe() if pair is not None else "")
         for button in (self.accept_button, self.reject_button):
             button.setEnabled(pair is not None)

@@ -301,6 +301,12 @@ class GraphEditorPage(QWidget):
         inspector_area.setFrameShape(QScrollArea.Shape.NoFrame)
         inspector_area.setWidget(self.inspector)
         inspector_area.setMinimumHeight(RIGHT_PANEL_MIN_HEIGHT)
+        # as wide as the inspector needs: it scrolls up and down only, nothing is cut
+        inspector_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inspector_area.setMinimumWidth(
+            self.inspector.minimumSizeHint().width()
+            + inspector_area.verticalScrollBar().sizeHint().width()
+        )
         self.side_tabs = QTabWidget()
         self.side_tabs.setObjectName("graphSideTabs")
         self.side_tabs.addTab(problems_box, "Problems")
@@ -320,7 +326,7 @@ class GraphEditorPage(QWidget):
         splitter.addWidget(center)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([230, 700, 380])
+        splitter.setSizes([210, 700, 360])
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)

@@ -51,6 +51,7 @@ ARROWS = {
     Qt.Key.Key_Up: (0, -1),
     Qt.Key.Key_Down: (0, 1),
 }
+KEYS_SHORT = "Arrows select · Alt+arrows move · F fit"
 KEYS_HINT = (
     "Arrows: select the nearest screen · Shift+arrows: add it · Alt+arrows: move "
     "(Alt+Shift: farther) · F: fit · +/-: zoom"
@@ -189,7 +190,10 @@ class GraphEditorView(QGraphicsView):
     def _place_strip(self) -> None:
         """Keep the strip below the canvas: the viewport gives up exactly its height."""
         inner = self.contentsRect()
-        roomy = inner.height() > 3 * MinimapStrip.OPEN_HEIGHT
+        roomy = (
+            inner.height() > 3 * MinimapStrip.OPEN_HEIGHT
+            and inner.width() > MinimapView.SIZE[0] + MinimapStrip.HINT_WIDTH
+        )
         self.strip.set_open(self.strip.wanted_open and roomy)
         height = self.strip.height_now()
         self.setViewportMargins(0, 0, 0, height)
@@ -209,6 +213,7 @@ class MinimapStrip(QFrame):
 
     OPEN_HEIGHT = 110
     FOLDED_HEIGHT = 24
+    HINT_WIDTH = 150  # the keys beside the minimap need this much, else the strip folds
     toggled = Signal(bool)
 
     def __init__(self, main: GraphEditorView) -> None:
@@ -220,6 +225,7 @@ class MinimapStrip(QFrame):
         self.hint.setWordWrap(True)
         self.hint.setAlignment(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignBottom)
         self.hint.setStyleSheet("color: #475569;")
+        self.hint.setToolTip(KEYS_HINT)
         self.hint.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.minimap = MinimapView(main, self)
         self.fold_button = QToolButton()
@@ -247,6 +253,7 @@ class MinimapStrip(QFrame):
         self._open = value
         self.minimap.setVisible(value)
         self.hint.setWordWrap(value)
+        self.hint.setText(KEYS_HINT if value else KEYS_SHORT)
 
     def _on_fold_toggled(self, checked: bool) -> None:
         self.wanted_open = checked
