@@ -336,7 +336,7 @@ class GraphEditorPage(QWidget):
         doc = self.document
         doc.opened.connect(self._on_document_opened)
         doc.graph_changed.connect(self._on_graph_changed)
-        doc.nodes_moved.connect(self._on_graph_changed)
+        doc.nodes_moved.connect(self._on_nodes_moved)
         doc.undo_stack.cleanChanged.connect(self._on_clean_changed)
         doc.undo_stack.canUndoChanged.connect(self._on_can_undo_changed)
         doc.undo_stack.canRedoChanged.connect(self._on_can_undo_changed)
@@ -801,6 +801,16 @@ class GraphEditorPage(QWidget):
         show_problem(self, "The build failed", str(exc))
 
     # -- refreshing
+
+    @Slot()
+    def _on_nodes_moved(self) -> None:
+        graph = self.document.graph
+        if graph is None:
+            return
+        places = self.document.places
+        positions = {n.id: p for n in graph.nodes if (p := places.position(n.id)) is not None}
+        self.scene.move_nodes(positions)
+        self._update_header()
 
     @Slot()
     def _on_document_opened(self) -> None:

@@ -577,12 +577,41 @@ class GraphScene(QGraphicsScene):
                 self._edges[edge_id].setSelected(True)
         self._building = False
         self.blockSignals(False)
+        self._fit_rect(keep_extent=keep_extent and graph is not None)
+        self.selectionChanged.emit()
+
+    def _fit_rect(self, *, keep_extent: bool) -> None:
         margin = 80
         rect = self.itemsBoundingRect().adjusted(-margin, -margin, margin, margin)
-        if keep_extent and graph is not None:  # only grows: the view does not jump
+        if keep_extent:  # only grows: the view does not jump
             rect = rect.united(self.sceneRect())
         self.setSceneRect(rect)
-        self.selectionChanged.emit()
+
+    def _node_obstacles(self) -> list[QRectF]:
+        """Where an edge's badge should not sit: on a node, its title or its handle."""
+        return [
+            self._frame(n).adjusted(-2, -HEADER - 2, PortItem.RADIUS + 6, 2) for n in self._nodes
+        ]
+
+    def move_nodes(self, positions: Mapping[str, Point]) -> None:
+        """Put nodes at these places and reroute only their edges (a nudge or a drop);
+        everything else stays as drawn."""
+        moved = {i for i, p in positions.items() if i in self._nodes and p != self._drawn_at[i]}
+        self._building = True  # no per-item rerouting while they are set
+        for node_id in moved:
+            self._nodes[node_id].setPos(*positions[node_id])
+            self._drawn_at[node_id] = positions[node_id]
+        self._building = False
+        touched = [e for e in self._edges.values() if {e.source_id, e.target_id} & moved]
+        obstacles = self._node_obstacles() + [
+            e.badge.adjusted(-3, -3, 3, 3) for e in self._edges.values() if e not in touched
+        ]
+        for item in touched:
+            src, tgt = self._frame(item.source_id), self._frame(item.target_id)
+            item.set_path(_edge_path(src, tgt, item.pair_index, item.source_id == item.target_id))
+            item.place_badge(obstacles)
+            obstacles.append(item.badge.adjusted(-3, -3, 3, 3))
+        self._fit_rect(keep_extent=True)
 
     def _build(
         self,
@@ -607,9 +636,7 @@ class GraphScene(QGraphicsScene):
         for edge in graph.edges:
             if edge.source in self._nodes and edge.target in self._nodes:
                 pairs.setdefault((edge.source, edge.target), []).append(edge)
-        obstacles = [
-            self._frame(n).adjusted(-2, -HEADER - 2, PortItem.RADIUS + 6, 2) for n in self._nodes
-        ]
+        obstacles = self._node_obstacles()
         for (source, target), edges in pairs.items():
             src, tgt = self._frame(source), self._frame(target)
             for k, edge in enumerate(edges):
