@@ -627,6 +627,23 @@ class InspectorStack(QStackedWidget):
         self.edge = EdgeInspector(document, pictures)
         for widget in (self.empty, self.node, self.edge):
             self.addWidget(widget)
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def _pages(self) -> list[QWidget]:
+        return [self.empty, self.node, self.edge]
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """As wide as the widest page, as tall as the page shown (a hint needs no room of
+        a node's panes; the page's scroll area scrolls only when the shown page needs it)."""
+        width = max(p.minimumSizeHint().width() for p in self._pages())
+        current = self.currentWidget()
+        height = current.minimumSizeHint().height() if current is not None else 0
+        return QSize(width, height)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        current = self.currentWidget()
+        hint = current.sizeHint() if current is not None else QSize()
+        return hint.expandedTo(self.minimumSizeHint())
 
     def show_nothing(self, text: str | None = None) -> None:
         if text is not None:

@@ -233,6 +233,7 @@ class PossibleMergesPanel(QWidget):
         split.addWidget(scroll)
         split.setStretchFactor(0, 2)
         split.setStretchFactor(1, 3)
+        split.setSizes([200, 300])  # shares, until the user drags the handle
         self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
