@@ -207,3 +207,27 @@ def test_the_review_runs_in_a_worker_with_progress_and_follows_edits_made_meanwh
     n = len(edited.nodes)
     assert values and max(values) == n + n * (n - 1) // 2  # every node and pair counted
     assert panel.pair_titles()[0].startswith("kept apart: n1 and n2")
+
+
+def test_a_review_of_a_graph_closed_meanwhile_is_dropped(qtbot, page, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from recorder_app.qt.graph_editor import merges_panel
+
+    release = threading.Event()
+    calls: list[object] = []
+    real = merges_panel.review_graph
+
+    def held_review(graph, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(graph)
+        assert release.wait(30)
+        return real(graph, *args, **kwargs)
+
+    monkeypatch.setattr(merges_panel, "review_graph", held_review)
+    panel = page.merges
+    qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(calls) == 1)
+    page.document.close()  # another task, or none, is shown now
+    with qtbot.waitSignal(panel.reviewed, timeout=30_000):
+        release.set()
+    assert len(calls) == 1 and panel.review is None and panel.pair_titles() == []

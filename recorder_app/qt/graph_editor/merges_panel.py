@@ -179,6 +179,7 @@ class PossibleMergesPanel(QWidget):
         self.pool.setMaxThreadCount(1)
         self._job: BackgroundJob | None = None
         self._again = False
+        self._opened = 0  # counts graphs opened: a review of an earlier one is dropped
         self._sources: ScreenSources | None = None
         self._relay = _ProgressRelay(self)
         self._relay.advanced.connect(self._on_progress)
@@ -245,6 +246,7 @@ class PossibleMergesPanel(QWidget):
     # -- listing
 
     def _on_opened(self) -> None:
+        self._opened += 1
         self._active = False
         self._again = False
         self.review = None
@@ -287,7 +289,7 @@ class PossibleMergesPanel(QWidget):
         except GraphBuilderError as exc:
             self.problem.emit("Cannot read the merge decisions", str(exc))
             return
-        sources, relay = self._sources, self._relay
+        sources, relay, opened = self._sources, self._relay, self._opened
 
         def review() -> GraphReview:
             return review_graph(
@@ -304,7 +306,7 @@ class PossibleMergesPanel(QWidget):
         self.find_button.setEnabled(False)
         self._job = run_in_background(
             review,
-            on_done=lambda result: self._on_reviewed(graph, result),
+            on_done=lambda result: self._on_reviewed(opened, graph, result),
             on_error=self._on_review_failed,
             pool=self.pool,
         )
@@ -324,9 +326,12 @@ class PossibleMergesPanel(QWidget):
         self.problem.emit("Cannot look for possible merges", str(exc))
         self.reviewed.emit()
 
-    def _on_reviewed(self, graph: TaskGraph, review: GraphReview) -> None:
+    def _on_reviewed(self, opened: int, graph: TaskGraph, review: GraphReview) -> None:
         self._job_ended()
-        if graph is not self.document.graph or self._again:  # changed meanwhile
+        if opened != self._opened:  # another graph was opened meanwhile: not asked for
+            self.reviewed.emit()
+            return
+        if graph is not self.document.graph or self._again:  # edited meanwhile
             if self.document.graph is not None and self._sources is not None:
                 self.refresh()
             return
