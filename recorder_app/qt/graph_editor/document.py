@@ -62,6 +62,7 @@ class GraphDocument(QObject):
         self.task_dir: Path | None = None
         self.sources: ScreenSources | None = None
         self.places = NodePlaces()  # where each node is drawn, kept while the graph is open
+        self.layout_problem = ""  # why layout.json could not be read (then it is not written)
 
     # -- state
 
@@ -95,10 +96,13 @@ class GraphDocument(QObject):
         graph = io.load_graph(task_dir)
         self.undo_stack.clear()
         self.places.clear()
+        self.layout_problem = ""
         try:
             layout = io.load_layout(task_dir)
         except GraphBuilderError as exc:  # only positions: lay the graph out afresh
-            log.warning("%s; the graph is laid out afresh, and saving replaces the file", exc)
+            # ...and leave the file alone: it may come from a newer studio.
+            self.layout_problem = str(exc)
+            log.warning("%s; the graph is laid out afresh and the file is kept", exc)
             layout = None
         if layout is not None:
             self.places.load(layout)
@@ -112,6 +116,7 @@ class GraphDocument(QObject):
     def close(self) -> None:
         self.undo_stack.clear()
         self.places.clear()
+        self.layout_problem = ""
         self._graph = self._saved = None
         self.task_dir = None
         self.sources = None
@@ -203,6 +208,11 @@ class GraphDocument(QObject):
             node = graph.node(node_id)
             has_demo = node.members and self.sources.member_observation(node.members[0])
             (drawable if has_demo else missing).append(node_id)
+        if self.layout_problem:
+            notes.append(
+                f"node positions not saved, {io.LAYOUT_FILE} is kept as it is "
+                f"({self.layout_problem}); move or delete it to save positions"
+            )
         if missing:
             notes.append(
                 f"no picture for {', '.join(missing)}: the demonstrations they come from are "
@@ -219,7 +229,7 @@ class GraphDocument(QObject):
                     )
                 path = io.save_graph(graph, self.task_dir)
                 layout = self.places.layout_of(graph)
-                if layout.places:  # the graph has been drawn (not a headless save)
+                if layout.places and not self.layout_problem:  # drawn (not a headless save)
                     io.save_layout(layout, self.task_dir)
         except OSError as exc:
             raise StudioError(explain_os_error(exc)) from exc
