@@ -49,7 +49,7 @@ PAIR_ROLE = Qt.ItemDataRole.UserRole  # index into the review's possible merges
 SHOT_WIDTH = 120
 PAIRS_MIN_HEIGHT = 90
 PAIRS_MIN_ROWS = 4  # the list always shows at least this many pairs
-SHOT_MIN_HEIGHT = 60
+SHOT_MIN_HEIGHT = 48
 ACCEPT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_A)
 REJECT_KEYS = (Qt.Key.Key_R, Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
 

@@ -318,7 +318,7 @@ class GraphEditorPage(QWidget):
         right.addWidget(self.side_tabs)
         right.setStretchFactor(0, 1)
         right.setStretchFactor(1, 1)
-        right.setSizes([500, 400])  # shares, until the user drags the handle
+        right.setSizes([650, 350])  # shares, until the user drags the handle
         self.side_splitter = right
         splitter = QSplitter()
         splitter.setObjectName("graphSplitter")
