@@ -25,6 +25,7 @@ from typing import Any, TextIO
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
+from evaluator.figures_cli import add_figures
 from evaluator.secrets import SecretFilter
 from evaluator.table_cli import add_table
 
@@ -37,6 +38,7 @@ def register(subparsers: Any) -> None:
     _add_parse_action(subparsers)
     add_audit(subparsers)
     add_table(subparsers)
+    add_figures(subparsers)
 
 
 def _add_eval(subparsers: Any) -> None:

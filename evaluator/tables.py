@@ -132,20 +132,10 @@ def build_tables(
     """The three tables of ``runs`` (labels from ``names``, keyed by run folder, else
     ``default_label``). Raises TableError naming every difference between the runs'
     suites and task sets unless ``allow_different_tasks``."""
-    if not runs:
-        raise TableError("name at least one run folder")
     prices = prices or load_prices()
-    names = {Path(k).resolve(): v for k, v in (names or {}).items()}
-    columns = [_column(Path(r), names, prices) for r in runs]
-    _check_labels(columns)
-    notes = _differences(columns)
-    if notes and not allow_different_tasks:
-        raise TableError(
-            "these runs cannot share one table: "
-            + "; ".join(notes)
-            + ". Pass --allow-different-tasks to put them together with these differences "
-            "as notes."
-        )
+    columns, notes = load_columns(
+        runs, names=names, allow_different_tasks=allow_different_tasks, prices=prices
+    )
     stores = [RunStore.open(Path(r)) for r in runs]
     return Tables(
         runs=tuple(columns),
@@ -155,6 +145,33 @@ def build_tables(
         notes=tuple(notes),
         currency=prices.currency,
     )
+
+
+def load_columns(
+    runs: Sequence[Path],
+    *,
+    names: Mapping[Path, str] | None = None,
+    allow_different_tasks: bool = False,
+    prices: PriceTable | None = None,
+) -> tuple[list[RunColumn], list[str]]:
+    """Each run's label, suite and summary, and the differences between them; raises
+    TableError naming every difference unless ``allow_different_tasks`` (the figures of
+    ``elderbench figures`` are refused on the same grounds as a table)."""
+    if not runs:
+        raise TableError("name at least one run folder")
+    prices = prices or load_prices()
+    names = {Path(k).resolve(): v for k, v in (names or {}).items()}
+    columns = [_column(Path(r), names, prices) for r in runs]
+    _check_labels(columns)
+    notes = _differences(columns)
+    if notes and not allow_different_tasks:
+        raise TableError(
+            "these runs cannot share one table or figure: "
+            + "; ".join(notes)
+            + ". Pass --allow-different-tasks to put them together with these differences "
+            "as notes."
+        )
+    return columns, notes
 
 
 def _column(run: Path, names: Mapping[Path, str], prices: PriceTable) -> RunColumn:
