@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import io
 import logging
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -320,18 +321,18 @@ def _save(plot: Plot, fmt: str) -> bytes:
     return buffer.getvalue()
 
 
+# A blank glyph (the space) is written as a path without "d"; some renderers (the
+# studio's) reject it and then every use of it. "M 0 0" draws the same nothing.
+_BLANK_GLYPH = re.compile(r'<path id="([^"]+)" transform="([^"]+)"/>')
+
+
 def svg_text(plot: Plot) -> str:
-    return _save(plot, "svg").decode("utf-8")
+    text = _save(plot, "svg").decode("utf-8")
+    return _BLANK_GLYPH.sub(r'<path id="\1" d="M 0 0" transform="\2"/>', text)
 
 
 def pdf_bytes(plot: Plot) -> bytes:
     return _save(plot, "pdf")
-
-
-def inline_svg(svg: str) -> str:
-    """The SVG without its XML declaration and doctype, to sit inside an HTML page."""
-    start = svg.find("<svg")
-    return svg[start:] if start >= 0 else svg
 
 
 def bars(

@@ -52,6 +52,7 @@ from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.dialogs import StoppedRunsDialog, show_problem
 from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.live_view import LiveView
+from recorder_app.qt.eval_panel.report_figures import ReportFigures
 from recorder_app.qt.eval_panel.results_table import (
     REVIEW,
     ResultsFilterProxy,
@@ -133,6 +134,8 @@ class EvaluationPage(QWidget):
         self.tabs.addTab(self.results_tab, "Results")
         self.tabs.addTab(self.trace_viewer, "Trace")
         self.tabs.addTab(self.compare_view, "Compare")
+        self.figures_view = ReportFigures()
+        self.tabs.addTab(self.figures_view, "Figures")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -458,6 +461,7 @@ class EvaluationPage(QWidget):
         html = self.current_run / "report.html"
         self.report_path = html if html.is_file() else None
         self.report_row.set_path(self.report_path, what="Report (report.md beside it)")
+        self.figures_view.show_run(self.current_run)
         self.reload_results()
         self._update_buttons()
 
@@ -551,6 +555,7 @@ class EvaluationPage(QWidget):
     def _on_report_written(self, paths: tuple[Path, Path]) -> None:
         self.report_path = paths[1]
         self.report_row.set_path(paths[1], what="Report (report.md beside it)")
+        self.figures_view.show_run(paths[1].parent)
         self.state_label.setText(f"Report written: {paths[0]} and {paths[1].name}")
         self._update_buttons()
         self.report_written.emit(str(paths[1]))
