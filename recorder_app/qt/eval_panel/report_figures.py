@@ -9,6 +9,7 @@ from PySide6.QtSvgWidgets import QSvgWidget
 from PySide6.QtWidgets import QLabel, QScrollArea, QVBoxLayout, QWidget
 
 from evaluator.report import report_figures
+from recorder_app.qt.figure_widget import figure_widget
 
 
 class ReportFigures(QScrollArea):
@@ -40,17 +41,13 @@ class ReportFigures(QScrollArea):
         layout = QVBoxLayout(body)
         shown = []
         for title, path in found:
-            svg = QSvgWidget()
             try:
-                svg.load(path.read_bytes())
+                data = path.read_bytes()
             except OSError as exc:
                 layout.addWidget(QLabel(f"{path.name}: cannot read it ({exc.strerror})"))
                 continue
-            # the files measure in points: at the screen's resolution, one column is 3.4 in
-            svg.setFixedSize(svg.renderer().defaultSize() * (self.logicalDpiX() / 72))
+            svg = figure_widget(data, title, self.logicalDpiX())
             svg.setObjectName(path.name)
-            svg.setToolTip(title)
-            svg.setAccessibleName(title)
             layout.addWidget(svg)
             shown.append(svg)
         layout.addStretch(1)
