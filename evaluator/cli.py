@@ -536,7 +536,11 @@ def run_report(args: argparse.Namespace) -> int:
     )
     md, page = write_report(args.run, summary=summary)
     if args.json:
-        json.dump(summary.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        from evaluator.report import manifest_json
+
+        # the summary (report.json) and, apart from it, what pins the run
+        data = {**summary.to_json(), "manifest": manifest_json(args.run)}
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(summary.sr_line)

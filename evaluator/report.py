@@ -16,7 +16,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
-from evaluator.manifest import ManifestError, essentials, read_manifest
+from evaluator.manifest import (
+    ManifestError,
+    essentials,
+    essentials_json,
+    essentials_lines,
+    read_manifest,
+)
 from evaluator.metrics import DIMENSIONS, effective_status, tasks_phrase
 from evaluator.plots import Plot, svg_text
 from evaluator.prices import PriceTable
@@ -133,10 +139,12 @@ _METRIC_HEADERS = (
 )
 
 
-def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> list[Block]:
-    """The report's document, section by section."""
+def _blocks(
+    summary: RunSummary, results: list[TaskResult], store: RunStore, pinned: str
+) -> list[Block]:
+    """The report's document, section by section; ``pinned`` goes under the headline table."""
     return [
-        *_overview(summary),
+        *_overview(summary, pinned),
         *bounds_blocks(summary.bounds),
         *_success_charts(summary),
         *_breakdown_tables(summary),
@@ -154,8 +162,9 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
     ]
 
 
-def _overview(summary: RunSummary) -> list[Block]:
-    """The title, the run's headline numbers with their bases, and how to read them."""
+def _overview(summary: RunSummary, pinned: str) -> list[Block]:
+    """The title, the run's headline numbers with their bases, what pins them, and how to
+    read them."""
     currency = summary.currency
     counts = summary.counts
     bases = summary.bases
@@ -214,6 +223,7 @@ def _overview(summary: RunSummary) -> list[Block]:
                 ]
             ],
         ),
+        ("p", pinned),
         ("p", summary.sr_line + "."),
         ("p", _rate_bases(summary)),
         (
@@ -670,6 +680,26 @@ def manifest_blocks(run_dir: Path) -> list[Block]:
     return [("h2", "Manifest"), *(("p", line) for line in essentials(data))]
 
 
+def pinned_line(run_dir: Path) -> str:
+    """The manifest's essentials in one line, for under a table."""
+    try:
+        data = read_manifest(run_dir)
+    except ManifestError as exc:
+        return f"Manifest: {exc}"
+    if data is None:
+        return "Manifest: none (a run of an older version); its numbers are not pinned."
+    return "Manifest: " + "; ".join(essentials_lines(essentials_json(data), short=True)) + "."
+
+
+def manifest_json(run_dir: Path) -> dict[str, Any] | None:
+    """The manifest's essentials (None: the run has no readable manifest), for --json."""
+    try:
+        data = read_manifest(run_dir)
+    except ManifestError:
+        return None
+    return essentials_json(data) if data is not None else None
+
+
 _FIGURE_LINE = re.compile(r"^!\[(?P<title>[^\]]*)\]\((?P<file>report_[\w.-]+\.svg)\)$")
 
 
@@ -701,7 +731,10 @@ def write_report(
     if summary is None:
         summary = summarize(run_dir, compare=compare, prices=prices, seed=seed)
     store = RunStore.open(run_dir)
-    blocks = [*_blocks(summary, store.results(), store), *manifest_blocks(run_dir)]
+    blocks = [
+        *_blocks(summary, store.results(), store, pinned_line(run_dir)),
+        *manifest_blocks(run_dir),
+    ]
     for block in blocks:
         if isinstance(block, Chart):
             store.write_text(f"report_{block.name}.svg", block.svg)
