@@ -45,7 +45,9 @@ YELLOW = "#F0E442"
 BLACK = "#000000"
 PALETTE = (BLUE, ORANGE, GREEN, VERMILLION, PURPLE, SKY, YELLOW, BLACK)
 MARKERS = ("o", "s", "^", "D", "v", "P", "X", "*")
-HATCHES = ("", "////", "....", "xxxx", "\\\\\\\\", "++++", "oooo", "----")
+# Hatches tell the series apart in grey print too; lines only (dots and rings would
+# write thousands of curves into the SVG).
+HATCHES = ("", "////", "\\\\\\\\", "xxxx", "----", "||||", "++++", "//--")
 
 COLUMN_WIDTH = 3.4  # inches: one column of a two-column paper
 FONT_SIZE = 7.5  # points; tick labels and legends

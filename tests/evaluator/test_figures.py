@@ -200,3 +200,14 @@ def test_the_cli_starts_without_matplotlib():
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
     )
     assert done.stdout.strip() == "False", done.stderr
+
+
+def test_the_readme_figure_is_what_the_command_draws(written):
+    root = Path(__file__).resolve().parents[2]
+    readme = (root / "README.md").read_text(encoding="utf-8")
+    assert "](docs/images/sr_by_label.svg)" in readme
+    assert "elderbench figures runs/heuristic-original runs/heuristic-normalized" in readme
+    committed = (root / "docs" / "images" / "sr_by_label.svg").read_text(encoding="utf-8")
+    assert committed == (written / "sr_by_label.svg").read_text(encoding="utf-8"), (
+        "docs/images/sr_by_label.svg is stale: remake it with the command in the README"
+    )
