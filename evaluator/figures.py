@@ -24,7 +24,7 @@ from evaluator.language.instructions import (
     read_instruction_set,
     suite_instructions,
 )
-from evaluator.plots import Plot, pdf_bytes, svg_text
+from evaluator.plots import Plot, svg_and_pdf
 from evaluator.prices import PriceTable, load_prices
 from evaluator.run_figures import run_plots
 from evaluator.tables import load_columns
@@ -99,8 +99,9 @@ def write_figures(figures: FigureSet, out_dir: Path) -> list[Path]:
     written = []
     for plot in figures.plots:
         pdf, svg = out_dir / f"{plot.name}.pdf", out_dir / f"{plot.name}.svg"
-        atomic_write_bytes(pdf, pdf_bytes(plot))
-        atomic_write_text(svg, svg_text(plot))
+        svg_data, pdf_data = svg_and_pdf(plot)
+        atomic_write_bytes(pdf, pdf_data)
+        atomic_write_text(svg, svg_data)
         written += [pdf, svg]
     data = out_dir / FIGURES_JSON
     atomic_write_text(data, json.dumps(figures.to_json(), indent=2, ensure_ascii=False) + "\n")

@@ -2,7 +2,7 @@
 
 A ``Plot`` holds everything a figure shows as plain JSON (``data``), so what was drawn can
 be read back and checked against ``report --json``. ``draw(plot)`` makes the matplotlib
-figure; ``svg_text`` and ``pdf_bytes`` write it out. Three kinds, drawn by ``DRAWERS``:
+figure; ``svg_text`` and ``svg_and_pdf`` write it out. Three kinds, drawn by ``DRAWERS``:
 
 - ``bars``: horizontal grouped bars in panels (one bar per series and group), with 95%
   interval whiskers where a bar has ``low``/``high``; shares drawn as percentages.
@@ -309,15 +309,14 @@ def draw(plot: Plot) -> Figure:
     return fig
 
 
-def _save(plot: Plot, fmt: str) -> bytes:
+def _save(fig: Figure, name: str, fmt: str) -> bytes:
     import matplotlib
 
     # the font subsetter logs every glyph at INFO, which the CLI shows
     logging.getLogger("fontTools").setLevel(logging.WARNING)
-    fig = draw(plot)
     buffer = io.BytesIO()
     metadata = {"Date": None} if fmt == "svg" else {"CreationDate": None}
-    rc: Any = {**STYLE, "svg.hashsalt": f"elderbench-{plot.name}"}  # ids differ per figure
+    rc: Any = {**STYLE, "svg.hashsalt": f"elderbench-{name}"}  # ids differ per figure
     with matplotlib.rc_context(rc):
         fig.savefig(buffer, format=fmt, metadata=metadata)
     return buffer.getvalue()
@@ -328,13 +327,19 @@ def _save(plot: Plot, fmt: str) -> bytes:
 _BLANK_GLYPH = re.compile(r'<path id="([^"]+)" transform="([^"]+)"/>')
 
 
-def svg_text(plot: Plot) -> str:
-    text = _save(plot, "svg").decode("utf-8")
+def _svg(fig: Figure, name: str) -> str:
+    text = _save(fig, name, "svg").decode("utf-8")
     return _BLANK_GLYPH.sub(r'<path id="\1" d="M 0 0" transform="\2"/>', text)
 
 
-def pdf_bytes(plot: Plot) -> bytes:
-    return _save(plot, "pdf")
+def svg_text(plot: Plot) -> str:
+    return _svg(draw(plot), plot.name)
+
+
+def svg_and_pdf(plot: Plot) -> tuple[str, bytes]:
+    """Both files of the plot from one drawing."""
+    fig = draw(plot)
+    return _svg(fig, plot.name), _save(fig, plot.name, "pdf")
 
 
 def bars(

@@ -190,10 +190,11 @@ def test_runs_on_another_suite_are_refused_unless_allowed(sample_runs, tmp_path,
     assert json.loads((out / FIGURES_JSON).read_text())["notes"]
 
 
-def test_the_cli_starts_without_matplotlib():
+def test_the_cli_and_the_studio_start_without_matplotlib():
     code = (
         "import sys; from elderbench.cli import build_parser; build_parser(); "
-        "import evaluator.report, evaluator.figures; print('matplotlib' in sys.modules)"
+        "import evaluator.report, evaluator.figures, recorder_app.qt.app; "
+        "print('matplotlib' in sys.modules)"
     )
     root = Path(__file__).resolve().parents[2]
     done = subprocess.run(
