@@ -180,8 +180,7 @@ def _draw_bars(fig: Figure, data: Mapping[str, Any]) -> None:
         ax.grid(axis="x", linewidth=0.3, color="#cccccc")
         ax.set_axisbelow(True)
     axes[-1].set_xlabel(data["axis"])
-    if k > 1:
-        _legend(fig, axes[0], columns=2)
+    _legend(fig, axes[0], columns=2)  # names each series, one alone too (a run, a set)
 
 
 def _legend(fig: Figure, ax: Axes, *, columns: int) -> None:
@@ -200,7 +199,7 @@ def _legend(fig: Figure, ax: Axes, *, columns: int) -> None:
 
 def _bars_height(data: Mapping[str, Any]) -> float:
     k = len(data["series"])
-    legend = 0.15 * ((k + 1) // 2) if k > 1 else 0.0
+    legend = 0.15 * ((k + 1) // 2)
     per_group = 0.16 + 0.08 * k
     return 0.55 + legend + 0.32 * len(data["panels"]) + per_group * _bar_rows(data)
 

@@ -20,6 +20,11 @@ def _sets(
     return [own, *([other] if other is not None else [])]
 
 
+def _series(sets: Sequence[tuple[str, InstructionStats]]) -> list[str]:
+    """Each set's name with its size: the base of its shares, in the legend."""
+    return [f"{name} (n={s.n})" for name, s in sets]
+
+
 def _bases(sets: Sequence[tuple[str, InstructionStats]]) -> str:
     return " and ".join(f"{s.n} of {name}" for name, s in sets)
 
@@ -35,7 +40,7 @@ def length_distribution(
         f"Share of each set's instructions per length bin in characters (over "
         f"{_bases(sets)} instructions).",
         axis="Share (%) of each set's instructions",
-        series=[name for name, _ in sets],
+        series=_series(sets),
         panels=[
             {
                 "title": "length (characters)",
@@ -79,7 +84,7 @@ def label_distribution(
         f"Share of each set's instructions carrying each label (over {_bases(sets)} "
         "instructions); an instruction with two labels of one dimension counts in both.",
         axis="Share (%) of each set's instructions",
-        series=[name for name, _ in sets],
+        series=_series(sets),
         panels=panels,
     )
 

@@ -161,11 +161,12 @@ def test_language_against_another_set(sample_runs, tmp_path):
     figures = build_figures(sample_runs[:1], against=other)
     plots = {p.name: p for p in figures.plots}
     lengths = plots["language_lengths"].data
-    assert lengths["series"] == ["sample", "other"]
+    # each share's base: all 35 requests of the suite (online ones too), and the 2 others
+    assert lengths["series"] == ["sample (n=35)", "other (n=2)"]
     shares = [g["bars"][1] for g in lengths["panels"][0]["groups"]]
     assert sum(s["count"] for s in shares) == 2 and all(s["of"] == 2 for s in shares)
     # an unlabelled list has no label shares: only the suite's are drawn
-    assert plots["language_labels"].data["series"] == ["sample"]
+    assert plots["language_labels"].data["series"] == ["sample (n=35)"]
 
 
 def test_runs_on_another_suite_are_refused_unless_allowed(sample_runs, tmp_path, capsys):
