@@ -183,6 +183,16 @@ def _draw_bars(fig: Figure, data: Mapping[str, Any]) -> None:
     _legend(fig, axes[0], columns=2)  # names each series, one alone too (a run, a set)
 
 
+def _legend_columns(labels: Sequence[str], wanted: int) -> int:
+    """Two columns fit one column of a paper only while the names are short."""
+    return wanted if max((len(x) for x in labels), default=0) <= 24 else 1
+
+
+def _legend_height(labels: Sequence[str], wanted: int) -> float:
+    columns = _legend_columns(labels, wanted)
+    return 0.15 * -(-len(labels) // columns)
+
+
 def _legend(fig: Figure, ax: Axes, *, columns: int) -> None:
     """The series' legend above the plot, outside the axes (the layout makes room)."""
     handles, labels = ax.get_legend_handles_labels()
@@ -190,7 +200,7 @@ def _legend(fig: Figure, ax: Axes, *, columns: int) -> None:
         handles,
         labels,
         loc="outside upper left",
-        ncols=min(columns, len(labels)),
+        ncols=min(_legend_columns(labels, columns), len(labels)),
         frameon=False,
         handlelength=1.2,
         columnspacing=1.0,
@@ -199,7 +209,7 @@ def _legend(fig: Figure, ax: Axes, *, columns: int) -> None:
 
 def _bars_height(data: Mapping[str, Any]) -> float:
     k = len(data["series"])
-    legend = 0.15 * ((k + 1) // 2)
+    legend = _legend_height(data["series"], 2)
     per_group = 0.16 + 0.08 * k
     return 0.55 + legend + 0.32 * len(data["panels"]) + per_group * _bar_rows(data)
 
@@ -208,7 +218,10 @@ def _bars_height(data: Mapping[str, Any]) -> float:
 
 
 def _draw_scatter(fig: Figure, data: Mapping[str, Any]) -> None:
+    from matplotlib.ticker import MaxNLocator
+
     ax = fig.subplots()
+    ax.xaxis.set_major_locator(MaxNLocator(nbins=4))  # long tick labels must not touch
     for i, point in enumerate(data["points"]):
         y = _pct(point["y"])
         err = None
@@ -240,7 +253,7 @@ def _draw_scatter(fig: Figure, data: Mapping[str, Any]) -> None:
 
 
 def _scatter_height(data: Mapping[str, Any]) -> float:
-    return 2.0 + 0.15 * ((len(data["points"]) + 1) // 2)
+    return 2.0 + _legend_height([p["label"] for p in data["points"]], 2)
 
 
 # --------------------------------------------------------------------------- shares
@@ -276,7 +289,7 @@ def _draw_shares(fig: Figure, data: Mapping[str, Any]) -> None:
 
 
 def _shares_height(data: Mapping[str, Any]) -> float:
-    return 0.8 + 0.35 * len(data["rows"]) + 0.15 * len(data["categories"])
+    return 0.8 + 0.35 * len(data["rows"]) + _legend_height(data["categories"], 1)
 
 
 # --------------------------------------------------------------------------- output

@@ -68,7 +68,7 @@ def sr_by_label(runs: Runs, dimensions: Sequence[str] = LABEL_DIMENSIONS) -> Plo
         "SR of the evaluated tasks carrying each label (successes over n, harness errors "
         "excluded), whiskers the 95% Wilson interval; n is the label's evaluated tasks, one "
         "per run when they differ. A task with two labels of one dimension counts in both.",
-        axis="SR (%) over each label's n evaluated tasks",
+        axis="SR (%) over the label's n tasks",
         series=[label for label, _ in runs],
         panels=panels,
     )
@@ -197,7 +197,7 @@ def sr_against(
     """One point per breakdown group: its ``metric`` against its SR (with interval)."""
     points = [
         {
-            "label": g,
+            "label": f"{g} (n={m['n']})",
             "x": m[metric],
             "y": m["sr"],
             "low": m["sr_low"],
@@ -217,7 +217,7 @@ def sr_against(
         caption,
         {
             "x_label": x_label,
-            "y_label": "SR (%) over the group's evaluated tasks",
+            "y_label": "SR (%) over its n tasks",
             "points": points,
         },
     )
