@@ -29,6 +29,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from evaluator.errors import EvaluatorError
+
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
     from matplotlib.figure import Figure
@@ -74,7 +76,7 @@ STYLE: dict[str, Any] = {
 }
 
 
-class PlotError(ValueError):
+class PlotError(EvaluatorError):
     """A plot's data cannot be drawn (an unknown kind, nothing to show)."""
 
 
@@ -98,7 +100,7 @@ class Plot:
         }
 
 
-def color(i: int) -> str:
+def _color(i: int) -> str:
     return PALETTE[i % len(PALETTE)]
 
 
@@ -151,9 +153,9 @@ def _draw_bars(fig: Figure, data: Mapping[str, Any]) -> None:
                 ys,
                 widths,
                 height=height * 0.92,
-                color=color(s),
+                color=_color(s),
                 hatch=HATCHES[s % len(HATCHES)] if k > 1 else "",
-                edgecolor="white" if k > 1 else color(s),
+                edgecolor="white" if k > 1 else _color(s),
                 linewidth=0.3,
                 label=name,
             )
@@ -232,7 +234,7 @@ def _draw_scatter(fig: Figure, data: Mapping[str, Any]) -> None:
             [y],
             yerr=err,
             fmt=MARKERS[i % len(MARKERS)],
-            color=color(i),
+            color=_color(i),
             markersize=4.5,
             markeredgecolor=BLACK,
             markeredgewidth=0.4,
@@ -270,7 +272,7 @@ def _draw_shares(fig: Figure, data: Mapping[str, Any]) -> None:
             widths,
             left=lefts,
             height=0.6,
-            color=color(c),
+            color=_color(c),
             hatch=HATCHES[c % len(HATCHES)],
             edgecolor="white",
             linewidth=0.3,
@@ -368,15 +370,3 @@ def bars(
     return Plot(
         name, title, "bars", caption, {"axis": axis, "series": list(series), "panels": list(panels)}
     )
-
-
-def drawn_bar_widths(fig: Figure) -> list[float]:
-    """Every bar's length as drawn (in axis units), panel by panel, series by series: what
-    a test compares with the data."""
-    from matplotlib.patches import Rectangle
-
-    out: list[float] = []
-    axes: Sequence[Axes] = fig.axes
-    for ax in axes:
-        out += [float(p.get_width()) for p in ax.patches if isinstance(p, Rectangle)]
-    return out

@@ -12,10 +12,11 @@ from pathlib import Path
 
 import pytest
 from lxml import etree
+from matplotlib.patches import Rectangle
 
 from elderbench.cli import main
 from evaluator.figures import FIGURES_JSON, build_figures, write_figures
-from evaluator.plots import MIN_FONT_SIZE, PALETTE, Plot, draw, drawn_bar_widths
+from evaluator.plots import MIN_FONT_SIZE, PALETTE, Plot, draw
 from evaluator.run_summary import summarize
 from evaluator.tables import TableError
 
@@ -90,6 +91,11 @@ def test_plotted_numbers_are_report_json_to_the_last_digit(sample_runs, written)
     assert [(r["base"], r["failures"]) for r in rows] == [
         (s["failure_analysis"]["analysed"], s["failure_analysis"]["failures"]) for s in summaries
     ]
+
+
+def drawn_bar_widths(fig) -> list[float]:
+    """Every bar's length as drawn (in axis units), panel by panel, series by series."""
+    return [float(p.get_width()) for ax in fig.axes for p in ax.patches if isinstance(p, Rectangle)]
 
 
 def test_the_drawn_bars_are_the_data(written):
