@@ -26,6 +26,7 @@ from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HE
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
+from evaluator.figures_cli import add_figures
 from evaluator.secrets import SecretFilter
 from evaluator.table_cli import add_table
 
@@ -38,6 +39,7 @@ def register(subparsers: Any) -> None:
     _add_parse_action(subparsers)
     add_audit(subparsers)
     add_table(subparsers)
+    add_figures(subparsers)
 
 
 def _add_eval(subparsers: Any) -> None:
@@ -549,7 +551,11 @@ def run_report(args: argparse.Namespace) -> int:
     )
     md, page = write_report(args.run, summary=summary)
     if args.json:
-        json.dump(summary.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        from evaluator.report import manifest_json
+
+        # the summary (report.json) and, apart from it, what pins the run
+        data = {**summary.to_json(), "manifest": manifest_json(args.run)}
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(summary.sr_line)

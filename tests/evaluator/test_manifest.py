@@ -21,6 +21,7 @@ from evaluator.manifest import (
     changed_files,
     device_fingerprint,
     essentials,
+    essentials_json,
     read_manifest,
     suite_hash,
     suite_record,
@@ -317,3 +318,24 @@ def test_an_online_runs_manifest_fingerprints_the_phone_with_app_versions(
         "device virtual-1: ElderPhone Virtual, Android 14, 1080x2400; com.android.settings 14 (34)"
         in (capsys.readouterr().out)
     )
+
+
+def test_report_shows_the_manifest_under_its_table_and_in_its_json(suite, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert eval_offline(suite, out) == 0
+    manifest = read_manifest(out)
+    capsys.readouterr()
+    assert main(["report", str(out), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["manifest"] == essentials_json(manifest)
+    assert printed["manifest"]["suite_hash"] == suite_hash(suite)
+    # report.json stays the summary alone: verify recomputes it
+    assert "manifest" not in json.loads((out / "report.json").read_text(encoding="utf-8"))
+    md = (out / "report.md").read_text(encoding="utf-8")
+    overview = md.split("## Overview")[1]
+    table_end = overview.index("\n\n", overview.index("|---"))
+    pinned = f"Manifest: elderbench {manifest['tool']['version']} ("
+    assert overview[table_end:].lstrip().startswith(pinned)
+    assert suite_hash(suite).removeprefix("sha256:")[:12] in overview[table_end:].split("\n")[2]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.index(pinned) > html.index("<table>")

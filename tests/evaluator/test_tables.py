@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from elderbench import __version__
 from elderbench.cli import main
-from evaluator.manifest import suite_hash
+from evaluator.manifest import essentials_json, read_manifest, suite_hash
 from evaluator.records import TaskResult
 from evaluator.run_store import RunStore
 from evaluator.run_summary import summarize
@@ -98,7 +99,10 @@ def test_csv_opens_with_one_header_and_reads_back_every_number(sample_tables, su
     assert all(len(r) == len(CSV_HEADER) for r in rows)
     values: dict[tuple[str, ...], float | None] = {}
     for table, run, versus, dimension, label, quantity, value in rows[1:]:
-        values[(table, run, versus, dimension, label, quantity)] = float(value) if value else None
+        if table != "manifest":  # text: what pins each run (tested apart)
+            values[(table, run, versus, dimension, label, quantity)] = (
+                float(value) if value else None
+            )
     for name in RUNS:
         s, key = summaries[name], ("main", _label(name), "", "", "")
         assert values[(*key, "sr")] == s["sr"]
@@ -325,6 +329,87 @@ def test_readme_shows_what_the_command_makes(sample_runs):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     made = render(build_tables(sample_runs), "md")
     ail = re.compile(r"\| (\*\*)?(<?[\d.]+)(\*\*)? \((\d+) steps\) \|")
+    # the tool's commit and Python change with every commit and machine
+    tool = re.compile(r"elderbench \S+ \([^)]*\), Python [\d.]+")
     start = readme.index("**Table 1: ")
     shown = readme[start : readme.index("\nAIL is measured time", start)]
-    assert ail.sub(r"| AIL (\4 steps) |", shown) == ail.sub(r"| AIL (\4 steps) |", made)
+    assert tool.sub("TOOL", ail.sub(r"| AIL (\4 steps) |", shown)) == tool.sub(
+        "TOOL", ail.sub(r"| AIL (\4 steps) |", made)
+    )
+
+
+# --------------------------------------------------------------------------- manifests
+
+
+def _pinned_run(sample_runs, tmp_path) -> Path:
+    """A copy of a sample run whose manifest names a model, a prompt, a seed and a device."""
+    run = tmp_path / "pinned"
+    shutil.copytree(sample_runs[0], run)
+    data = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    data["models"] = {"agent": "gpt-4o-2024-08-06", "judge:vlm": None}
+    data["prompts"] = {"agent.system_template": {"hash": "sha256:" + "ab" * 32, "text": "Tap"}}
+    data["seeds"] = {"agent": 7}
+    data["devices"] = [
+        {
+            "serial": "emulator-5554",
+            "model": "Pixel 7",
+            "android_version": "14",
+            "width": 1080,
+            "height": 2400,
+            "packages": {"com.a": {"version_name": "2.0", "version_code": 20}, "com.b": None},
+        }
+    ]
+    (run / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    return run
+
+
+def test_every_format_carries_the_manifest_under_each_table(sample_runs, tmp_path):
+    run = _pinned_run(sample_runs, tmp_path)
+    tables = build_tables([run, sample_runs[1]], names={run: "pinned_a"})
+    commit = read_manifest(run)["tool"]["commit"][:12]
+    note = f"Manifest of pinned_a: elderbench {__version__} ({commit}"
+    pinned = (
+        f"suite ElderBench Studio sample: {suite_hash(SAMPLE).removeprefix('sha256:')[:12]}; "
+        "models: agent gpt-4o-2024-08-06; prompt templates: agent.system_template "
+        f"{'ab' * 6}; seeds: agent 7; device emulator-5554: Pixel 7, Android 14, 1080x2400; "
+        "com.a 2.0 (20), com.b not installed."
+    )
+    md = render(tables, "md")
+    lines = [line for line in md.splitlines() if line.startswith(note)]
+    assert len(lines) == 3 and all(line.endswith(pinned) for line in lines)  # under each table
+    other = [line for line in md.splitlines() if line.startswith("Manifest of heuristic (norm")]
+    assert len(other) == 3
+    # under each table: the manifest lines come after the table's own rows
+    for number in (1, 2, 3):
+        after = md.split(f"**Table {number}: ")[1].split("**Table ")[0]
+        assert note in after and after.index(note) > after.rindex("|")
+    tex = render(tables, "latex")
+    assert tex.count(latex_escape(lines[0])) == 3
+    for block in tex.split(r"\begin{table*}")[1:]:
+        assert block.index("Manifest of pinned\\_a") > block.index(r"\bottomrule")
+    rows = list(csv.reader(io.StringIO(render(tables, "csv"))))
+    assert all(len(r) == len(CSV_HEADER) for r in rows)  # one rectangle a spreadsheet opens
+    found = {(r[1], r[5]): r[6] for r in rows if r[0] == "manifest"}
+    assert found[("pinned_a", "tool_commit")] == read_manifest(run)["tool"]["commit"]
+    assert found[("pinned_a", "prompt:agent.system_template")] == "sha256:" + "ab" * 32
+    assert found[("pinned_a", "seed:agent")] == "7"
+    assert found[("pinned_a", "model:agent")] == "gpt-4o-2024-08-06"
+    assert found[("pinned_a", "device:emulator-5554:package:com.a")] == "2.0 (20)"
+    assert found[("pinned_a", "suite_hash")] == suite_hash(SAMPLE)
+    data = json.loads(render(tables, "json"))
+    assert data["manifests"]["pinned_a"] == essentials_json(read_manifest(run))
+    assert data["manifests"]["pinned_a"]["prompts"] == {
+        "agent.system_template": "sha256:" + "ab" * 32
+    }
+
+
+def test_a_run_without_manifest_says_so_under_each_table(sample_runs, tmp_path):
+    run = tmp_path / "old"
+    shutil.copytree(sample_runs[0], run)
+    (run / "manifest.json").unlink()
+    tables = build_tables([run], names={run: "old"})
+    md = render(tables, "md")
+    assert md.count(f"Manifest of old: none ({run} has no manifest.json") == 3
+    assert json.loads(render(tables, "json"))["manifests"] == {"old": None}
+    rows = list(csv.reader(io.StringIO(render(tables, "csv"))))
+    assert ["manifest", "old", "", "", "", "manifest", "none"] in rows

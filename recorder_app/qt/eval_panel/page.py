@@ -60,6 +60,7 @@ from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.drift_view import DriftView
 from recorder_app.qt.eval_panel.explore_box import ExploreBox
 from recorder_app.qt.eval_panel.live_view import LiveView
+from recorder_app.qt.eval_panel.report_figures import ReportFigures
 from recorder_app.qt.eval_panel.results_table import (
     REVIEW,
     ResultsFilterProxy,
@@ -144,6 +145,8 @@ class EvaluationPage(QWidget):
         self.tabs.addTab(self.compare_view, "Compare")
         self.tabs.addTab(self.audit_view, "Audit")
         self.tabs.addTab(self.drift_view, "Drift")
+        self.figures_view = ReportFigures()
+        self.tabs.addTab(self.figures_view, "Figures")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -518,6 +521,7 @@ class EvaluationPage(QWidget):
         html = self.current_run / "report.html"
         self.report_path = html if html.is_file() else None
         self.report_row.set_path(self.report_path, what="Report (report.md beside it)")
+        self.figures_view.show_run(self.current_run)
         self.reload_results()
         self._update_buttons()
 
@@ -611,6 +615,7 @@ class EvaluationPage(QWidget):
     def _on_report_written(self, paths: tuple[Path, Path]) -> None:
         self.report_path = paths[1]
         self.report_row.set_path(paths[1], what="Report (report.md beside it)")
+        self.figures_view.show_run(paths[1].parent)
         self.state_label.setText(f"Report written: {paths[0]} and {paths[1].name}")
         self._update_buttons()
         self.report_written.emit(str(paths[1]))
