@@ -186,6 +186,12 @@ class TraceViewer(QWidget):
         self.tag_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.category_combo = QComboBox()
         self.category_combo.setObjectName("categoryCombo")
+        # Long category titles must not make the Evaluate tab wider than a 1024 px window:
+        # the combo shows 16 characters when narrow, the whole title in its list.
+        self.category_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.category_combo.setMinimumContentsLength(16)
         for category, title in CATEGORY_TITLES.items():
             if category is not FailureCategory.CUSTOM:
                 self.category_combo.addItem(title, category.value)
