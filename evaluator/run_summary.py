@@ -117,6 +117,8 @@ class RunSummary:
     comparison: dict[str, Any] | None
     bounds: dict[str, Any] | None = None  # SR bounds from audit marks (evaluator.bounds)
     agreement: dict[str, Any] | None = None  # offline against online (evaluator.agreement)
+    # what the numbers were computed with: the price table, bootstrap seed and resamples
+    basis: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -165,6 +167,7 @@ class RunSummary:
             "comparison": self.comparison,
             "bounds": self.bounds,
             "agreement": self.agreement,
+            "basis": self.basis,
         }
 
 
@@ -277,6 +280,7 @@ def summarize(
         comparison=comparison,
         bounds=_bounds(run, overrides),
         agreement=_agreement(run, overrides, agreement_with),
+        basis={"prices": prices.to_json(), "seed": seed, "resamples": resamples},
     )
 
 
