@@ -98,6 +98,8 @@ class RunSummary:
     agent_cost: float | None
     judge_cost: float | None
     retry_seconds: float  # failed calls and backoff, beside AIL
+    judge_retry_seconds: float  # the same for the judges' calls
+    judge_calls: int  # judge calls that used a model, re-judging included
     currency: str
     unpriced_models: tuple[str, ...]
     input_tokens: int
@@ -144,6 +146,8 @@ class RunSummary:
             "agent_cost": self.agent_cost,
             "judge_cost": self.judge_cost,
             "retry_seconds": self.retry_seconds,
+            "judge_retry_seconds": self.judge_retry_seconds,
+            "judge_calls": self.judge_calls,
             "currency": self.currency,
             "unpriced_models": list(self.unpriced_models),
             "tokens": {
@@ -252,6 +256,8 @@ def summarize(
         agent_cost=overall.agent_cost,
         judge_cost=overall.judge_cost,
         retry_seconds=overall.retry_seconds,
+        judge_retry_seconds=overall.judge_retry_seconds,
+        judge_calls=overall.judge_calls,
         currency=prices.currency,
         unpriced_models=tuple(overall.unpriced_models),
         input_tokens=overall.input_tokens,
