@@ -37,6 +37,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from devices.address import DeviceAddress
+from devices.device import Device
 from devices.errors import DeviceError
 from graph_builder.folder_lock import FolderLock, FolderLockedError, lock_holder
 
@@ -175,6 +176,17 @@ class DeviceLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def lock_address(device: Device) -> str:
+    """The address a device object is locked under: ``SERIAL@HOST:PORT`` of the adb server
+    it is reached through, or its serial when it has no server (an in-memory device)."""
+    serial = device.serial
+    server = getattr(device, "address", None)
+    if not isinstance(server, tuple):
+        return serial
+    host, port = server
+    return str(DeviceAddress(serial, str(host), int(port)))
 
 
 def device_holder(address: str, *, folder: Path | None = None) -> DeviceHolder | None:
