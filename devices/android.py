@@ -21,7 +21,6 @@ itself whenever a connection is refused).
 
 from __future__ import annotations
 
-import os
 import re
 import shlex
 import struct
@@ -33,6 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Self
 import adbutils
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
+from devices.address import LOCAL_HOST, LOCAL_PORT, local_server_port
 from devices.clock import SYSTEM_CLOCK, DeviceClock
 from devices.device import PackageVersion
 from devices.errors import (
@@ -52,8 +52,8 @@ from graph_builder.screen import Screen
 if TYPE_CHECKING:
     from devices.health import Health
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 5037
+DEFAULT_HOST = LOCAL_HOST
+DEFAULT_PORT = LOCAL_PORT
 DEFAULT_TIMEOUT = 10.0
 # adbutils passes "ten minutes" when its caller gave no timeout; we read that as "unset".
 _ADBUTILS_DEFAULT_TIMEOUT = 600
@@ -128,17 +128,6 @@ class _SafeClient(adbutils.AdbClient):
         return conn
 
 
-def _default_port() -> int:
-    raw = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
-    try:
-        return int(raw) if raw else DEFAULT_PORT
-    except ValueError as exc:
-        raise AdbUnavailableError(
-            f"ANDROID_ADB_SERVER_PORT is {raw!r}, not a port number; set it to the adb "
-            "server's port (5037 by default) or unset it."
-        ) from exc
-
-
 def adb_client(
     host: str = DEFAULT_HOST, port: int | None = None, *, timeout: float = DEFAULT_TIMEOUT
 ) -> adbutils.AdbClient:
@@ -147,7 +136,7 @@ def adb_client(
     ``port`` defaults to ANDROID_ADB_SERVER_PORT, else 5037. Raises AdbUnavailableError
     when no server answers; it never starts one.
     """
-    client = _SafeClient(host, port or _default_port(), timeout)
+    client = _SafeClient(host, port or local_server_port(), timeout)
     try:
         client.server_version()
     except (AdbError, OSError) as exc:
