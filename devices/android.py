@@ -27,6 +27,7 @@ import struct
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import adbutils
@@ -44,6 +45,7 @@ from devices.errors import (
     HierarchyDumpError,
     InputError,
 )
+from devices.file_pull import pull_file
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
 from graph_builder.model import PACKAGE_NAME, Action, ActionType, DeviceInfo, ResetRecipe, Size
@@ -400,6 +402,11 @@ class AndroidDevice:
                 f"`{command}` failed on {self.serial} (exit status {status}): {said}"
             )
         return out.decode("utf-8", "replace")
+
+    def pull(self, remote: str, out: Path, *, timeout: float | None = None) -> int:
+        """Copy the phone's file ``remote`` to ``out`` (atomically), all of it within
+        ``timeout`` seconds (the device's timeout when None); its size in bytes."""
+        return pull_file(self.address, self.serial, remote, out, seconds=timeout or self.timeout)
 
     # -- observing
 
