@@ -266,9 +266,12 @@ def run_verify(args: argparse.Namespace) -> int:
     found = verify_run(args.run)
     if found.ok:
         print(f"verified: {args.run} ({found.tasks} tasks, suite {found.suite_hash})")
-        return 0
     for mismatch in found.mismatches:
         print(mismatch)
+    if found.basis:
+        print(f"the report's numbers were recomputed with {found.basis}")
+    if found.ok:
+        return 0
     print(f"{len(found.mismatches)} mismatch(es) in {args.run}", file=sys.stderr)
     return 1
 

@@ -67,6 +67,8 @@ class GroupMetrics:
     agent_cost: float | None = None
     judge_cost: float | None = None
     retry_seconds: float = 0.0  # waiting on failed calls and backoff, beside AIL
+    judge_retry_seconds: float = 0.0  # the same for the judges' calls
+    judge_calls: int = 0  # judge calls that used a model (the base of judge_retry_seconds)
     # The bases of the rates: what each one counts (evaluated tasks only).
     cr_tasks: tuple[tuple[str, int], ...] = ()  # protocol -> tasks with a CR (a graph)
     da_tasks: tuple[tuple[str, int], ...] = ()  # protocol -> tasks with a scored decision
@@ -226,6 +228,8 @@ def group_metrics(
         agent_cost=agent_cost,
         judge_cost=judge_cost,
         retry_seconds=sum(r.retry_seconds for r in results),
+        judge_retry_seconds=sum(r.judge_retry_seconds for r in results),
+        judge_calls=sum(len(r.judge_usage) for r in results),
         cr_tasks=_by_protocol(r for r in evaluated if r.completion_rate is not None),
         da_tasks=_by_protocol(r for r in evaluated if r.decisions),
         decisions=sum(r.decisions for r in evaluated),

@@ -44,18 +44,30 @@ class ErrorKind(StrEnum):
 
 @dataclass(frozen=True, slots=True)
 class TokenUse:
-    """Tokens one model spent (for costs: ``model`` is the price table's name)."""
+    """Tokens one model spent (for costs: ``model`` is the price table's name), and the
+    failed attempts and backoff of its call."""
 
     model: str | None
     input_tokens: int = 0
     output_tokens: int = 0
+    retry_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "input": self.input_tokens, "output": self.output_tokens}
+        return {
+            "model": self.model,
+            "input": self.input_tokens,
+            "output": self.output_tokens,
+            "retry_seconds": self.retry_seconds,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TokenUse:
-        return cls(data.get("model"), int(data.get("input") or 0), int(data.get("output") or 0))
+        return cls(
+            data.get("model"),
+            int(data.get("input") or 0),
+            int(data.get("output") or 0),
+            float(data.get("retry_seconds") or 0.0),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +83,7 @@ class Verdict:
     model: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    retry_seconds: float = 0.0  # failed attempts and backoff of the judge's call
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,6 +95,7 @@ class Verdict:
             "model": self.model,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "retry_seconds": self.retry_seconds,
         }
 
     @classmethod
@@ -95,6 +109,7 @@ class Verdict:
             data.get("model"),
             int(data.get("input_tokens") or 0),
             int(data.get("output_tokens") or 0),
+            float(data.get("retry_seconds") or 0.0),
         )
 
 
@@ -212,6 +227,10 @@ class TaskResult:
     @property
     def judge_output_tokens(self) -> int:
         return sum(u.output_tokens for u in self.judge_usage)
+
+    @property
+    def judge_retry_seconds(self) -> float:
+        return sum(u.retry_seconds for u in self.judge_usage)
 
     @property
     def instruction_words(self) -> int:

@@ -235,8 +235,11 @@ def _overview(summary: RunSummary, pinned: str) -> list[Block]:
             "a new node from which DONE is still reachable (loops, detours and no-ops are "
             "wrong); answer, ask-user and give-up steps are not decisions. RA: correct "
             "reflections. AIL: inference and parsing seconds per step of the evaluated tasks "
-            f"({bases['ail']['steps']} steps; retries and backoff apart, errored tasks and "
-            f"failed calls included: {_num(summary.retry_seconds)} s in all).",
+            f"({bases['ail']['steps']} steps; retries and backoff apart). Retries and "
+            f"backoff, errored tasks and failed calls included: the agent's calls "
+            f"{_num(summary.retry_seconds)} s over all {summary.counts.tasks} tasks; the "
+            f"judges' calls {_num(summary.judge_retry_seconds)} s over their "
+            f"{summary.judge_calls} calls (re-judging included).",
         ),
     ]
     mapped = summary.mapped_steps

@@ -98,6 +98,8 @@ class RunSummary:
     agent_cost: float | None
     judge_cost: float | None
     retry_seconds: float  # failed calls and backoff, beside AIL
+    judge_retry_seconds: float  # the same for the judges' calls
+    judge_calls: int  # judge calls that used a model, re-judging included
     currency: str
     unpriced_models: tuple[str, ...]
     input_tokens: int
@@ -117,6 +119,8 @@ class RunSummary:
     comparison: dict[str, Any] | None
     bounds: dict[str, Any] | None = None  # SR bounds from audit marks (evaluator.bounds)
     agreement: dict[str, Any] | None = None  # offline against online (evaluator.agreement)
+    # what the numbers were computed with: the price table, bootstrap seed and resamples
+    basis: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -142,6 +146,8 @@ class RunSummary:
             "agent_cost": self.agent_cost,
             "judge_cost": self.judge_cost,
             "retry_seconds": self.retry_seconds,
+            "judge_retry_seconds": self.judge_retry_seconds,
+            "judge_calls": self.judge_calls,
             "currency": self.currency,
             "unpriced_models": list(self.unpriced_models),
             "tokens": {
@@ -165,6 +171,7 @@ class RunSummary:
             "comparison": self.comparison,
             "bounds": self.bounds,
             "agreement": self.agreement,
+            "basis": self.basis,
         }
 
 
@@ -249,6 +256,8 @@ def summarize(
         agent_cost=overall.agent_cost,
         judge_cost=overall.judge_cost,
         retry_seconds=overall.retry_seconds,
+        judge_retry_seconds=overall.judge_retry_seconds,
+        judge_calls=overall.judge_calls,
         currency=prices.currency,
         unpriced_models=tuple(overall.unpriced_models),
         input_tokens=overall.input_tokens,
@@ -277,6 +286,7 @@ def summarize(
         comparison=comparison,
         bounds=_bounds(run, overrides),
         agreement=_agreement(run, overrides, agreement_with),
+        basis={"prices": prices.to_json(), "seed": seed, "resamples": resamples},
     )
 
 

@@ -339,3 +339,58 @@ def test_report_shows_the_manifest_under_its_table_and_in_its_json(suite, tmp_pa
     assert suite_hash(suite).removeprefix("sha256:")[:12] in overview[table_end:].split("\n")[2]
     html = (out / "report.html").read_text(encoding="utf-8")
     assert html.index(pinned) > html.index("<table>")
+
+
+def test_verify_recomputes_with_the_prices_the_run_recorded_and_names_a_changed_price(
+    tmp_path, capsys
+):
+    prices = tmp_path / "lab_prices.json"
+    table = {"currency": "EUR", "models": {"lab-model-7b": {"input": 4.0, "output": 20.0}}}
+    prices.write_text(json.dumps(table), encoding="utf-8")
+    out = tmp_path / "run"
+    with FakeLLMServer([reply('{"action": "done"}', 1000, 100)]) as server:
+        config = tmp_path / "agent.json"
+        config.write_text(json.dumps({"base_url": server.base_url, "model": "lab-model-7b"}))
+        code = main(
+            [
+                *("eval", "--suite", str(SAMPLE), "--protocol", "offline"),
+                *("--agent", "openai", "--agent-config", str(config), "--out", str(out)),
+                *("--tasks", "font_bigger", "--prices", str(prices)),
+            ]
+        )
+    assert code == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["cost"] == pytest.approx((1000 * 4.0 + 100 * 20.0) / 1_000_000)
+    assert report["basis"]["prices"]["file"] == str(prices)
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"recomputed with the prices recorded in {out / 'report.json'}" in said
+    assert f"(read from {prices}), seed 0" in said
+    # a price changed in what the run recorded: the cost no longer recomputes
+    report["basis"]["prices"]["models"]["lab-model-7b"]["input"] = 5.0
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    said = capsys.readouterr().out
+    assert re.search(r"json: cost no longer recomputes from the results \(stored 0.006", said)
+
+
+def test_verify_recomputes_a_comparison_with_the_seed_the_report_used(suite, tmp_path, capsys):
+    out, other = tmp_path / "run", tmp_path / "other"
+    assert eval_offline(suite, out) == 0
+    assert eval_offline(suite, other) == 0
+    # the other run fails half its tasks, so the bootstrap's interval depends on the seed
+    results = other / "results.jsonl"
+    lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    for data in lines[::2]:
+        data["status"], data["success"], data["reason"] = "failure", False, "edited"
+    results.write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+    assert main(["report", str(out), "--compare", str(other), "--seed", "7"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    assert "seed 7" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    report["basis"]["seed"] = 8
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    assert "report.json: comparison." in capsys.readouterr().out
