@@ -122,6 +122,14 @@ def _add_eval(subparsers: Any) -> None:
         metavar="FILE",
         help='judge settings, e.g. {"vlm": {"base_url": ..., "model": ...}}',
     )
+    ev.add_argument(
+        "--user-simulator",
+        type=Path,
+        metavar="FILE",
+        help="a model that plays the user when the agent asks (ask_user), JSON or TOML: "
+        "base_url, model, api_key_env, optional persona (default: the tasks' scripted "
+        "clarifications; docs/evaluation.md)",
+    )
     farm = ev.add_argument_group("device farms (docs/farm.md)")
     farm.add_argument(
         "--executor",
@@ -395,6 +403,7 @@ def run_eval(args: argparse.Namespace) -> int:
         workers=args.workers,
         judges=tuple(args.judges or ("rule",)),
         judge_config=read_config(args.judge_config),
+        user_simulator=read_config(args.user_simulator),
         resume=args.resume,
         farm=FarmSettings(
             executor=args.executor,

@@ -28,11 +28,13 @@ from evaluator.errors import AgentError, TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
 from evaluator.progress import EpisodeScorer, GraphDistances
 from evaluator.records import StepRecord, TaskResult, agent_error_result, episode_result
+from evaluator.users import User, UserSimulatorError
 from evaluator.task_actions import (
     Episode,
     action_problem,
     graph_packages,
     match_launch,
+    user_error_result,
 )
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_graph
@@ -172,9 +174,12 @@ def run_offline(
     control: Control | None = None,
     on_step: StepCallback | None = None,
     clock: Callable[[], float] | None = None,
+    user: User | None = None,
 ) -> TaskResult:
     """Run one task offline. An agent that cannot answer makes the task an error (with
-    what it spent); setup errors propagate (the runner records them)."""
+    what it spent), and so does a simulated ``user`` that cannot (kind
+    ``user_simulator``); setup errors propagate (the runner records them). Without a
+    ``user``, the task's scripted clarifications answer."""
     now = clock or time.time
     settings = settings or OfflineSettings()
     control = control or Control()
@@ -191,7 +196,7 @@ def run_offline(
     records: list[StepRecord] = []
     terminated = False
     reason: str | None = None
-    episode = Episode(task)
+    episode = Episode(task, user) if user is not None else Episode(task)
     packages = [*graph_packages(graph), task.app]
     user_reply: str | None = None
     outcome: str | None = None
@@ -214,6 +219,7 @@ def run_offline(
                 model=getattr(agent, "model", None),
                 started=started,
                 finished=now(),
+                user_usage=episode.user_usage,
             )
         previous = records[-1] if records else None
         common = _step_fields(
@@ -248,7 +254,25 @@ def run_offline(
             stop_reason = f"invalid action at step {index}: {problem}"
         elif action.type in (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP):
             episode.note(action)
-            record, user_reply, outcome, stop = _task_decision(common, action, node, episode)
+            try:
+                record, user_reply, outcome, stop = _task_decision(
+                    common, action, node, episode, instruction, screen
+                )
+            except UserSimulatorError as exc:
+                record = StepRecord(
+                    **common,
+                    action=action.to_json(),
+                    action_text=action.describe(),
+                    outcome="asked_user",
+                    rule="asked the user; the simulated user gave no usable reply",
+                    next_node=node,
+                )
+                records.append(record)
+                if on_step is not None:
+                    on_step(record)
+                return user_error_result(
+                    task, records, exc, episode, "offline", variant, agent, started, now()
+                )
             records.append(record)
             if on_step is not None:
                 on_step(record)
@@ -301,6 +325,7 @@ def run_offline(
         outcome=outcome,
         answer=episode.answer,
         answer_correct=episode.answer_correct,
+        user_usage=episode.user_usage,
         final_node=node,
         matched_steps=progress.completed,
         gt_steps=context.gt_steps,
@@ -381,22 +406,31 @@ def _graph_step(
 
 
 def _task_decision(
-    common: dict[str, Any], action: Action, node: str, episode: Episode
+    common: dict[str, Any],
+    action: Action,
+    node: str,
+    episode: Episode,
+    instruction: str,
+    screen: Screen,
 ) -> tuple[StepRecord, str | None, str | None, str | None]:
     """The record of an answer, a question to the user or giving up (all stay on ``node``),
     the user's reply for the next step, the episode's outcome and why it stops (None: it
-    goes on). Shared by both protocols."""
+    goes on). UserSimulatorError: the simulated user could not answer."""
     t = action.type
     reply: str | None = None
     extra = dict(common.get("extra") or {})
     if t is ActionType.ANSWER:
         kind, rule, stop = "answered", "answer recorded", None
     elif t is ActionType.ASK_USER:
-        reply = episode.ask()
+        exchange = episode.ask(
+            action.text, step=common["index"], instruction=instruction, screenshot=screen.image
+        )
+        reply = exchange.reply
         kind = "asked_user"
+        extra["user"] = exchange.to_json()
         if reply is not None:
             extra["user_reply"] = reply
-            rule, stop = "asked the user; the task's scripted reply is given", None
+            rule, stop = f"asked the user; the {exchange.source} user replied", None
         else:
             rule = "asked the user; the task scripts no reply"
             question = f" {action.text!r}" if action.text else ""

@@ -42,7 +42,14 @@ from evaluator.records import (
     episode_result,
 )
 from evaluator.run_store import Trace
-from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
+from evaluator.task_actions import (
+    Episode,
+    action_problem,
+    graph_packages,
+    resolve_app,
+    user_error_result,
+)
+from evaluator.users import User, UserSimulatorError
 from graph_builder.errors import FormatError
 from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
 from graph_builder.screen import Screen
@@ -228,22 +235,27 @@ def _score_invalid(
 
 
 def _converse(
-    action: Action, episode: Episode
+    action: Action, episode: Episode, index: int, instruction: str, seen: _Seen
 ) -> tuple[_Score, str | None, str | None, dict[str, Any]]:
     """An answer, a question to the user or giving up: its score, the user's reply for
-    the next step, why the episode stops (None: it goes on) and what the trace adds."""
+    the next step, why the episode stops (None: it goes on) and what the trace adds.
+    UserSimulatorError: the simulated user could not answer."""
     episode.note(action)
     if action.type is ActionType.ANSWER:
         return _Score("answer recorded", outcome="answered"), None, None, {}
     if action.type is ActionType.ASK_USER:
-        reply = episode.ask()
+        exchange = episode.ask(
+            action.text, step=index, instruction=instruction, screenshot=seen.screen.image
+        )
+        reply = exchange.reply
         if reply is not None:
-            rule = "asked the user; the task's scripted reply is given"
-            return _Score(rule, outcome="asked_user"), reply, None, {"user_reply": reply}
+            rule = f"asked the user; the {exchange.source} user replied"
+            added = {"user_reply": reply, "user": exchange.to_json()}
+            return _Score(rule, outcome="asked_user"), reply, None, added
         question = f" {action.text!r}" if action.text else ""
         stopped = f"asked the user{question} and the task scripts no reply"
         score = _Score("asked the user; the task scripts no reply", outcome="asked_user")
-        return score, None, stopped, {}
+        return score, None, stopped, {"user": exchange.to_json()}
     stopped = f"gave up{': ' + action.text if action.text else ''}"
     return _Score("gave up", outcome="gave_up"), None, stopped, {}
 
@@ -344,9 +356,12 @@ def run_online(
     graph: GraphContext | None = None,
     control: Control | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
+    user: User | None = None,
 ) -> TaskResult:
     """Run one task on ``device``. An agent that cannot answer makes the task an error
-    (with what it spent); device and setup errors propagate."""
+    (with what it spent), and so does a simulated ``user`` that cannot (kind
+    ``user_simulator``); device and setup errors propagate. Without a ``user``, the
+    task's scripted clarifications answer."""
     settings = settings or OnlineSettings()
     control = control or Control()
     max_steps = settings.max_steps or task.max_steps
@@ -376,7 +391,7 @@ def run_online(
     progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False
-    episode = Episode(task)
+    episode = Episode(task, user) if user is not None else Episode(task)
     user_reply: str | None = None
     outcome: str | None = None
     stopped: str | None = None
@@ -405,6 +420,7 @@ def run_online(
                 started=started,
                 finished=time.time(),
                 device=device.serial,
+                user_usage=episode.user_usage,
             )
         action = step.action
         after = seen
@@ -416,7 +432,39 @@ def run_online(
         if action is None or problem is not None:
             score = _score_invalid(action, problem, step_outcome, progress)
         elif action.type in _CONVERSATION:
-            score, user_reply, stopped, added = _converse(action, episode)
+            try:
+                score, user_reply, stopped, added = _converse(
+                    action, episode, index, instruction, seen
+                )
+            except UserSimulatorError as exc:
+                rule = "asked the user; the simulated user gave no usable reply"
+                score = _Score(rule, outcome="asked_user")
+                records.append(
+                    _record(
+                        index,
+                        seen,
+                        step,
+                        records[-1] if records else None,
+                        score,
+                        next_node=seen.node,
+                        changed=None,
+                        action=action,
+                    )
+                )
+                if on_step is not None:
+                    on_step(records[-1])
+                return user_error_result(
+                    task,
+                    records,
+                    exc,
+                    episode,
+                    "online",
+                    variant,
+                    agent,
+                    started,
+                    time.time(),
+                    device.serial,
+                )
             outcome = score.outcome if stopped else None
         elif action.type is ActionType.DONE:
             episode.note(action)
@@ -476,6 +524,7 @@ def run_online(
         model=getattr(agent, "model", None),
         verification=verdicts,
         judge_usage=usage(verdicts),
+        user_usage=episode.user_usage,
         device=device.serial,
         started=started,
         finished=time.time(),

@@ -29,6 +29,7 @@ from evaluator.matching import PROFILES
 from evaluator.offline import Mode
 from evaluator.run_store import RunStore
 from evaluator.secrets import Secrets, redact
+from evaluator.users import create_user
 from graph_builder.io import shipped_demos
 from graph_builder.model import EvalProtocol, InstructionVariant
 
@@ -58,6 +59,9 @@ class RunConfig:
     matching: str = "elderbench"  # a profile of evaluator.matching.PROFILES
     farm: FarmSettings = field(default_factory=FarmSettings)
     max_wait: float = 10.0  # seconds a wait action may sleep online
+    # the endpoint of a simulated user who answers ask_user (evaluator.users); empty: the
+    # tasks' scripted clarifications answer
+    user_simulator: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -82,6 +86,11 @@ class RunConfig:
             raise ConfigError(f"max_steps must be at least 1, got {self.max_steps}")
         if not self.max_wait >= 0:
             raise ConfigError(f"max_wait must be a number of seconds >= 0, got {self.max_wait}")
+        if self.user_simulator:
+            try:
+                create_user(self.user_simulator)
+            except ConfigError as exc:
+                raise ConfigError(f"--user-simulator: {exc}") from exc
 
     def agent_settings(self) -> dict[str, Any]:
         settings = dict(self.agent_config)
@@ -91,7 +100,9 @@ class RunConfig:
 
     def secrets(self) -> Secrets:
         """The secret values this run knows (scrubbed from everything it writes)."""
-        return Secrets.of(self.agent_config, self.judge_config, self.farm.to_json())
+        return Secrets.of(
+            self.agent_config, self.judge_config, self.user_simulator, self.farm.to_json()
+        )
 
     def to_json(self) -> dict[str, Any]:
         """What run.json records (the fields of ``FIELDS``); ``agent_config`` includes the
@@ -187,6 +198,7 @@ FIELDS: dict[str, FieldSpec] = {
         ("--executor", "--ray-address", "--task-retries", "--device-restart", "--quarantine-after"),
     ),
     "max_wait": FieldSpec(_same, float, ("--max-wait",)),
+    "user_simulator": FieldSpec(dict, dict, ("--user-simulator",), ("user_simulator",)),
 }
 # RunConfig fields that are requests to this session, not part of the run's record.
 NOT_RECORDED = frozenset({"resume"})

@@ -38,6 +38,7 @@ CHANGED = {
     "matching": "aitw",
     "farm": FarmSettings(task_retries=0),
     "max_wait": 2.0,
+    "user_simulator": {"base_url": "http://127.0.0.1:9/v1", "model": "older-adult"},
 }
 BASE = {"suite": Path("suite"), "out": Path("run"), "agent": "replay"}
 
