@@ -28,7 +28,6 @@ from evaluator.errors import AgentError, TaskSetupError
 from evaluator.matching import ELDERBENCH, MatchingProfile, match_edges, profile_named
 from evaluator.progress import EpisodeScorer, GraphDistances
 from evaluator.records import StepRecord, TaskResult, agent_error_result, episode_result
-from evaluator.users import User, UserSimulatorError
 from evaluator.task_actions import (
     Episode,
     action_problem,
@@ -36,6 +35,7 @@ from evaluator.task_actions import (
     match_launch,
     user_error_result,
 )
+from evaluator.users import User, UserSimulatorError
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_graph
 from graph_builder.model import (

@@ -7,6 +7,7 @@ import json
 import re
 import shutil
 from dataclasses import replace
+
 import pytest
 
 from elderbench.cli import main as elderbench_main
@@ -142,9 +143,7 @@ def test_refusal_lets_short_uncertain_replies_through():
     )
 
 
-def test_eval_records_the_simulator_in_run_json_without_its_key(
-    tmp_path, monkeypatch, capsys
-):
+def test_eval_records_the_simulator_in_run_json_without_its_key(tmp_path, monkeypatch, capsys):
     monkeypatch.setenv("OLDER_ADULT_KEY", "sk-simulated-user-secret-123456")
     suite = tmp_path / "suite"
     source = sample_suite()
@@ -199,3 +198,39 @@ def test_a_bad_simulator_file_is_refused_before_the_run(tmp_path, capsys):
     said = capsys.readouterr().err
     assert "--user-simulator: base_url must start with http" in said
     assert not (tmp_path / "run").exists()
+
+
+def test_report_json_counts_asking_per_run(tmp_path, capsys):
+    """Three episodes asked (one success, one failure, one harness error), one did not."""
+    store = RunStore.create(tmp_path / "run", {"agent": {"name": "asking"}})
+    emma, graph = sample_task("call_daughter", intent="Call Emma.")
+    with FakeLLMServer(from_intent) as server:
+        store.append_result(
+            run(emma, graph, AskingAgent("Emma"), SimulatedUser(endpoint(server)))[0]
+        )
+    with FakeLLMServer([garbage()]) as server:
+        broken = replace(emma, id="call_daughter_again")
+        store.append_result(
+            run(broken, graph, AskingAgent("Emma"), SimulatedUser(endpoint(server)))[0]
+        )
+    tom, graph = sample_task("text_tom_late")  # no scripted reply: asking ends it
+    store.append_result(run(tom, graph, AskingAgent("Emma"), None)[0])
+    font, graph = sample_task("font_bigger")
+    store.append_result(run(font, graph, ReplayAgent({}), None)[0])
+    assert elderbench_main(["report", str(tmp_path / "run"), "--json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    asking = data["asking"]
+    assert asking["episodes"] == 3 and asking["episodes_that_asked"] == 2
+    assert asking["questions_per_episode"] == pytest.approx(2 / 3)
+    assert asking["sr_when_asked"] == {"value": 0.5, "successes": 1, "episodes": 2}
+    assert asking["sr_when_not_asked"] == {"value": 1.0, "successes": 1, "episodes": 1}
+    assert asking["asking_by_label"] == {
+        "under_specified_or_ambiguous": {"episodes": 2, "asked": 2, "rate": 1.0},
+        "other": {"episodes": 1, "asked": 0, "rate": 0.0},
+    }
+    assert asking["steps"]["ask_user"] == 2 and asking["user_simulator_errors"] == 1
+    assert data["counts"]["user_simulator_errors"] == 1
+    assert "1 user simulator error excluded" in data["sr_line"]
+    assert data["tokens"]["user_input"] == 700 and data["tokens"]["input"] == 0
+    report = (tmp_path / "run" / "report.md").read_text()
+    assert "## Asking the user" in report and "| Episodes that asked | 66.7% (2 of 3) |" in report
