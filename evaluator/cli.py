@@ -20,13 +20,16 @@ import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
 from evaluator.secrets import SecretFilter
 from evaluator.table_cli import add_table
+
+if TYPE_CHECKING:
+    from evaluator.run_config import RunConfig
 
 
 def register(subparsers: Any) -> None:
@@ -380,13 +383,15 @@ class ProgressPrinter:
         self.stream.flush()
 
 
-def run_eval(args: argparse.Namespace) -> int:
+def eval_config(args: argparse.Namespace) -> RunConfig:
+    """The RunConfig that ``elderbench eval``'s options describe (the studio's run form
+    builds the same one from the same settings); ConfigError says what is wrong."""
     from evaluator.farm.pool import FarmSettings
-    from evaluator.prices import load_prices
-    from evaluator.runner import RunConfig
+    from evaluator.run_config import RunConfig
 
-    prices = load_prices(args.prices) if args.prices else None
-    config = RunConfig(
+    if args.trials < 1:
+        raise ConfigError("--trials must be at least 1")
+    return RunConfig(
         suite=args.suite,
         out=args.out,
         agent=args.agent,
@@ -413,14 +418,19 @@ def run_eval(args: argparse.Namespace) -> int:
             quarantine_after=args.quarantine_after,
         ),
     )
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from evaluator.prices import load_prices
+
+    prices = load_prices(args.prices) if args.prices else None
+    config = eval_config(args)
     secrets = config.secrets()
     printer = ProgressPrinter(scrub=secrets.scrub)
     log_filter = SecretFilter(secrets)
     for handler in logging.getLogger().handlers:
         handler.addFilter(log_filter)
     try:
-        if args.trials < 1:
-            raise ConfigError("--trials must be at least 1")
         if args.trials == 1:
             return _run_eval(args, config, printer, prices)
         return _run_trials(args, config, printer, prices)
