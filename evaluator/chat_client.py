@@ -362,10 +362,12 @@ def image_part(
     fmt = fmt.upper()
     if fmt == "JPEG":
         img.convert("RGB").save(buffer, format=fmt)
-    else:
+    elif fmt == "PNG":
         # PNG is lossless at every level: the fastest one sends the same pixels for a
         # fraction of the encoding time (benchmarks/bench_agent_overhead.py)
         img.save(buffer, format=fmt, compress_level=1)
+    else:
+        img.save(buffer, format=fmt)
     mime = "image/jpeg" if fmt == "JPEG" else "image/png"
     url = f"data:{mime};base64,{base64.b64encode(buffer.getvalue()).decode('ascii')}"
     return {"type": "image_url", "image_url": {"url": url}}, (img.width, img.height)
