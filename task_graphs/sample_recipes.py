@@ -263,6 +263,8 @@ def online(
     solution: Path,
     *,
     max_steps: int = 15,
+    intent: str | None = None,
+    answers: tuple[str, ...] = (),
 ) -> Recipe:
     task = Task(
         id=task_id,
@@ -274,6 +276,8 @@ def online(
         labels=labels,
         reset=in_app(app, *SYSTEM_DEFAULTS),
         success=success,
+        intent=intent,
+        answers=answers,
     )
     return Recipe(task, (solution,))
 
@@ -1074,7 +1078,8 @@ ASKING_RECIPES: tuple[Recipe, ...] = (
     ),
 )
 
-# Questions about the phone: the task ends in an answer, checked against ``answers``.
+# Questions about the phone: the task ends in an answer, checked against ``answers`` (one
+# of them online, on the phone).
 ANSWER_RECIPES: tuple[Recipe, ...] = (
     offline(
         "doctor_day",
@@ -1089,30 +1094,19 @@ ANSWER_RECIPES: tuple[Recipe, ...] = (
         intent="Know the day and time of my appointment with Dr. Lee.",
         answers=("Tuesday",),
     ),
-    offline(
+    online(
         "whats_rita_number",
         "what's Rita's number, I need to write it down",
         "In Contacts, open Neighbor (Rita) and say her phone number.",
         CONTACTS,
-        from_home(),
         _labels(INFO, "compound"),
-        (
-            tap("Contacts"),
-            tap("Search contacts"),
-            type_text("rita"),
-            tap("Neighbor (Rita)"),
-            done(),
+        _criteria(
+            "Neighbor (Rita)'s contact card shows her number (202) 555-0117.",
+            "Neighbor (Rita)",
+            "(202) 555-0117",
+            activity=CONTACT_CARD,
         ),
-        (tap("Contacts"), swipe_up(), swipe_up(), swipe_up(), tap("Neighbor (Rita)"), done()),
-        (
-            tap("Phone"),
-            tap_desc("Contacts"),
-            swipe_up(),
-            swipe_up(),
-            swipe_up(),
-            tap("Neighbor (Rita)"),
-            done(),
-        ),
+        (tap("Search contacts"), type_text("rita"), tap("Neighbor (Rita)"), done()),
         intent="Hear my neighbour Rita's phone number so I can write it down.",
         answers=("555-0117",),
     ),

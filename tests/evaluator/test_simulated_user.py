@@ -13,6 +13,7 @@ import pytest
 from elderbench.cli import main as elderbench_main
 from evaluator.agents.base import AgentObservation, AgentStep
 from evaluator.agents.replay import ReplayAgent
+from evaluator.manifest import read_manifest
 from evaluator.offline import GraphContext, run_offline
 from evaluator.records import ErrorKind, TaskResult, TaskStatus
 from evaluator.run_store import RunStore
@@ -175,6 +176,9 @@ def test_eval_records_the_simulator_in_run_json_without_its_key(tmp_path, monkey
     recorded = info["config"]["user_simulator"]
     assert recorded["model"] == "older-adult" and recorded["persona"] == "terse"
     assert "sk-simulated" not in (tmp_path / "run" / "run.json").read_text()
+    manifest = read_manifest(tmp_path / "run")  # the simulated user is pinned like a judge
+    assert manifest is not None and manifest["models"]["user"] == "older-adult"
+    assert "What you really want" in manifest["prompts"]["user.template"]["text"]
     assert server.received == []  # the replay agent never asks
 
 
