@@ -145,6 +145,7 @@ def error_result(
     """A task that could not be evaluated, with the run's variant and model and what the
     agent spent on the steps it took before the error."""
     task = job.task
+    counts = outcome_counts(steps)
     return TaskResult(
         task_id=job.task_id,
         status=TaskStatus.ERROR,
@@ -156,7 +157,10 @@ def error_result(
         steps=len(steps),
         reason=reason,
         parse_failures=sum(1 for r in steps if r.parse_error is not None),
-        **outcome_counts(steps),
+        questions=counts["questions"],
+        answers_given=counts["answers_given"],
+        give_ups=counts["give_ups"],
+        invalid_actions=counts["invalid_actions"],
         inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in steps),
         retry_seconds=sum(r.retry_seconds for r in steps),
         input_tokens=sum(r.input_tokens for r in steps),

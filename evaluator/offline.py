@@ -228,50 +228,19 @@ def run_offline(
         action = step.action
         stop_reason: str | None = None
         problem = action_problem(action, graph.node(node).screen) if action else None
-        if action is None:
-            kind = step.outcome.value if step.outcome else "parse_error"
-            why = "parse failure" if kind == "parse_error" else "invalid action"
-            record = StepRecord(
-                **common,
-                outcome=kind,
-                decision_correct=False,
-                decision_note=why,
-                next_node=node,
-                rule=why,
-            )
-            stop_reason = f"{why} at step {index}: {step.parse_error}"
-        elif problem is not None:
-            record = StepRecord(
-                **common,
-                action=action.to_json(),
-                action_text=action.describe(),
-                outcome="invalid_action",
-                decision_correct=False,
-                decision_note="invalid action",
-                next_node=node,
-                rule=problem,
-            )
-            stop_reason = f"invalid action at step {index}: {problem}"
+        if action is None or problem is not None:
+            record, stop_reason = _invalid_step(common, action, problem, step, node)
         elif action.type in (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP):
             episode.note(action)
-            try:
-                record, user_reply, outcome, stop = _task_decision(
-                    common, action, node, episode, instruction, screen
-                )
-            except UserSimulatorError as exc:
-                record = StepRecord(
-                    **common,
-                    action=action.to_json(),
-                    action_text=action.describe(),
-                    outcome="asked_user",
-                    rule="asked the user; the simulated user gave no usable reply",
-                    next_node=node,
-                )
+            record, user_reply, outcome, stop, failed = _task_decision(
+                common, action, node, episode, instruction, screen
+            )
+            if failed is not None:  # the simulated user gave no reply: a harness error
                 records.append(record)
                 if on_step is not None:
                     on_step(record)
                 return user_error_result(
-                    task, records, exc, episode, "offline", variant, agent, started, now()
+                    task, records, failed, episode, "offline", variant, agent, started, now()
                 )
             records.append(record)
             if on_step is not None:
@@ -363,6 +332,37 @@ def _step_fields(
     )
 
 
+def _invalid_step(
+    common: dict[str, Any], action: Action | None, problem: str | None, step: AgentStep, node: str
+) -> tuple[StepRecord, str]:
+    """The record of a reply that is no action (parse failure) or an action that cannot
+    be carried out, and why it stops the episode in strict mode."""
+    index = common["index"]
+    if action is None:
+        kind = step.outcome.value if step.outcome else "parse_error"
+        why = "parse failure" if kind == "parse_error" else "invalid action"
+        record = StepRecord(
+            **common,
+            outcome=kind,
+            decision_correct=False,
+            decision_note=why,
+            next_node=node,
+            rule=why,
+        )
+        return record, f"{why} at step {index}: {step.parse_error}"
+    record = StepRecord(
+        **common,
+        action=action.to_json(),
+        action_text=action.describe(),
+        outcome="invalid_action",
+        decision_correct=False,
+        decision_note="invalid action",
+        next_node=node,
+        rule=problem or "invalid action",
+    )
+    return record, f"invalid action at step {index}: {problem}"
+
+
 def _graph_step(
     common: dict[str, Any],
     action: Action,
@@ -412,29 +412,38 @@ def _task_decision(
     episode: Episode,
     instruction: str,
     screen: Screen,
-) -> tuple[StepRecord, str | None, str | None, str | None]:
+) -> tuple[StepRecord, str | None, str | None, str | None, UserSimulatorError | None]:
     """The record of an answer, a question to the user or giving up (all stay on ``node``),
-    the user's reply for the next step, the episode's outcome and why it stops (None: it
-    goes on). UserSimulatorError: the simulated user could not answer."""
+    the user's reply for the next step, the episode's outcome, why it stops (None: it goes
+    on), and the simulated user's failure to answer (None: it answered, or was not asked)."""
     t = action.type
     reply: str | None = None
+    failed: UserSimulatorError | None = None
     extra = dict(common.get("extra") or {})
     if t is ActionType.ANSWER:
         kind, rule, stop = "answered", "answer recorded", None
     elif t is ActionType.ASK_USER:
-        exchange = episode.ask(
-            action.text, step=common["index"], instruction=instruction, screenshot=screen.image
-        )
-        reply = exchange.reply
         kind = "asked_user"
-        extra["user"] = exchange.to_json()
-        if reply is not None:
-            extra["user_reply"] = reply
-            rule, stop = f"asked the user; the {exchange.source} user replied", None
+        try:
+            exchange = episode.ask(
+                action.text, step=common["index"], instruction=instruction, screenshot=screen.image
+            )
+        except UserSimulatorError as exc:
+            failed, rule, stop = (
+                exc,
+                "asked the user; the simulated user gave no usable reply",
+                None,
+            )
         else:
-            rule = "asked the user; the task scripts no reply"
-            question = f" {action.text!r}" if action.text else ""
-            stop = f"asked the user{question} and the task scripts no reply"
+            reply = exchange.reply
+            extra["user"] = exchange.to_json()
+            if reply is not None:
+                extra["user_reply"] = reply
+                rule, stop = f"asked the user; the {exchange.source} user replied", None
+            else:
+                rule = "asked the user; the task scripts no reply"
+                question = f" {action.text!r}" if action.text else ""
+                stop = f"asked the user{question} and the task scripts no reply"
     else:
         kind, rule = "gave_up", "gave up"
         stop = f"gave up{': ' + action.text if action.text else ''}"
@@ -447,4 +456,4 @@ def _task_decision(
         next_node=node,
     )
     ended = kind if stop is not None else None
-    return record, reply, ended, stop
+    return record, reply, ended, stop, failed

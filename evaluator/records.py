@@ -287,6 +287,7 @@ def episode_result(
     offline every step is, online only the steps of a task with a graph.
     """
     scored = [r for r in records if r.decision_correct is not None]
+    counts = outcome_counts(records)
     return TaskResult(
         task_id=task.id,
         status=(
@@ -316,7 +317,10 @@ def episode_result(
         reflections=sum(1 for r in records if r.reflection_correct is not None),
         correct_reflections=sum(1 for r in records if r.reflection_correct),
         parse_failures=sum(1 for r in records if r.parse_error is not None),
-        **outcome_counts(records),
+        questions=counts["questions"],
+        answers_given=counts["answers_given"],
+        give_ups=counts["give_ups"],
+        invalid_actions=counts["invalid_actions"],
         retry_seconds=sum(r.retry_seconds for r in records),
         inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
         input_tokens=sum(r.input_tokens for r in records),

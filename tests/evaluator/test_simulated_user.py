@@ -238,3 +238,52 @@ def test_report_json_counts_asking_per_run(tmp_path, capsys):
     assert data["tokens"]["user_input"] == 700 and data["tokens"]["input"] == 0
     report = (tmp_path / "run" / "report.md").read_text()
     assert "## Asking the user" in report and "| Episodes that asked | 66.7% (2 of 3) |" in report
+
+
+def test_online_the_simulated_user_sees_the_phone_and_its_failure_is_an_error(
+    virtual_server, tmp_path
+):
+    from devices.android import AndroidDevice, adb_client
+    from evaluator.online import run_online
+    from graph_builder.model import ResetRecipe
+    from tests.evaluator.scripted import ScriptedAgent
+
+    task = Task(
+        id="which_setting",
+        instruction="make it easier to see",
+        app="com.android.settings",
+        protocol="online",
+        reset=ResetRecipe("com.android.settings"),
+        intent="Make the letters bigger, not the screen brighter.",
+        max_steps=4,
+    )
+    store = RunStore.create(tmp_path / "run", {"agent": {"name": "scripted"}})
+    device = AndroidDevice("virtual-1", client=adb_client(port=virtual_server.port), timeout=5.0)
+    try:
+        for task_id, answers in (("answered", from_intent), ("unanswered", [garbage()])):
+            agent = ScriptedAgent([Action.ask_user("Bigger letters or a brighter screen?")])
+            trace = store.start_trace(task_id)
+            records: list = []
+            with FakeLLMServer(answers) as server:
+                result = run_online(
+                    replace(task, id=task_id),
+                    agent,
+                    device,
+                    trace,
+                    on_step=records.append,
+                    user=SimulatedUser(endpoint(server)),
+                )
+            trace.close()
+            assert server.received[0].images() == 1  # the phone's screen as it is now
+            if task_id == "answered":
+                said = "Oh, make the letters bigger, not the screen brighter."
+                assert agent.seen[1].user_reply == said
+                assert records[0].extra["user"]["reply"] == said
+                assert result.status is TaskStatus.FAILURE  # it never said done
+                assert result.user_usage[0].input_tokens == 700
+            else:
+                assert result.status is TaskStatus.ERROR
+                assert result.error_kind == ErrorKind.USER_SIMULATOR
+                assert len(records) == 1 and result.device == "virtual-1"
+    finally:
+        device.close()

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -114,7 +114,7 @@ def _file_row(edit: QLineEdit, title: str) -> QHBoxLayout:
     return row
 
 
-def _settings_file(text: str, option: str) -> dict[str, object]:
+def _settings_file(text: str, option: str) -> dict[str, Any]:
     """The settings in the file named ``text`` (read as ``elderbench eval`` reads its
     option's file; {} when blank)."""
     if not text.strip():
