@@ -30,6 +30,8 @@ from evaluator.manifest import (
 )
 from evaluator.prompts import load_prompt
 from evaluator.runner import RunConfig, RunStarted, TaskFinished, iter_run, run_suite
+from graph_builder.io import load_suite_tasks
+from graph_builder.model import EvalProtocol
 from graph_builder.screen import Screen
 from tests.evaluator import test_online
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
@@ -145,7 +147,8 @@ def test_verify_passes_on_a_fresh_offline_run_and_report_shows_the_manifest(
     capsys.readouterr()
     assert main(["verify", str(out)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith(f"verified: {out} (18 tasks, suite {suite_hash(suite)})")
+    offline = sum(1 for t in load_suite_tasks(suite) if t.protocol is EvalProtocol.OFFLINE)
+    assert said.startswith(f"verified: {out} ({offline} tasks, suite {suite_hash(suite)})")
     assert main(["report", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"suite ElderBench Studio sample: {suite_hash(suite)}" in printed
