@@ -30,7 +30,7 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from evaluator.chat_client import ChatClient, EndpointConfig, image_part
@@ -168,15 +168,13 @@ def refusal(text: str, max_chars: int) -> str | None:
     return None
 
 
-@dataclass
 class SimulatedUser:
     """A model that plays the older adult (see the module's docstring)."""
 
-    config: Mapping[str, Any] = field(default_factory=dict)
-    name: str = "simulated"
+    name = "simulated"
 
-    def __post_init__(self) -> None:
-        settings = dict(self.config)
+    def __init__(self, config: Mapping[str, Any] | None = None) -> None:
+        settings = dict(config or {})
         endpoint = {k: v for k, v in settings.items() if k not in _OWN_KEYS}
         self.endpoint = EndpointConfig.from_config(endpoint)
         self.model: str | None = self.endpoint.model
