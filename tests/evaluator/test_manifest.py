@@ -207,6 +207,24 @@ def test_verify_names_a_success_whose_trace_does_not_end_in_done(suite, tmp_path
     )
 
 
+def test_verify_takes_a_report_from_before_the_asking_counts_and_names_a_lost_number(
+    suite, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    assert eval_offline(suite, out, "--tasks", "font_bigger") == 0
+    report = out / "report.json"
+    stored = json.loads(report.read_text(encoding="utf-8"))
+    older = {k: v for k, v in stored.items() if k not in ("asking", "user_cost")}
+    del older["tokens"]["user_input"]
+    report.write_text(json.dumps(older), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0  # numbers it did not have are not differences
+    stored["bogus_number"] = 3  # a number the fresh summary does not give is one
+    report.write_text(json.dumps(stored), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    assert "report.json: bogus_number no longer recomputes" in capsys.readouterr().out
+
+
 def test_a_resume_keeps_the_manifest_and_reports_a_changed_suite(suite, tmp_path):
     out = tmp_path / "run"
     config = RunConfig(suite=suite, out=out, agent="replay", tasks=("font_bigger", "wake_at_eight"))
