@@ -287,3 +287,49 @@ def test_online_the_simulated_user_sees_the_phone_and_its_failure_is_an_error(
                 assert len(records) == 1 and result.device == "virtual-1"
     finally:
         device.close()
+
+
+def test_an_asking_agent_through_the_cli_gets_the_simulated_reply_and_succeeds(tmp_path, capsys):
+    """elderbench eval with the openai agent (JSON family) and --user-simulator, both
+    played by one local endpoint: the agent asks which child, the simulated user answers
+    from the task's hidden intent, and the agent then calls the one it was told."""
+    from tests.evaluator.test_family_runs import FamilyModel
+
+    navigator = FamilyModel("json")
+    asked: list[str] = []
+
+    def endpoint_answer(request: Received) -> Answer:
+        text = request.text()
+        if INTENT.search(text):  # the simulated user's prompt
+            return from_intent(request)
+        if not asked:
+            asked.append(text)
+            return reply('{"action": "ask_user", "question": "Your son or your daughter?"}')
+        return navigator(request)
+
+    with FakeLLMServer(endpoint_answer) as server:
+        agent = tmp_path / "agent.json"
+        agent.write_text(json.dumps({**endpoint(server), "model": "agent", "family": "json"}))
+        user = tmp_path / "user.json"
+        user.write_text(json.dumps(endpoint(server)))
+        argv = ["eval", "--suite", str(sample_suite()), "--agent", "openai"]
+        argv += ["--agent-config", str(agent), "--user-simulator", str(user)]
+        argv += ["--tasks", "call_my_child", "--out", str(tmp_path / "run")]
+        assert elderbench_main(argv) == 0
+        user_prompts = [r for r in server.received if INTENT.search(r.text())]
+        agent_prompts = [r.text() for r in server.received if not INTENT.search(r.text())]
+    # the agent's next prompt carries the reply
+    said = "The user answered your question: Oh, call my son Tom, not my daughter Emma."
+    assert said in agent_prompts[1] and said not in agent_prompts[0]
+    (result,) = RunStore.open(tmp_path / "run").results()
+    assert result.success, result.reason
+    assert result.questions == 1 and [u.model for u in result.user_usage] == ["older-adult"]
+    (prompt,) = user_prompts
+    assert "Call my son Tom, not my daughter Emma." in prompt.text()
+    assert "give my child a ring" in prompt.text() and "Your son or your daughter?" in prompt.text()
+    steps = RunStore.open(tmp_path / "run").read_steps("call_my_child")
+    assert steps[0].extra["user"]["reply"] == "Oh, call my son Tom, not my daughter Emma."
+    capsys.readouterr()
+    assert elderbench_main(["report", str(tmp_path / "run"), "--json"]) == 0
+    asking = json.loads(capsys.readouterr().out)["asking"]
+    assert asking["episodes_that_asked"] == 1 and asking["sr_when_asked"]["successes"] == 1
