@@ -219,9 +219,9 @@ def _sampling(describe: Mapping[str, Any], config: Mapping[str, Any]) -> dict[st
     return found
 
 
-def models_and_prompts(agent: Any, judges: Mapping[str, Any]) -> dict[str, Any]:
-    """Models, endpoints, sampling, seeds and prompt templates of an agent and its judges
-    (endpoints not yet masked: ``build_manifest`` masks them)."""
+def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) -> dict[str, Any]:
+    """Models, endpoints, sampling, seeds and prompt templates of an agent, its judges and
+    a simulated user (endpoints not yet masked: ``build_manifest`` masks them)."""
     describe = agent.describe()
     config = describe.get("config") or {}
     prompts = _templates("agent", agent)
@@ -240,6 +240,11 @@ def models_and_prompts(agent: Any, judges: Mapping[str, Any]) -> dict[str, Any]:
         if endpoint is not None:
             endpoints[f"judge:{name}"] = endpoint.base_url
             sampling[f"judge:{name}"] = _sampling({"endpoint": endpoint.describe()}, {})
+    if user is not None and getattr(user, "model", None) is not None:
+        prompts.update(_templates("user", user))
+        models["user"] = user.model
+        endpoints["user"] = user.endpoint.base_url
+        sampling["user"] = _sampling({"endpoint": user.endpoint.describe()}, {})
     return {
         "models": models,
         "endpoints": endpoints,

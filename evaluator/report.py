@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from evaluator.asking import asking_blocks
 from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
 from evaluator.manifest import (
     ManifestError,
@@ -150,6 +151,7 @@ def _blocks(
         *_breakdown_tables(summary),
         *_latency(summary),
         *_costs(summary),
+        *asking_blocks(summary.asking),
         *_feature_tests(summary),
         *_judges(summary),
         *_matching_profiles(summary),
@@ -327,7 +329,8 @@ def _latency(summary: RunSummary) -> list[Block]:
 
 
 def _costs(summary: RunSummary) -> list[Block]:
-    """Tokens and cost of the agent and the judges, by app and in all."""
+    """Tokens and cost of the agent and the judges, by app and in all; the simulated
+    user's apart."""
     currency = summary.currency
     apps = summary.breakdowns.get("app", {})
     blocks: list[Block] = []
@@ -372,6 +375,16 @@ def _costs(summary: RunSummary) -> list[Block]:
             "tokens include re-judging and judge calls that gave no verdict.",
         )
     )
+    if summary.user_input_tokens or summary.user_output_tokens:
+        blocks.append(
+            (
+                "p",
+                f"The simulated user (--user-simulator) spent "
+                f"{summary.user_input_tokens}/{summary.user_output_tokens} tokens in/out, "
+                f"{_cost(summary.user_cost, currency)}, failed calls included; the Cost "
+                "column includes it.",
+            )
+        )
     if summary.unpriced_models:
         blocks.append(
             (

@@ -92,9 +92,9 @@ def main_grid(tables: Tables) -> Grid:
         "SR: successes of evaluated tasks (harness errors excluded and counted), 95% Wilson "
         "interval in brackets; offline and online SR count the tasks of that protocol. "
         "CR: mean over the tasks with a graph; DA: correct of decisions, pooled; AIL: "
-        "seconds of inference and parsing per step; tokens: the agent's; cost: agent and "
-        f"judges, in {tables.currency}. The best value of each column is marked (ties all; "
-        "none when every run has the same value).",
+        "seconds of inference and parsing per step; tokens: the agent's; cost: agent, "
+        f"judges and simulated user, in {tables.currency}. The best value of each column "
+        "is marked (ties all; none when every run has the same value).",
     ]
     for row in tables.main:
         eaf = row["sr_errors_as_failures"]

@@ -88,9 +88,12 @@ def result_mismatches(result: TaskResult, steps: list[StepRecord], where: str) -
 
 
 def _json_diff(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where the stored numbers ``a`` and the fresh ones ``b`` differ. A number the stored
+    report did not have yet (made by an older version) is not a difference; one it had
+    and the fresh summary lacks is."""
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
-        for key in sorted(set(a) | set(b), key=str):
+        for key in sorted(a, key=str):
             if path == "" and key in _NOT_NUMBERS:
                 continue
             out.extend(_json_diff(a.get(key), b.get(key), f"{path}.{key}" if path else key))

@@ -31,6 +31,8 @@ from evaluator.manifest import (
 )
 from evaluator.prompts import load_prompt
 from evaluator.runner import RunConfig, RunStarted, TaskFinished, iter_run, run_suite
+from graph_builder.io import load_suite_tasks
+from graph_builder.model import EvalProtocol
 from graph_builder.screen import Screen
 from tests.evaluator import test_online
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
@@ -146,7 +148,8 @@ def test_verify_passes_on_a_fresh_offline_run_and_report_shows_the_manifest(
     capsys.readouterr()
     assert main(["verify", str(out)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith(f"verified: {out} (18 tasks, suite {suite_hash(suite)})")
+    offline = sum(1 for t in load_suite_tasks(suite) if t.protocol is EvalProtocol.OFFLINE)
+    assert said.startswith(f"verified: {out} ({offline} tasks, suite {suite_hash(suite)})")
     assert main(["report", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"suite ElderBench Studio sample: {suite_hash(suite)}" in printed
@@ -203,6 +206,24 @@ def test_verify_names_a_success_whose_trace_does_not_end_in_done(suite, tmp_path
         "task font_bigger is a success in results.jsonl but the last step of its trace is back"
         in (capsys.readouterr().out)
     )
+
+
+def test_verify_takes_a_report_from_before_the_asking_counts_and_names_a_lost_number(
+    suite, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    assert eval_offline(suite, out, "--tasks", "font_bigger") == 0
+    report = out / "report.json"
+    stored = json.loads(report.read_text(encoding="utf-8"))
+    older = {k: v for k, v in stored.items() if k not in ("asking", "user_cost")}
+    del older["tokens"]["user_input"]
+    report.write_text(json.dumps(older), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0  # numbers it did not have are not differences
+    stored["bogus_number"] = 3  # a number the fresh summary does not give is one
+    report.write_text(json.dumps(stored), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    assert "report.json: bogus_number no longer recomputes" in capsys.readouterr().out
 
 
 def test_a_resume_keeps_the_manifest_and_reports_a_changed_suite(suite, tmp_path):

@@ -73,6 +73,7 @@ def test_summary_numbers(two_runs):
         overridden=0,
         judge_errors=0,
         dirty_starts=0,
+        user_simulator_errors=0,
         unreadable_lines=0,
     )
     assert summary.sr_line == "SR 0.0% (0 of 10 evaluated)"
@@ -87,6 +88,8 @@ def test_summary_numbers(two_runs):
         "output": 0,
         "judge_input": 0,
         "judge_output": 0,
+        "user_input": 0,
+        "user_output": 0,
     }
     assert json.loads(json.dumps(data)) == data
 

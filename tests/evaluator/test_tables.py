@@ -113,7 +113,7 @@ def test_csv_opens_with_one_header_and_reads_back_every_number(sample_tables, su
         assert values[(*key, "sr_online")] is None
         canonical = s["breakdowns"]["syntax"]["canonical"]
         assert values[("labels", _label(name), "", "syntax", "canonical", "sr")] == canonical["sr"]
-        assert values[("labels", _label(name), "", "syntax", "canonical", "sr_evaluated")] == 4
+        assert values[("labels", _label(name), "", "syntax", "canonical", "sr_evaluated")] == 9
 
 
 def test_pairs_are_report_compare_numbers_holm_adjusted(sample_runs, sample_tables):
@@ -192,7 +192,7 @@ def test_latex_has_booktabs_structure_and_escapes_names(sample_runs):
     assert latex_escape(odd) in tex and odd not in tex
     assert r"\textless{}3\textgreater{}" in tex  # a bare "<" prints an inverted "!"
     # heuristic on normalized instructions: the best SR over its interval and count
-    assert r"{\textbf{33.3\%}} \\ {[16.3, 56.3]} \\ {(6 of 18)}" in tex
+    assert r"{\textbf{36.0\%}} \\ {[20.2, 55.5]} \\ {(9 of 25)}" in tex
     assert r"\caption{Success and cost of 4 run(s)}" in tex  # LaTeX numbers the tables
 
 
@@ -226,13 +226,13 @@ def test_other_task_sets_are_refused_unless_allowed_and_then_noted(sample_runs, 
     argv = ["eval", "--suite", str(SAMPLE), "--agent", "heuristic", "--mode", "tolerant"]
     argv += ["--protocol", "offline", "--tasks", "bp_pills_out", "call_daughter"]
     assert main([*argv, "--out", str(few), "--no-report"]) == 0
-    with pytest.raises(TableError, match="lacks 16 task") as refused:
+    with pytest.raises(TableError, match="lacks 23 task") as refused:
         build_tables([sample_runs[0], few], names={few: "few"})
     assert "--allow-different-tasks" in str(refused.value)
     tables = build_tables([sample_runs[0], few], names={few: "few"}, allow_different_tasks=True)
     assert tables.pairs[0]["pairs"] == 2  # the tasks both evaluated
     text = render(tables, "md")
-    assert "Note: few lacks 16 task(s) of heuristic (original): call_doctor_lee," in text
+    assert "Note: few lacks 23 task(s) of heuristic (original): call_doctor_lee," in text
     assert "differ in offline mode: heuristic (original) strict, few tolerant." in text
 
 

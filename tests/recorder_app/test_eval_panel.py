@@ -434,6 +434,8 @@ def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, 
     form = page.form
     label = form.label_filter.itemData(form.label_filter.count() - 1)
     assert label, "the synthetic suite offers a label to filter by"
+    user = tmp_path / "user.json"
+    user.write_text(json.dumps({"base_url": "http://127.0.0.1:9/v1", "model": "older-adult"}))
     settings = replace(
         form.settings(),
         label_filter=label,
@@ -447,6 +449,10 @@ def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, 
         devices=("virtual-9",),
         judges=("rule", "vlm"),
         judge_config='{"vlm": {"model": "judge"}}',
+        matching="aitw",
+        executor="ray",
+        ray_address="auto",
+        user_simulator=str(user),
         out=str(tmp_path / "out"),
     )
     form.apply_settings(settings)
@@ -455,6 +461,18 @@ def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, 
     changed = {name for name in studio if getattr(config, name) != getattr(default, name)}
     assert changed == set(studio) - {"suite", "out"}
     assert (config.suite, config.out) == (Path(settings.suite), tmp_path / "out")
+    assert config.user_simulator == {"base_url": "http://127.0.0.1:9/v1", "model": "older-adult"}
+    assert (config.farm.executor, config.farm.ray_address) == ("ray", "auto")
+    # settings the form keeps beside RunConfig survive a save and a load
+    assert form.settings().user_simulator == str(user)
+    # the judge settings come typed or from a file, as --judge-config FILE
+    judges = tmp_path / "judges.json"
+    judges.write_text(json.dumps({"vlm": {"model": "from-file"}}))
+    form.apply_settings(replace(settings, judge_config="", judge_file=str(judges)))
+    assert form.build_config().judge_config == {"vlm": {"model": "from-file"}}
+    form.apply_settings(replace(settings, judge_file=str(judges)))
+    with pytest.raises(SettingsError, match="both typed and in a file"):
+        form.build_config()
 
 
 def test_the_figures_tab_shows_the_report_figures(qtbot, page, ws):

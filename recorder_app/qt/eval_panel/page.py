@@ -358,7 +358,7 @@ class EvaluationPage(QWidget):
             self.report_problem("Cannot start the run", str(exc))
             return
         self.save_settings()
-        self._launch(replace(config, hierarchy=self.hierarchy))
+        self._launch(replace(config, hierarchy=self.hierarchy), self.form.trials_spin.value())
 
     def resume_run(self, run_dir: str | Path) -> None:
         """Continue an interrupted run in ``run_dir`` with the configuration it was made with."""
@@ -369,11 +369,11 @@ class EvaluationPage(QWidget):
             return
         self._launch(config)
 
-    def _launch(self, config: RunConfig) -> None:
+    def _launch(self, config: RunConfig, trials: int = 1) -> None:
         if self.run is not None and self.run.running:
             self.report_problem("A run is in progress", "Stop it before starting another.")
             return
-        if not self.owner.when_free(config.devices, lambda: self._launch(config)):
+        if not self.owner.when_free(config.devices, lambda: self._launch(config, trials)):
             return  # the dialog says who holds a phone; waiting launches the run
         if self.run is not None:
             self.run.deleteLater()  # its thread has ended; free it with its worker
@@ -382,7 +382,7 @@ class EvaluationPage(QWidget):
             if self.connection is not None
             else None
         )
-        run = EvaluationRun(config, device_factory=device_factory, parent=self)
+        run = EvaluationRun(config, device_factory=device_factory, trials=trials, parent=self)
         run.run_started.connect(self._on_run_started)
         run.task_started.connect(self.live_view.on_task_started)
         run.step_done.connect(self.live_view.on_step_done)

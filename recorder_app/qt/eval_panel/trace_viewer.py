@@ -41,7 +41,7 @@ from evaluator.run_import import import_run
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
 from graph_builder.importers import ImportResult
-from recorder_app.qt.eval_panel.live_view import StepPanel
+from recorder_app.qt.eval_panel.live_view import StepPanel, exchange_text
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import ANIMATION_FILTER, trace_frames, write_animation
@@ -265,7 +265,11 @@ class TraceViewer(QWidget):
         for record in self.steps:
             mark = {True: "✓", False: "✗", None: "·"}[record.decision_correct]
             item = QListWidgetItem(f"{mark} {record.index + 1}. {record.action_text or '—'}")
-            item.setToolTip(record.rule or record.parse_error or "")
+            item.setToolTip(
+                "\n".join(
+                    t for t in (record.rule or record.parse_error, exchange_text(record)) if t
+                )
+            )
             self.step_list.addItem(item)
         self.tag_step.setRange(0, max(1, len(self.steps)))
         self.title.setText(
