@@ -19,8 +19,12 @@ from evaluator.figures import FIGURES_JSON, build_figures, write_figures
 from evaluator.plots import MIN_FONT_SIZE, PALETTE, Plot, draw
 from evaluator.run_summary import summarize
 from evaluator.tables import TableError
+from graph_builder.io import load_task, suite_task_dirs
+from graph_builder.model import EvalProtocol
 
 SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
+SAMPLE_TASKS = [load_task(folder) for folder in suite_task_dirs(SAMPLE)]
+OFFLINE_TASKS = sum(1 for task in SAMPLE_TASKS if task.protocol is EvalProtocol.OFFLINE)
 RUNS = ("heuristic-original", "heuristic-normalized", "random-original", "random-normalized")
 SVG = "{http://www.w3.org/2000/svg}"
 
@@ -86,7 +90,8 @@ def test_plotted_numbers_are_report_json_to_the_last_digit(sample_runs, written)
         assert [p["x"] for p in points] == [s[metric] for s in summaries]
         assert [p["y"] for p in points] == [s["sr"] for s in summaries]
         assert [[p["low"], p["high"]] for p in points] == [s["sr_ci"] for s in summaries]
-        assert "over 18 tasks" in plots[name].data["y_label"]  # the rate names its base
+        # the rate names its base: the runs were offline, over the suite's offline tasks
+        assert f"over {OFFLINE_TASKS} tasks" in plots[name].data["y_label"]
     rows = plots["failure_shares"].data["rows"]
     assert [(r["base"], r["failures"]) for r in rows] == [
         (s["failure_analysis"]["analysed"], s["failure_analysis"]["failures"]) for s in summaries
@@ -167,12 +172,12 @@ def test_language_against_another_set(sample_runs, tmp_path):
     figures = build_figures(sample_runs[:1], against=other)
     plots = {p.name: p for p in figures.plots}
     lengths = plots["language_lengths"].data
-    # each share's base: all 35 requests of the suite (online ones too), and the 2 others
-    assert lengths["series"] == ["sample (n=35)", "other (n=2)"]
+    # each share's base: every request of the suite (online ones too), and the 2 others
+    assert lengths["series"] == [f"sample (n={len(SAMPLE_TASKS)})", "other (n=2)"]
     shares = [g["bars"][1] for g in lengths["panels"][0]["groups"]]
     assert sum(s["count"] for s in shares) == 2 and all(s["of"] == 2 for s in shares)
     # an unlabelled list has no label shares: only the suite's are drawn
-    assert plots["language_labels"].data["series"] == ["sample (n=35)"]
+    assert plots["language_labels"].data["series"] == [f"sample (n={len(SAMPLE_TASKS)})"]
 
 
 def test_runs_on_another_suite_are_refused_unless_allowed(sample_runs, tmp_path, capsys):
