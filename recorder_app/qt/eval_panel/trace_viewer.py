@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -161,14 +162,12 @@ class TraceViewer(QWidget):
         self.success_button.clicked.connect(lambda: self._set_verdict(True))
         self.failure_button.clicked.connect(lambda: self._set_verdict(False))
         self.clear_button.clicked.connect(self._on_clear_clicked)
-        buttons = QHBoxLayout()
-        for button in (
-            self.accept_button,
-            self.success_button,
-            self.failure_button,
-            self.clear_button,
+        # Two by two, so the Evaluate tab fits a 1024 px window beside the run form.
+        buttons = QGridLayout()
+        for index, button in enumerate(
+            (self.accept_button, self.success_button, self.failure_button, self.clear_button)
         ):
-            buttons.addWidget(button)
+            buttons.addWidget(button, index // 2, index % 2)
         layout = QVBoxLayout(box)
         layout.addWidget(self.recorded_label)
         layout.addWidget(self.human_label)
