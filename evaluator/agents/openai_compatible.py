@@ -23,9 +23,10 @@ from evaluator.agents.families import (
     Parsed,
     get_family,
 )
-from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig, screen_part
+from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig
 from evaluator.errors import AgentError, ConfigError
 from evaluator.prompts import load_prompt, render
+from evaluator.request_image import screen_part
 from graph_builder.errors import FormatError
 from graph_builder.model import InstructionVariant, Size, Task
 
