@@ -26,6 +26,7 @@ import struct
 import threading
 import zlib
 from collections import OrderedDict
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 from PIL import Image
@@ -39,6 +40,7 @@ __all__ = [
     "encode_png",
     "image_part",
     "png_header_size",
+    "prepare_ahead",
     "screen_part",
     "shrink",
 ]
@@ -48,6 +50,11 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 _PNG_MODES = {"L": (0, 1), "RGB": (2, 3), "RGBA": (6, 4)}
 # Request images kept per screenshot file (a 1024 px PNG screen is some 100 kB of text).
 FILE_CACHE_ENTRIES = 512
+# How long a step waits for the same image being prepared by another thread, in seconds.
+PREPARE_DEADLINE = 30.0
+# Screens prepared ahead per step at most, and how long the idle preparer thread stays.
+AHEAD_SCREENS = 4
+AHEAD_IDLE_SECONDS = 30.0
 
 Part = tuple[dict[str, Any], tuple[int, int]]
 
@@ -131,11 +138,12 @@ def png_header_size(png: bytes) -> tuple[int, int] | None:
 
 class _FileCache:
     """Request images by screenshot file and request shape, the least recently used
-    dropped first. Safe to share between threads."""
+    dropped first; one preparation per key at a time. Safe to share between threads."""
 
     def __init__(self, entries: int) -> None:
         self.entries = entries
         self._kept: OrderedDict[tuple[object, ...], Part] = OrderedDict()
+        self._preparing: dict[tuple[object, ...], threading.Event] = {}
         self._lock = threading.Lock()
 
     def get(self, key: tuple[object, ...]) -> Part | None:
@@ -151,6 +159,29 @@ class _FileCache:
             self._kept.move_to_end(key)
             while len(self._kept) > self.entries:
                 self._kept.popitem(last=False)
+
+    def get_or_prepare(self, key: tuple[object, ...], prepare: Callable[[], Part]) -> Part:
+        """The kept part, else the one another thread is preparing (waited for), else
+        ``prepare()``'s, kept."""
+        with self._lock:
+            part = self._kept.get(key)
+            if part is not None:
+                self._kept.move_to_end(key)
+                return part
+            running = self._preparing.get(key)
+            if running is None:
+                self._preparing[key] = done = threading.Event()
+        if running is not None:
+            running.wait(PREPARE_DEADLINE)
+            return self.get(key) or prepare()  # it failed or is stuck: prepare here
+        try:
+            part = prepare()
+            self.put(key, part)
+            return part
+        finally:
+            with self._lock:
+                del self._preparing[key]
+            done.set()
 
     def clear(self) -> None:
         with self._lock:
@@ -188,11 +219,69 @@ def screen_part(screen: Screen, *, max_side: int | None, fmt: str = "PNG") -> Pa
 
     def prepare() -> Part:
         key = _file_key(screen, shape)
-        part = FILE_CACHE.get(key) if key is not None else None
-        if part is None:
-            part = _prepare(screen, max_side, fmt.upper())
-            if key is not None:
-                FILE_CACHE.put(key, part)
-        return part
+        if key is None:
+            return _prepare(screen, max_side, fmt.upper())
+        return FILE_CACHE.get_or_prepare(key, lambda: _prepare(screen, max_side, fmt.upper()))
 
     return screen.derived("request_image", shape, prepare)
+
+
+class _Ahead:
+    """One background thread preparing the request images of the screens a step may lead
+    to while the model is asked about it. Each submitting thread (a runner worker) keeps
+    only its latest list: what was not started when its next step came is dropped."""
+
+    def __init__(self) -> None:
+        self._pending: dict[int, list[tuple[Screen, int | None, str]]] = {}
+        self._busy = 0
+        self._changed = threading.Condition()
+        self._thread: threading.Thread | None = None
+
+    def submit(self, screens: Sequence[Screen], max_side: int | None, fmt: str) -> None:
+        with self._changed:
+            self._pending[threading.get_ident()] = [(s, max_side, fmt) for s in screens]
+            if self._thread is None or not self._thread.is_alive():
+                self._thread = threading.Thread(
+                    target=self._work, name="request-images-ahead", daemon=True
+                )
+                self._thread.start()
+            self._changed.notify_all()
+
+    def _next(self) -> tuple[Screen, int | None, str] | None:
+        with self._changed:
+            if not self._changed.wait_for(lambda: any(self._pending.values()), AHEAD_IDLE_SECONDS):
+                self._thread = None  # idle: the next submit starts another
+                return None
+            owner = next(k for k, v in self._pending.items() if v)
+            self._busy += 1
+            return self._pending[owner].pop(0)
+
+    def _work(self) -> None:
+        while (job := self._next()) is not None:
+            screen, max_side, fmt = job
+            try:
+                screen_part(screen, max_side=max_side, fmt=fmt)
+            except Exception:  # noqa: BLE001, S110 - the step that shows it says what is wrong
+                pass
+            finally:
+                with self._changed:
+                    self._busy -= 1
+                    self._changed.notify_all()
+
+    def wait_idle(self, timeout: float) -> bool:
+        """Wait until nothing is pending or running; False when ``timeout`` passed first."""
+        with self._changed:
+            return self._changed.wait_for(
+                lambda: not self._busy and not any(self._pending.values()), timeout
+            )
+
+
+AHEAD = _Ahead()
+
+
+def prepare_ahead(screens: Sequence[Screen], *, max_side: int | None, fmt: str = "PNG") -> None:
+    """Prepare these screens' request images in the background (the first few), so a step
+    that reaches one finds it ready; returns at once."""
+    screens = screens[:AHEAD_SCREENS]
+    if screens:
+        AHEAD.submit(screens, max_side, fmt)

@@ -107,6 +107,9 @@ class OpenAICompatibleAgent(BaseAgent):
             "endpoint": self.endpoint.describe(),
         }
 
+    def image_request(self) -> tuple[int | None, str]:
+        return self.max_image_side, self.image_format
+
     def image_content(self, observation: AgentObservation) -> tuple[dict[str, Any], Size]:
         try:
             return screen_part(

@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import io
 import os
+import threading
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,7 @@ from evaluator import request_image
 from evaluator.agents.families import get_family
 from evaluator.request_image import encode_png, image_part, screen_part
 from evaluator.synthetic import render_screen
+from graph_builder.errors import FormatError
 from graph_builder.io import atomic_write_bytes
 from graph_builder.screen import Screen
 from tests.shared_fixtures import require_dev_screens
@@ -138,3 +140,77 @@ def test_a_png_that_fits_is_sent_as_captured(screenshot, monkeypatch):
     shrunk = counting_shrink(monkeypatch)
     part, sent = screen_part(Screen((1080, 2400), screenshot_path=screenshot), max_side=None)
     assert sent == (1080, 2400) and sent_png(part) == screenshot.read_bytes() and not shrunk
+
+
+def test_one_preparation_at_a_time_per_file(screenshot, monkeypatch):
+    """Two threads asking for the same new screen (a step and the look-ahead) prepare it
+    once: the second waits for the first."""
+    started, release = threading.Event(), threading.Event()
+    shrunk: list[str] = []
+    original = request_image.shrink
+
+    def slow_shrink(image: Image.Image, max_side: int | None) -> Image.Image:
+        shrunk.append(threading.current_thread().name)
+        started.set()
+        assert release.wait(10)
+        return original(image, max_side)
+
+    monkeypatch.setattr(request_image, "shrink", slow_shrink)
+    parts: list[object] = []
+    first = threading.Thread(
+        target=lambda: parts.append(
+            screen_part(Screen((1080, 2400), screenshot_path=screenshot), max_side=1024)
+        ),
+        name="first",
+    )
+    first.start()
+    assert started.wait(10)
+    second = threading.Thread(
+        target=lambda: parts.append(
+            screen_part(Screen((1080, 2400), screenshot_path=screenshot), max_side=1024)
+        ),
+        name="second",
+    )
+    second.start()
+    release.set()
+    first.join(10)
+    second.join(10)
+    assert shrunk == ["first"] and len(parts) == 2 and parts[0] == parts[1]
+
+
+def test_screens_prepared_ahead_are_ready_for_the_step(tmp_path, monkeypatch):
+    request_image.FILE_CACHE.clear()
+    paths = []
+    for name in ("a", "b"):
+        path = tmp_path / f"{name}.png"
+        path.write_bytes(
+            render_screen(name, ["Next"], app="a", activity="a/.B", size=(1080, 2400)).png
+        )
+        paths.append(path)
+    shrunk: list[str] = []
+    original = request_image.shrink
+
+    def shrink(image: Image.Image, max_side: int | None) -> Image.Image:
+        shrunk.append(threading.current_thread().name)
+        return original(image, max_side)
+
+    monkeypatch.setattr(request_image, "shrink", shrink)
+    request_image.prepare_ahead(
+        [Screen((1080, 2400), screenshot_path=p) for p in paths], max_side=1024
+    )
+    assert request_image.AHEAD.wait_idle(30)
+    assert shrunk == ["request-images-ahead"] * 2
+    for path in paths:  # the step's own Screen of the node finds its image ready
+        part, sent = screen_part(Screen((1080, 2400), screenshot_path=path), max_side=1024)
+        assert sent == (461, 1024)
+    assert len(shrunk) == 2
+    request_image.FILE_CACHE.clear()
+
+
+def test_a_broken_screen_ahead_is_left_to_the_step(tmp_path):
+    broken = tmp_path / "broken.png"
+    broken.write_bytes(b"not a png")
+    request_image.prepare_ahead([Screen((1080, 2400), screenshot_path=broken)], max_side=1024)
+    assert request_image.AHEAD.wait_idle(30)
+    with pytest.raises(FormatError):  # the step that shows it says what is wrong
+        screen_part(Screen((1080, 2400), screenshot_path=broken), max_side=1024)
