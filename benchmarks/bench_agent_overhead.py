@@ -1,10 +1,11 @@
 """Per-step harness overhead of an OpenAI-compatible agent, apart from the model call.
 
     .venv/bin/python benchmarks/bench_agent_overhead.py [--tasks 20] [--repeats 3]
+        [--model-ms 200] [--no-ahead]
 
 An offline run of the ``openai`` agent (the JSON family) on a synthetic suite with
 phone-sized screenshots (1080x2400), against a local OpenAI-compatible endpoint that
-answers at once with a demonstrated action of the step it is asked about: even tasks
+answers with a demonstrated action of the step it is asked about: even tasks
 follow the straight demonstration (every step a new screen), odd ones the detour (a wrong
 tap, back, then on: the first screen is seen twice). The suite is run ``--repeats`` times
 in one process, as trials and instruction variants are, so the later runs revisit the
@@ -15,12 +16,15 @@ model call as the client measured it (the HTTP exchange with the endpoint) is th
 overhead: preparing the model's image (decoding the screenshot, the family's resize to
 1024 px, PNG encoding, base64), rendering the prompt, building and sending the request
 body, reading the reply, matching the action, scoring the step, writing its trace line and
-live-view event. Steps are split by whether the screen's image had to be prepared (a new
-screen) or was kept (a revisited one), and the image preparation's parts are printed.
+live-view event. Steps are split by whether the step is the first in the process to show
+its screenshot file (a new screen) or not (a revisited one), and the parts of the image
+preparations steps did themselves are printed.
 
-Target: median under 5 ms with the image preparation included, on revisited screens; on
-new ones it is bounded by decoding a 1080x2400 PNG and Pillow's bicubic resize, which the
-family's pixels need (see docs/agents.md for the figures).
+The endpoint takes ``--model-ms`` (200) to answer; offline the runner prepares the next
+screens' images meanwhile (``--no-ahead`` turns that off). Target: median under 5 ms with
+the image preparation included, on revisited screens; a new screen's image, when it was
+not prepared ahead, is bounded by decoding a 1080x2400 PNG and the bicubic shrink the
+family's pixels need (figures in docs/agents.md).
 """
 
 from __future__ import annotations
@@ -156,8 +160,8 @@ def reply_for(action: Action) -> dict[str, Any]:
 
 
 class Oracle:
-    """An endpoint that answers at once with the demonstration's action for the task the
-    agent runs and the step the request names."""
+    """An endpoint that answers, after the model's latency, with the demonstration's action
+    for the task the agent runs and the step the request names."""
 
     def __init__(self, suite: Path, demos: Path, latency: float) -> None:
         self.replies: dict[str, list[str]] = {}
