@@ -48,8 +48,9 @@ __all__ = [
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 # Pillow modes written directly: (PNG colour type, bytes per pixel), all 8 bits deep.
 _PNG_MODES = {"L": (0, 1), "RGB": (2, 3), "RGBA": (6, 4)}
-# Request images kept per screenshot file (a 1024 px PNG screen is some 100 kB of text).
-FILE_CACHE_ENTRIES = 512
+# Characters of request images kept per screenshot file (a 1024 px PNG of a phone screen
+# is some 100 kB of base64; a full-size photo-like screenshot a few MB).
+FILE_CACHE_CHARS = 256 * 1024 * 1024
 # How long a step waits for the same image being prepared by another thread, in seconds.
 PREPARE_DEADLINE = 30.0
 # Screens prepared ahead per step at most, and how long the idle preparer thread stays.
@@ -138,11 +139,13 @@ def png_header_size(png: bytes) -> tuple[int, int] | None:
 
 class _FileCache:
     """Request images by screenshot file and request shape, the least recently used
-    dropped first; one preparation per key at a time. Safe to share between threads."""
+    dropped first beyond ``chars`` characters; one preparation per key at a time. Safe to
+    share between threads."""
 
-    def __init__(self, entries: int) -> None:
-        self.entries = entries
+    def __init__(self, chars: int) -> None:
+        self.chars = chars
         self._kept: OrderedDict[tuple[object, ...], Part] = OrderedDict()
+        self._size = 0
         self._preparing: dict[tuple[object, ...], threading.Event] = {}
         self._lock = threading.Lock()
 
@@ -155,10 +158,13 @@ class _FileCache:
 
     def put(self, key: tuple[object, ...], part: Part) -> None:
         with self._lock:
+            if key in self._kept:
+                self._size -= _chars(self._kept[key])
             self._kept[key] = part
             self._kept.move_to_end(key)
-            while len(self._kept) > self.entries:
-                self._kept.popitem(last=False)
+            self._size += _chars(part)
+            while self._size > self.chars and len(self._kept) > 1:
+                self._size -= _chars(self._kept.popitem(last=False)[1])
 
     def get_or_prepare(self, key: tuple[object, ...], prepare: Callable[[], Part]) -> Part:
         """The kept part, else the one another thread is preparing (waited for), else
@@ -186,9 +192,14 @@ class _FileCache:
     def clear(self) -> None:
         with self._lock:
             self._kept.clear()
+            self._size = 0
 
 
-FILE_CACHE = _FileCache(FILE_CACHE_ENTRIES)
+def _chars(part: Part) -> int:
+    return len(part[0]["image_url"]["url"])
+
+
+FILE_CACHE = _FileCache(FILE_CACHE_CHARS)
 
 
 def _file_key(screen: Screen, shape: tuple[object, ...]) -> tuple[object, ...] | None:

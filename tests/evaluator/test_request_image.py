@@ -214,3 +214,26 @@ def test_a_broken_screen_ahead_is_left_to_the_step(tmp_path):
     assert request_image.AHEAD.wait_idle(30)
     with pytest.raises(FormatError):  # the step that shows it says what is wrong
         screen_part(Screen((1080, 2400), screenshot_path=broken), max_side=1024)
+
+
+def test_the_file_cache_drops_the_least_recently_used_beyond_its_size(tmp_path, monkeypatch):
+    request_image.FILE_CACHE.clear()
+    shrunk = counting_shrink(monkeypatch)
+    paths = []
+    for name in ("a", "b", "c"):
+        path = tmp_path / f"{name}.png"
+        path.write_bytes(
+            render_screen(name, ["Next"], app="a", activity="a/.B", size=(1080, 2400)).png
+        )
+        paths.append(path)
+    url = screen_part(Screen((1080, 2400), screenshot_path=paths[0]), max_side=1024)[0]
+    # Room for two such images, not three.
+    monkeypatch.setattr(request_image.FILE_CACHE, "chars", len(url["image_url"]["url"]) * 5 // 2)
+    for path in paths[1:]:
+        screen_part(Screen((1080, 2400), screenshot_path=path), max_side=1024)
+    assert len(shrunk) == 3
+    screen_part(Screen((1080, 2400), screenshot_path=paths[2]), max_side=1024)
+    assert len(shrunk) == 3  # the newest is kept
+    screen_part(Screen((1080, 2400), screenshot_path=paths[0]), max_side=1024)
+    assert len(shrunk) == 4  # the oldest was dropped: prepared again
+    request_image.FILE_CACHE.clear()
