@@ -8,6 +8,9 @@ bench_agent_overhead.py), so it is done as little and as cheaply as the pixels a
   per file in this process: the episodes of a run, its instruction variants and its
   trials revisit the same graph nodes. A file replaced or rewritten is a new key (its
   inode, size and modification time are part of it), so a stale image is never sent;
+- offline, while the model is asked about a step, the screens that step can lead to are
+  prepared in the background (``prepare_ahead``), and a step that reaches a screen being
+  prepared waits for that preparation instead of repeating it;
 - a PNG that needs no shrinking is sent as captured, never decoded;
 - a shrunk image is written as a PNG with no row filter at zlib's fastest level. PNG is
   lossless, so the model gets exactly the pixels Pillow's encoder would give it, for a
@@ -265,7 +268,10 @@ class _Ahead:
                 return None
             owner = next(k for k, v in self._pending.items() if v)
             self._busy += 1
-            return self._pending[owner].pop(0)
+            job = self._pending[owner].pop(0)
+            if not self._pending[owner]:
+                del self._pending[owner]  # workers come and go
+            return job
 
     def _work(self) -> None:
         while (job := self._next()) is not None:
