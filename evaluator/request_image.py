@@ -13,8 +13,8 @@ bench_agent_overhead.py), so it is done as little and as cheaply as the pixels a
   prepared waits for that preparation instead of repeating it;
 - a PNG that needs no shrinking is sent as captured, never decoded;
 - a shrunk image is written as a PNG with no row filter at zlib's fastest level. PNG is
-  lossless, so the model gets exactly the pixels Pillow's encoder would give it, for a
-  fraction of the time: Pillow tries five row filters on every row.
+  lossless, so the model gets exactly the pixels Pillow's encoder would give it, in
+  30-50% less time: Pillow tries five row filters on every row.
 
 The shrink itself is Pillow's bicubic resize (its default filter, the one the
 ``max_image_side`` rule has always used): the pixels a family's model sees are unchanged.
