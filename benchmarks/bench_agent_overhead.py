@@ -149,7 +149,7 @@ class TimedAgent(OpenAICompatibleAgent):
 def reply_for(action: Action) -> dict[str, Any]:
     """The JSON family's reply that means ``action``."""
     if action.type is ActionType.SWIPE:
-        direction = action.direction()
+        direction = action.direction
         return {"action": "swipe", "direction": direction.value if direction else "up"}
     if action.type is ActionType.TYPE:
         return {"action": "type", "text": action.text or ""}
