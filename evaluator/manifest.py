@@ -219,6 +219,18 @@ def _sampling(describe: Mapping[str, Any], config: Mapping[str, Any]) -> dict[st
     return found
 
 
+def _endpoint_seed(describe: Mapping[str, Any]) -> Any:
+    return (describe.get("endpoint") or {}).get("seed")
+
+
+def _pin_seed(seeds: dict[str, Any], owner: str, *candidates: Any) -> None:
+    """Record the first seed given: the one the agent says it uses, else its endpoint's
+    sampling seed, else its config's."""
+    found = next((c for c in candidates if c is not None), None)
+    if found is not None:
+        seeds[owner] = found
+
+
 def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) -> dict[str, Any]:
     """Models, endpoints, sampling, seeds and prompt templates of an agent, its judges and
     a simulated user (endpoints not yet masked: ``build_manifest`` masks them)."""
@@ -231,8 +243,7 @@ def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) 
     seeds: dict[str, Any] = {}
     if (describe.get("endpoint") or {}).get("base_url"):
         endpoints["agent"] = describe["endpoint"]["base_url"]
-    if config.get("seed") is not None:
-        seeds["agent"] = config["seed"]
+    _pin_seed(seeds, "agent", describe.get("seed"), _endpoint_seed(describe), config.get("seed"))
     for name, judge in judges.items():
         prompts.update(_templates(f"judge:{name}", judge))
         models[f"judge:{name}"] = getattr(judge, "model", None)
@@ -240,11 +251,13 @@ def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) 
         if endpoint is not None:
             endpoints[f"judge:{name}"] = endpoint.base_url
             sampling[f"judge:{name}"] = _sampling({"endpoint": endpoint.describe()}, {})
+            _pin_seed(seeds, f"judge:{name}", endpoint.describe().get("seed"))
     if user is not None and getattr(user, "model", None) is not None:
         prompts.update(_templates("user", user))
         models["user"] = user.model
         endpoints["user"] = user.endpoint.base_url
         sampling["user"] = _sampling({"endpoint": user.endpoint.describe()}, {})
+        _pin_seed(seeds, "user", user.endpoint.describe().get("seed"))
     return {
         "models": models,
         "endpoints": endpoints,
