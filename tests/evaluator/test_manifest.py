@@ -390,6 +390,44 @@ def test_an_online_runs_manifest_fingerprints_the_phone_with_app_versions(
     )
 
 
+def test_a_fallback_from_u2_to_uiautomator_dump_is_recorded_per_device(
+    recorded, tmp_path, phone_port, virtual_server, capsys
+):
+    """With --hierarchy auto and a uiautomator2 server that cannot start, the run folder
+    says which tool read the phone and why, and the report's manifest line shows it."""
+
+    def crashing_server(inv):
+        inv.error("java.lang.IllegalStateException: UiAutomationService already registered!\n")
+        return 1
+
+    virtual_server.device("virtual-1").commands["app_process"] = crashing_server
+    suite, demos = recorded
+    out = tmp_path / "run"
+    argv = ["eval", "--suite", str(suite), "--out", str(out), "--agent", "replay"]
+    argv += ["--device", "virtual-1", "--tasks", "font", "--demos", str(demos)]
+    assert main([*argv, "--hierarchy", "auto"]) == 0
+    (device,) = read_manifest(out)["devices"]
+    tool = device["hierarchy"]
+    assert (tool["chosen"], tool["used"]) == ("auto", ["uiautomator"])
+    assert "already registered" in tool["fallback"]
+    trace = json.loads((out / "traces" / "font" / "hierarchy.json").read_text("utf-8"))
+    assert trace["serial"] == "virtual-1" and trace["used"] == ["uiautomator"]
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "; hierarchy auto: uiautomator (the uiautomator2 server failed (" in shown
+    assert "already registered" in (out / "report.md").read_text("utf-8").split("Manifest")[1]
+
+
+def test_a_phone_read_through_u2_says_so_in_the_manifest(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    out = tmp_path / "run"
+    run_suite(test_online.online(suite, out, demos=demos, hierarchy="u2"))
+    (device,) = read_manifest(out)["devices"]
+    assert device["hierarchy"] == {"chosen": "u2", "used": ["u2"], "fallback": ""}
+    assert any("hierarchy u2: u2" in line for line in essentials(read_manifest(out)))
+
+
 def test_report_shows_the_manifest_under_its_table_and_in_its_json(suite, tmp_path, capsys):
     out = tmp_path / "run"
     assert eval_offline(suite, out) == 0
