@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from devices.address import DeviceAddress, local_server_port  # no adb behind them
 from devices.hierarchy import DEFAULT_HIERARCHY  # a table of names: no adb behind it
 from recorder_app.errors import PhoneControlError
 
@@ -57,6 +58,27 @@ class DeviceConnection:
         from devices.android import list_devices
 
         return list_devices(self.client())
+
+    def lock_address(self, device: str) -> str:
+        """The address a phone of this connection is locked under: ``SERIAL@HOST:PORT`` of
+        this connection's adb server (a bare serial alone would name the server of
+        ANDROID_ADB_SERVER_PORT); an address that names its server is kept."""
+        address = DeviceAddress.parse(device)
+        if address.host:
+            return str(address)
+        port = self.port if self.port is not None else local_server_port()
+        return str(DeviceAddress(address.serial, self.host, port))
+
+    def open_address(self, address: str, hierarchy: str | None = None) -> AndroidDevice:
+        """The phone at ``address`` (``SERIAL``, or ``SERIAL@HOST:PORT`` when a run names
+        another adb server), dumping with ``hierarchy`` (None: this connection's)."""
+        from devices.address import open_device
+
+        parsed = DeviceAddress.parse(address)
+        mine = DeviceAddress.parse(self.lock_address(parsed.serial)).on_server()
+        if parsed.host is None or parsed.on_server() == mine:
+            return self.open_device(parsed.serial, hierarchy)
+        return open_device(parsed, hierarchy=hierarchy or self.hierarchy)
 
     def open_device(self, serial: str, hierarchy: str | None = None) -> AndroidDevice:
         """The phone ``serial``, dumping with ``hierarchy`` (None: this connection's)."""
