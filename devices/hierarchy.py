@@ -36,6 +36,17 @@ HIERARCHY_HELP = (
 )
 
 
+def add_hierarchy_argument(parser: Any, *, when: str = "") -> None:
+    """``--hierarchy uiautomator|u2|auto`` on an argparse parser (``when`` starts its help,
+    e.g. ``"online: "``), the same for every command that reads a phone's screens."""
+    parser.add_argument(
+        "--hierarchy",
+        choices=HIERARCHY_CHOICES,
+        default=DEFAULT_HIERARCHY,
+        help=f"{when}{HIERARCHY_HELP} (default {DEFAULT_HIERARCHY})",
+    )
+
+
 def check_hierarchy(name: str) -> str:
     """``name`` as one of HIERARCHY_CHOICES; DeviceError naming the choices otherwise."""
     choice = str(name).strip().lower()
