@@ -70,15 +70,9 @@ class DeviceConnection:
         return str(DeviceAddress(address.serial, self.host, port))
 
     def open_address(self, address: str, hierarchy: str | None = None) -> AndroidDevice:
-        """The phone at ``address`` (``SERIAL``, or ``SERIAL@HOST:PORT`` when a run names
-        another adb server), dumping with ``hierarchy`` (None: this connection's)."""
-        from devices.address import open_device
-
-        parsed = DeviceAddress.parse(address)
-        mine = DeviceAddress.parse(self.lock_address(parsed.serial)).on_server()
-        if parsed.host is None or parsed.on_server() == mine:
-            return self.open_device(parsed.serial, hierarchy)
-        return open_device(parsed, hierarchy=hierarchy or self.hierarchy)
+        """The phone of ``address``'s serial on this connection's server (the studio
+        drives the phones of its own adb server), dumping with ``hierarchy``."""
+        return self.open_device(DeviceAddress.parse(address).serial, hierarchy)
 
     def open_device(self, serial: str, hierarchy: str | None = None) -> AndroidDevice:
         """The phone ``serial``, dumping with ``hierarchy`` (None: this connection's)."""

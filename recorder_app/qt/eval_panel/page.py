@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from devices.address import DeviceAddress
 from devices.hierarchy import DEFAULT_HIERARCHY
 from evaluator.errors import EvaluatorError
 from evaluator.language.failures import failure_analysis
@@ -381,8 +382,11 @@ class EvaluationPage(QWidget):
             return
         device_factory = None
         if self.connection is not None:
-            # the run locks and opens its phones on the studio's adb server, by address
-            addresses = tuple(self.connection.lock_address(d) for d in config.devices)
+            # the run locks and opens its phones on the studio's adb server, by address (a
+            # resumed run's phones too, whichever server they were on when it was made)
+            connection = self.connection
+            serials = [DeviceAddress.parse(d).serial for d in config.devices]
+            addresses = tuple(connection.lock_address(s) for s in serials)
             config = replace(config, devices=addresses)
             device_factory = functools.partial(
                 self.connection.open_address, hierarchy=config.hierarchy
