@@ -49,7 +49,14 @@ from devices.errors import (
     InputError,
 )
 from devices.file_pull import pull_file
-from devices.hierarchy import AUTO, DEFAULT_HIERARCHY, U2, UIAUTOMATOR, check_hierarchy
+from devices.hierarchy import (
+    AUTO,
+    DEFAULT_HIERARCHY,
+    U2,
+    UIAUTOMATOR,
+    HierarchyUse,
+    check_hierarchy,
+)
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
 from graph_builder.model import PACKAGE_NAME, Action, ActionType, DeviceInfo, ResetRecipe, Size
@@ -354,6 +361,7 @@ class AndroidDevice:
         self.hierarchy = check_hierarchy(hierarchy)
         # Why ``auto`` dumps with uiautomator in this session (empty: it has not fallen back).
         self.hierarchy_note = ""
+        self._tools_used: list[str] = []  # the tools whose dumps were returned, in order
         self._u2: U2Server | None = None
         self._client = _safe(client, timeout)
         self._adb = self._client.device(serial)
@@ -460,6 +468,13 @@ class AndroidDevice:
             return UIAUTOMATOR if self.hierarchy_note else U2
         return self.hierarchy
 
+    def hierarchy_use(self) -> HierarchyUse:
+        return HierarchyUse(self.hierarchy, tuple(self._tools_used), self.hierarchy_note)
+
+    def _used(self, tool: str) -> None:
+        if tool not in self._tools_used:
+            self._tools_used.append(tool)
+
     def dump_hierarchy(self) -> tuple[str, str | None]:
         """(uiautomator XML, focused activity) from the chosen tool, retrying failed dumps.
 
@@ -508,6 +523,7 @@ class AndroidDevice:
             _, out, err = self._exec(command, timeout=self._left(deadline))
             activity, xml, problem = _split_dump(out.decode("utf-8", "replace"))
             if xml is not None:
+                self._used(UIAUTOMATOR)
                 return xml, activity
             said = err.decode("utf-8", "replace").strip()
             problems.append(f"{problem}{' / ' + said if said else ''}")
@@ -534,9 +550,13 @@ class AndroidDevice:
         if self.hierarchy_in_use != U2:
             return None
         if self.hierarchy == U2:
-            return self._u2_xml(deadline, beside)
+            xml = self._u2_xml(deadline, beside)
+            self._used(U2)
+            return xml
         try:  # auto: u2 gets a third of the call, so that the fallback has time to run
-            return self._u2_xml(min(deadline, time.monotonic() + self.timeout), beside)
+            xml = self._u2_xml(min(deadline, time.monotonic() + self.timeout), beside)
+            self._used(U2)
+            return xml
         except (HierarchyBackendError, DeviceTimeoutError) as exc:
             self.hierarchy_note = (
                 f"the uiautomator2 server failed ({exc}); using `uiautomator dump` instead"

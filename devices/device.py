@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from devices.health import Health
+from devices.hierarchy import HierarchyUse
 from graph_builder.model import Action, DeviceInfo, ResetRecipe
 from graph_builder.screen import Screen
 
@@ -58,6 +59,10 @@ class Device(Protocol):
 
     def package_versions(self, packages: list[str]) -> dict[str, PackageVersion | None]:
         """versionName and versionCode of each package (None: not installed)."""
+        ...
+
+    def hierarchy_use(self) -> HierarchyUse:
+        """Which hierarchy tool was chosen and which have read its screens so far."""
         ...
 
     def health(self, timeout: float = 10.0) -> Health:

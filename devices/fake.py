@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from devices.device import PackageVersion
 from devices.errors import DeviceDisconnectedError, DeviceError
 from devices.health import Health, HealthCheck
+from devices.hierarchy import HierarchyUse
 from graph_builder.model import Action, ActionType, DeviceInfo, ResetRecipe
 from graph_builder.screen import Screen
 
@@ -103,6 +104,10 @@ class FakeDevice:
         """The versions given in ``versions`` (None: a package it does not hold)."""
         self._call("package_versions")
         return {p: self.versions.get(p) for p in packages}
+
+    def hierarchy_use(self) -> HierarchyUse:
+        """No tool: the screens are held in memory."""
+        return HierarchyUse("")
 
     def health(self, timeout: float = 10.0) -> Health:
         """Healthy while open; ``fail_next("health")`` makes the next check fail."""

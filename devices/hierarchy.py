@@ -19,6 +19,9 @@ devices.errors.DeviceError: unknown hierarchy backend 'fast'; choose uiautomator
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
 from devices.errors import DeviceError
 
 UIAUTOMATOR = "uiautomator"
@@ -33,6 +36,17 @@ HIERARCHY_HELP = (
 )
 
 
+def add_hierarchy_argument(parser: Any, *, when: str = "") -> None:
+    """``--hierarchy uiautomator|u2|auto`` on an argparse parser (``when`` starts its help,
+    e.g. ``"online: "``), the same for every command that reads a phone's screens."""
+    parser.add_argument(
+        "--hierarchy",
+        choices=HIERARCHY_CHOICES,
+        default=DEFAULT_HIERARCHY,
+        help=f"{when}{HIERARCHY_HELP} (default {DEFAULT_HIERARCHY})",
+    )
+
+
 def check_hierarchy(name: str) -> str:
     """``name`` as one of HIERARCHY_CHOICES; DeviceError naming the choices otherwise."""
     choice = str(name).strip().lower()
@@ -42,3 +56,26 @@ def check_hierarchy(name: str) -> str:
             f"or {HIERARCHY_CHOICES[-1]}"
         )
     return choice
+
+
+@dataclass(frozen=True, slots=True)
+class HierarchyUse:
+    """Which tool read a device's screens: the one ``chosen``, those whose dumps became
+    observations (``used``, in the order first used) and why ``auto`` fell back to
+    ``uiautomator`` (empty when it did not). A device without the tools (screens held in
+    memory) has ``chosen`` empty.
+
+    >>> HierarchyUse(AUTO, (U2, UIAUTOMATOR), "the server died").describe()
+    'auto: u2, then uiautomator (the server died)'
+    """
+
+    chosen: str
+    used: tuple[str, ...] = ()
+    fallback: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"chosen": self.chosen, "used": list(self.used), "fallback": self.fallback}
+
+    def describe(self) -> str:
+        used = ", then ".join(self.used) or "no dump yet"
+        return f"{self.chosen}: {used}" + (f" ({self.fallback})" if self.fallback else "")

@@ -71,6 +71,7 @@ class EndpointConfig:
     max_backoff: float = 30.0
     temperature: float | None = 0.0
     max_tokens: int | None = 1024
+    seed: int | None = None  # the server's sampling seed, when it takes one
     extra_body: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -83,6 +84,10 @@ class EndpointConfig:
             raise ConfigError("timeout must be positive; retries and backoff must not be negative")
         if self.call_timeout is not None and not self.call_timeout > 0:
             raise ConfigError("call_timeout must be a positive number of seconds")
+        if self.seed is not None and (
+            isinstance(self.seed, bool) or not isinstance(self.seed, int)
+        ):
+            raise ConfigError(f"seed must be a whole number, not {self.seed!r}")
 
     def whole_call_seconds(self) -> float:
         """The deadline of one ``complete`` call, retries and waits included."""
@@ -122,7 +127,13 @@ class EndpointConfig:
             "retries": self.retries,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
+            "seed": self.sampling_seed,
         }
+
+    @property
+    def sampling_seed(self) -> Any:
+        """The seed every request sends (``seed``, else one given in ``extra_body``)."""
+        return self.seed if self.seed is not None else self.extra_body.get("seed")
 
 
 # Query parameters that carry credentials on some gateways (?key=, ?api-key=, ?sig=, ...).
@@ -198,6 +209,8 @@ class ChatClient:
             body["temperature"] = cfg.temperature
         if cfg.max_tokens is not None:
             body["max_tokens"] = cfg.max_tokens
+        if cfg.seed is not None:
+            body["seed"] = cfg.seed
         data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:

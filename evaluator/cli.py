@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TextIO
 
-from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HELP
+from devices.hierarchy import add_hierarchy_argument
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
@@ -118,12 +118,7 @@ def _add_eval(subparsers: Any) -> None:
         help="online: record each episode with the phone's screenrecord into "
         "traces/TASK/screen.mp4 (at most 180 s; a failed recording is only a warning)",
     )
-    ev.add_argument(
-        "--hierarchy",
-        choices=HIERARCHY_CHOICES,
-        default=DEFAULT_HIERARCHY,
-        help=f"online: {HIERARCHY_HELP} (default {DEFAULT_HIERARCHY})",
-    )
+    add_hierarchy_argument(ev, when="online: ")
     ev.add_argument(
         "--workers", type=int, default=1, help="parallel offline workers (each with its own agent)"
     )

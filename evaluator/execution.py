@@ -39,7 +39,13 @@ from evaluator.errors import (
 )
 from evaluator.farm.log import FarmLog
 from evaluator.judges import Judge
-from evaluator.manifest import DEVICE_FILE, device_fingerprint, suite_packages
+from evaluator.manifest import (
+    DEVICE_FILE,
+    HIERARCHY_FILE,
+    device_fingerprint,
+    hierarchy_record,
+    suite_packages,
+)
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, OfflineSettings, run_offline
 from evaluator.records import StepRecord, TaskResult, TaskStatus, outcome_counts
@@ -292,20 +298,23 @@ class TaskExecution:
             if config.record_screen
             else contextlib.nullcontext()
         )
-        with video:  # from before the reset until after the last step
-            return run_online(
-                task,
-                self.agent,
-                self.device,
-                trace,
-                variant=config.variant,
-                settings=self._online_settings(self.device),
-                judges=list(self.judges),
-                graph=graph,
-                control=self.control,
-                on_step=self._on_step(trace, steps),
-                user=create_user(config.user_simulator),
-            )
+        try:
+            with video:  # from before the reset until after the last step
+                return run_online(
+                    task,
+                    self.agent,
+                    self.device,
+                    trace,
+                    variant=config.variant,
+                    settings=self._online_settings(self.device),
+                    judges=list(self.judges),
+                    graph=graph,
+                    control=self.control,
+                    on_step=self._on_step(trace, steps),
+                    user=create_user(config.user_simulator),
+                )
+        finally:  # which hierarchy tool read the screens, even when the task failed
+            trace.write_json(HIERARCHY_FILE, hierarchy_record(self.device))
 
     def _online_settings(self, device: Device) -> OnlineSettings:
         from evaluator.online import OnlineSettings

@@ -3,6 +3,7 @@
 elderbench import run RUN_DIR --task ID -o DEMOS_DIR [--demo-id ID]
 elderbench explore SUITE --task ID --group G --device SERIAL[@HOST:PORT] [-o DEMOS_DIR]
                    [--script FILE] [--rest-on-graph] [--annotator NAME] [--demo-id ID]
+                   [--hierarchy uiautomator|u2|auto]
 
 ``import run`` turns a verified successful online episode into a demonstration
 (evaluator/run_import.py); ``explore`` records the branch of an audit group marked
@@ -18,6 +19,7 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    from devices.hierarchy import add_hierarchy_argument
     from graph_builder.cli import import_formats
 
     run = import_formats(subparsers).add_parser(
@@ -62,6 +64,7 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--annotator", default="", metavar="NAME")
     p.add_argument("--demo-id", metavar="ID", help="default: explore-<group>")
+    add_hierarchy_argument(p)
     p.set_defaults(func=run_explore)
 
 
@@ -95,7 +98,7 @@ def run_explore(args: argparse.Namespace) -> int:
     def progress(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
 
-    with open_device(args.device) as device:
+    with open_device(args.device, hierarchy=args.hierarchy) as device:
         explored = explore(
             args.suite,
             args.task,
@@ -108,6 +111,8 @@ def run_explore(args: argparse.Namespace) -> int:
             demo_id=args.demo_id,
             progress=progress,
         )
+        if device.hierarchy_note:
+            progress(f"note: {device.hierarchy_note}")
     state = explored.demo.status.value
     print(f"recorded {len(explored.demo.steps)} steps ({state}) into {explored.folder}")
     if script is None and not args.rest_on_graph:

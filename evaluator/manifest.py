@@ -33,6 +33,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
+from devices.hierarchy import HierarchyUse
 from elderbench import __version__
 from evaluator.errors import EvaluatorError
 from evaluator.secrets import MASK, Secrets, redact
@@ -42,6 +43,8 @@ from graph_builder.io import atomic_write_json, load_task, read_json, suite_task
 MANIFEST_FILE = "manifest.json"
 MANIFEST_SCHEMA_VERSION = 1
 DEVICE_FILE = "device.json"  # a device's fingerprint, in the trace of its first task
+# which hierarchy tool read the device's screens so far, in the trace of every online task
+HIERARCHY_FILE = "hierarchy.json"
 SUITE_FILE = "suite.json"
 # The distributions whose versions can change a number or a screen.
 KEY_PACKAGES = ("numpy", "pillow", "adbutils", "lxml", "networkx", "rapidfuzz", "scipy", "ray")
@@ -144,8 +147,27 @@ def device_fingerprint(device: Any, packages: list[str]) -> dict[str, Any]:
     return {
         **device.info().to_json(),
         "packages": {p: v.to_json() if v is not None else None for p, v in versions.items()},
+        "hierarchy": device.hierarchy_use().to_json(),
         "time": time.time(),
     }
+
+
+def hierarchy_record(device: Any) -> dict[str, Any]:
+    """What a task's trace keeps of the device's hierarchy tools (``HIERARCHY_FILE``)."""
+    return {"serial": device.serial, **device.hierarchy_use().to_json()}
+
+
+def _merged_hierarchy(records: list[Any]) -> dict[str, Any] | None:
+    """One device's hierarchy tools over the run: every tool that read its screens, in
+    the order first used, and the first fallback's reason."""
+    valid = [r for r in records if isinstance(r, dict) and r.get("chosen")]
+    if not valid:
+        return None
+    used: list[str] = []
+    for record in valid:
+        used.extend(t for t in record.get("used", []) if t not in used)
+    fallback = next((r["fallback"] for r in valid if r.get("fallback")), "")
+    return {"chosen": valid[-1]["chosen"], "used": used, "fallback": fallback}
 
 
 # --------------------------------------------------------------------------- the environment
@@ -219,6 +241,18 @@ def _sampling(describe: Mapping[str, Any], config: Mapping[str, Any]) -> dict[st
     return found
 
 
+def _endpoint_seed(describe: Mapping[str, Any]) -> Any:
+    return (describe.get("endpoint") or {}).get("seed")
+
+
+def _pin_seed(seeds: dict[str, Any], owner: str, *candidates: Any) -> None:
+    """Record the first seed given: the one the agent says it uses, else its endpoint's
+    sampling seed, else its config's."""
+    found = next((c for c in candidates if c is not None), None)
+    if found is not None:
+        seeds[owner] = found
+
+
 def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) -> dict[str, Any]:
     """Models, endpoints, sampling, seeds and prompt templates of an agent, its judges and
     a simulated user (endpoints not yet masked: ``build_manifest`` masks them)."""
@@ -231,8 +265,7 @@ def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) 
     seeds: dict[str, Any] = {}
     if (describe.get("endpoint") or {}).get("base_url"):
         endpoints["agent"] = describe["endpoint"]["base_url"]
-    if config.get("seed") is not None:
-        seeds["agent"] = config["seed"]
+    _pin_seed(seeds, "agent", describe.get("seed"), _endpoint_seed(describe), config.get("seed"))
     for name, judge in judges.items():
         prompts.update(_templates(f"judge:{name}", judge))
         models[f"judge:{name}"] = getattr(judge, "model", None)
@@ -240,11 +273,13 @@ def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) 
         if endpoint is not None:
             endpoints[f"judge:{name}"] = endpoint.base_url
             sampling[f"judge:{name}"] = _sampling({"endpoint": endpoint.describe()}, {})
+            _pin_seed(seeds, f"judge:{name}", endpoint.describe().get("seed"))
     if user is not None and getattr(user, "model", None) is not None:
         prompts.update(_templates("user", user))
         models["user"] = user.model
         endpoints["user"] = user.endpoint.base_url
         sampling["user"] = _sampling({"endpoint": user.endpoint.describe()}, {})
+        _pin_seed(seeds, "user", user.endpoint.describe().get("seed"))
     return {
         "models": models,
         "endpoints": endpoints,
@@ -346,16 +381,33 @@ def add_devices(run_dir: Path, traces: Path, secrets: Secrets) -> None:
     if data is None:
         return
     by_serial = {d.get("serial"): d for d in data.get("devices", [])}
+    tools: dict[str, list[Any]] = {s: [d.get("hierarchy")] for s, d in by_serial.items()}
     for path in sorted(Path(traces).glob(f"*/{DEVICE_FILE}")):
-        try:
-            found = read_json(path)
-        except GraphBuilderError:
-            continue  # a trace torn by a crash: the device is recorded by another task
-        if isinstance(found, dict) and found.get("serial"):
+        found = _read_record(path)
+        if found is not None:
             by_serial[found["serial"]] = found
+            tools.setdefault(found["serial"], []).append(found.get("hierarchy"))
+    for path in sorted(Path(traces).glob(f"*/{HIERARCHY_FILE}")):
+        found = _read_record(path)
+        if found is not None:
+            tools.setdefault(found["serial"], []).append(found)
+    for serial, device in by_serial.items():
+        merged = _merged_hierarchy(tools.get(serial, []))
+        if merged is not None:
+            by_serial[serial] = {**device, "hierarchy": merged}
     data["devices"] = [by_serial[s] for s in sorted(by_serial, key=str)]
     data["times"] = {**data.get("times", {}), "updated": time.time()}
     atomic_write_json(Path(run_dir) / MANIFEST_FILE, secrets.scrub_json(data))
+
+
+def _read_record(path: Path) -> dict[str, Any] | None:
+    """A device record of a trace; None when torn by a crash (another task records the
+    device) or naming no device."""
+    try:
+        found = read_json(path)
+    except GraphBuilderError:
+        return None
+    return found if isinstance(found, dict) and found.get("serial") else None
 
 
 def changed_files(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -398,20 +450,37 @@ def essentials_json(data: Mapping[str, Any]) -> dict[str, Any]:
         "models": {k: v for k, v in data.get("models", {}).items() if v},
         "prompts": {k: v.get("hash") for k, v in prompts.items() if isinstance(v, Mapping)},
         "seeds": dict(data.get("seeds", {})),
-        "devices": [
-            {
-                "serial": d.get("serial"),
-                "model": d.get("model"),
-                "android_version": d.get("android_version"),
-                "size": f"{d.get('width')}x{d.get('height')}",
-                "packages": {
-                    p: f"{v['version_name']} ({v['version_code']})" if v else None
-                    for p, v in d.get("packages", {}).items()
-                },
-            }
-            for d in data.get("devices", [])
-        ],
+        "devices": [_device_essentials(d) for d in data.get("devices", [])],
     }
+
+
+def _device_essentials(d: Mapping[str, Any]) -> dict[str, Any]:
+    """A device's fingerprint in short; ``hierarchy`` only when the run recorded the tool
+    (runs before it did have none)."""
+    tool = _hierarchy_text(d.get("hierarchy"))
+    return {
+        "serial": d.get("serial"),
+        "model": d.get("model"),
+        "android_version": d.get("android_version"),
+        "size": f"{d.get('width')}x{d.get('height')}",
+        "packages": {
+            p: f"{v['version_name']} ({v['version_code']})" if v else None
+            for p, v in d.get("packages", {}).items()
+        },
+        **({"hierarchy": tool} if tool else {}),
+    }
+
+
+def _hierarchy_text(record: Any) -> str | None:
+    """``auto: u2, then uiautomator (reason)``; None for a device with no such record."""
+    if not isinstance(record, Mapping) or not record.get("chosen"):
+        return None
+    use = HierarchyUse(
+        str(record["chosen"]),
+        tuple(str(t) for t in record.get("used", [])),
+        str(record.get("fallback") or ""),
+    )
+    return use.describe()
 
 
 def essentials(data: Mapping[str, Any]) -> list[str]:
@@ -443,8 +512,11 @@ def essentials_lines(e: Mapping[str, Any], *, short: bool = False) -> list[str]:
         apps = ", ".join(
             f"{p} {v}" if v else f"{p} not installed" for p, v in device["packages"].items()
         )
+        tool = device.get("hierarchy")
         lines.append(
             f"device {device['serial']}: {device['model']}, Android "
-            f"{device['android_version']}, {device['size']}" + (f"; {apps}" if apps else "")
+            f"{device['android_version']}, {device['size']}"
+            + (f"; {apps}" if apps else "")
+            + (f"; hierarchy {tool}" if tool else "")
         )
     return lines

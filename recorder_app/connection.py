@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from devices.address import DeviceAddress, local_server_port  # no adb behind them
 from devices.hierarchy import DEFAULT_HIERARCHY  # a table of names: no adb behind it
 from recorder_app.errors import PhoneControlError
 
@@ -57,6 +58,21 @@ class DeviceConnection:
         from devices.android import list_devices
 
         return list_devices(self.client())
+
+    def lock_address(self, device: str) -> str:
+        """The address a phone of this connection is locked under: ``SERIAL@HOST:PORT`` of
+        this connection's adb server (a bare serial alone would name the server of
+        ANDROID_ADB_SERVER_PORT); an address that names its server is kept."""
+        address = DeviceAddress.parse(device)
+        if address.host:
+            return str(address)
+        port = self.port if self.port is not None else local_server_port()
+        return str(DeviceAddress(address.serial, self.host, port))
+
+    def open_address(self, address: str, hierarchy: str | None = None) -> AndroidDevice:
+        """The phone of ``address``'s serial on this connection's server (the studio
+        drives the phones of its own adb server), dumping with ``hierarchy``."""
+        return self.open_device(DeviceAddress.parse(address).serial, hierarchy)
 
     def open_device(self, serial: str, hierarchy: str | None = None) -> AndroidDevice:
         """The phone ``serial``, dumping with ``hierarchy`` (None: this connection's)."""

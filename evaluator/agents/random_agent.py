@@ -27,6 +27,10 @@ class RandomAgent(BaseAgent):
         self.p_done = float(self.config.get("p_done", 0.1))
         self._rng = random.Random(self.seed)
 
+    def describe(self) -> dict[str, Any]:
+        # the seed in force (0 when the config gives none), so the manifest pins it
+        return {**super().describe(), "seed": self.seed}
+
     def reset(self, task: Task, variant: InstructionVariant) -> None:
         super().reset(task, variant)
         self._rng = random.Random(f"{self.seed}:{task.id}")

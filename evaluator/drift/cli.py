@@ -1,6 +1,7 @@
 """``elderbench drift``: has an app update broken a finished suite's graphs?
 
 elderbench drift SUITE --device SERIAL[@HOST:PORT] [--tasks ID ...] [--json] [--out DIR]
+                 [--hierarchy uiautomator|u2|auto]
 
 Walks every demonstrated path of each task that has a graph, on the device, and prints
 per task ``unchanged`` or ``drifted at NODE: reason (detail)``. Progress goes to stderr.
@@ -18,6 +19,8 @@ from typing import Any
 
 
 def register(subparsers: Any) -> None:
+    from devices.hierarchy import add_hierarchy_argument
+
     p = subparsers.add_parser(
         "drift",
         help="walk a suite's demonstrated paths on a phone and report where the app changed",
@@ -42,6 +45,7 @@ def register(subparsers: Any) -> None:
         metavar="DIR",
         help="where the screenshots and the sheet go (default: ./drift-<suite>)",
     )
+    add_hierarchy_argument(p)
     p.set_defaults(func=run_drift)
 
 
@@ -79,7 +83,7 @@ def run_drift(args: argparse.Namespace) -> int:
         print(f"elderbench drift: error: {selected}", file=sys.stderr)
         return 2
     try:
-        device = open_device(args.device)
+        device = open_device(args.device, hierarchy=args.hierarchy)
     except DeviceError as exc:
         print(f"elderbench drift: error: cannot open {args.device}: {exc}", file=sys.stderr)
         return 2
@@ -89,6 +93,8 @@ def run_drift(args: argparse.Namespace) -> int:
 
     with device:
         results = check_suite(selected, device, progress=progress)
+        if device.hierarchy_note:
+            progress(f"note: {device.hierarchy_note}")
     suite_name = args.suite.resolve().name
     out = args.out or Path(f"drift-{suite_name}")
     data = write_sheet(out, results, suite=suite_name, device=args.device)

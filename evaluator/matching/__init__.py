@@ -28,12 +28,11 @@ from evaluator.matching.base import (
     text_ratio,
 )
 from evaluator.matching.edges import EdgeMatch, match_edges, match_rule
-from evaluator.matching.elderbench import MIN_SWIPE, swipe_direction
+from evaluator.matching.elderbench import swipe_direction
 from evaluator.matching.profiles import ELDERBENCH, PROFILES, MatchingProfile, profile_named
 
 __all__ = [
     "ELDERBENCH",
-    "MIN_SWIPE",
     "PROFILES",
     "EdgeMatch",
     "MatchingProfile",

@@ -4,8 +4,9 @@
   exclusive, as uiautomator), or within the edge's ``radius`` (default 50 units) of a
   demonstrated point (inclusive: a point exactly ``radius`` away matches), in ``[0,1000]``;
 - swipe: the same finger direction, decided in device pixels by ``Action.direction`` (the
-  one rule the graph builder used for the edge); a swipe shorter than ``MIN_SWIPE`` of
-  the shorter screen side has no direction and matches no edge;
+  one rule the graph builder used for the edge); a swipe shorter than ``shortest_swipe``
+  (``MIN_SWIPE`` of the shorter screen side, in whole device pixels: the recorder's rule
+  for a drag that is a swipe) has no direction and matches no edge;
 - type: a rapidfuzz ratio of at least ``text_threshold`` against any accepted text, both
   texts NFKC-normalized, case-folded and with runs of whitespace made one space;
 - key: the same key, names compared in one form (``KEYCODE_ENTER``, ``enter``, ``66``);
@@ -41,17 +42,14 @@ from graph_builder.model import (
     MatchRule,
     Size,
     SwipeDirection,
+    shortest_swipe,
 )
 
-MIN_SWIPE = 0.04  # fraction of the shorter screen side
 
-
-def swipe_direction(
-    action: Action, screen: Size | None, min_fraction: float = MIN_SWIPE
-) -> SwipeDirection | None:
+def swipe_direction(action: Action, screen: Size | None) -> SwipeDirection | None:
     """The finger's dominant direction in device pixels of ``screen`` (the action's own
-    space when None); None when the swipe is shorter than ``min_fraction`` of the shorter
-    side, e.g. 100 px right and 150 px down on 1080x2400 is ``down``.
+    space when None); None when the swipe is shorter than ``shortest_swipe`` (the
+    recorder's rule), e.g. 100 px right and 150 px down on 1080x2400 is ``down``.
 
     The direction is ``Action.direction`` (the builder's rule for an edge) of the swipe the
     device performs, in whole pixels: a demonstration repeated in ``[0,1000]`` comes back
@@ -60,7 +58,7 @@ def swipe_direction(
     if action.type is not ActionType.SWIPE:
         return None
     space = screen or action.screen or NORMALIZED_SCREEN
-    if action.rescaled(space).distance < min_fraction * min(space):
+    if not action.is_long_swipe(space):
         return None
     return action.to_device(space).direction
 
@@ -117,8 +115,8 @@ class ElderbenchRules(StepRules):
             if direction is None:
                 space = view.device(action)
                 return (
-                    f"swipe of {exact(action.rescaled(space).distance)} px is shorter than "
-                    f"{exact(MIN_SWIPE * min(space))} px and has no direction "
+                    f"swipe of {exact(action.to_device(space).distance)} px is shorter than "
+                    f"{exact(shortest_swipe(space))} px and has no direction "
                     f"(expected {wanted})"
                 )
             return f"swipe {direction.value} matches no edge (expected {wanted})"

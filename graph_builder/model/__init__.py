@@ -23,7 +23,15 @@ is the one place that converts between spaces.
 
 from graph_builder.errors import RecordError
 from graph_builder.model._json import SCHEMA_VERSION
-from graph_builder.model.actions import Action, ActionType, ElementRef, SwipeDirection
+from graph_builder.model.actions import (
+    MIN_SWIPE,
+    Action,
+    ActionType,
+    ElementRef,
+    SwipeDirection,
+    reaches_swipe,
+    shortest_swipe,
+)
 from graph_builder.model.demonstrations import (
     Demonstration,
     DemoStatus,
@@ -66,6 +74,7 @@ from graph_builder.model.tasks import (
 
 __all__ = [
     "DEFAULT_VOCABULARIES",
+    "MIN_SWIPE",
     "NORMALIZED_SCREEN",
     "SCENARIOS",
     "SCHEMA_VERSION",
@@ -110,6 +119,8 @@ __all__ = [
     "Task",
     "TaskGraph",
     "now_utc",
+    "reaches_swipe",
     "rescale_point",
+    "shortest_swipe",
     "validate_id",
 ]

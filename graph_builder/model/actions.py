@@ -62,6 +62,24 @@ class ActionType(StrEnum):
         )
 
 
+MIN_SWIPE = 0.04  # the shortest swipe, as a fraction of the screen's shorter side
+
+
+def shortest_swipe(screen: Size) -> float:
+    """The shortest finger movement, in device pixels of ``screen``, that is a swipe.
+
+    The one rule for recorder and matcher: a drag shorter than this is recorded as a tap
+    (or long press), and a swipe shorter than this has no direction and matches no edge,
+    e.g. 43.2 px on a 1080x2400 screen.
+    """
+    return MIN_SWIPE * min(screen)
+
+
+def reaches_swipe(start: Point, end: Point, screen: Size) -> bool:
+    """Whether a finger moving from ``start`` to ``end`` (device pixels) makes a swipe."""
+    return math.dist(start, end) >= shortest_swipe(screen)
+
+
 class SwipeDirection(StrEnum):
     """The way the finger moves (``up`` scrolls a list towards its end)."""
 
@@ -276,6 +294,14 @@ class Action:
         if abs(dy) >= abs(dx):
             return SwipeDirection.UP if dy < 0 else SwipeDirection.DOWN
         return SwipeDirection.LEFT if dx < 0 else SwipeDirection.RIGHT
+
+    def is_long_swipe(self, screen: Size) -> bool:
+        """Whether this swipe moves far enough to be one (``reaches_swipe``) in the whole
+        device pixels of ``screen``, where the device performs it; False for non-swipes."""
+        if self.type is not ActionType.SWIPE:
+            return False
+        x1, y1, x2, y2 = self.to_device(screen).segment()
+        return reaches_swipe((x1, y1), (x2, y2), screen)
 
     @property
     def distance(self) -> float:

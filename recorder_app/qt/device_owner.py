@@ -32,9 +32,12 @@ class DeviceOwner(QObject):
     problem_occurred = Signal(str, str)  # title, message
     release_requested = Signal(str)  # serial: the user asks its holder in this studio to stop
 
-    def __init__(self, name: str, parent: QWidget) -> None:
+    def __init__(self, name: str, parent: QWidget, locate: Callable[[str], str]) -> None:
         super().__init__(parent)
         self.name = name  # "the Record tab"
+        # serial -> the address its lock names (``DeviceConnection.lock_address``): the
+        # studio's adb server, which may not be the one ANDROID_ADB_SERVER_PORT names
+        self._locate = locate
         self._parent = parent
         self._lock: DeviceLock | None = None
         self.busy_dialog: DeviceBusyDialog | None = None
@@ -56,13 +59,14 @@ class DeviceOwner(QObject):
     def take(self, serial: str, command: str, retry: Callable[[], object]) -> bool:
         """Hold ``serial`` for ``command``; False when it is held elsewhere (the dialog then
         says by whom, and ``retry()`` runs once the user waited for it to be free)."""
+        address = self._locate(serial)
         if self._lock is not None:
-            if self._lock.address == serial and self._lock.command == command:
+            if self._lock.address == address and self._lock.command == command:
                 return True
             # Another job of this tab (free drive -> a demo): the lock file names the new
             # one. A lock cannot be renamed while held, so it is let go for a moment.
             self.release()
-        lock = DeviceLock(serial, owner=self.name, command=command)
+        lock = DeviceLock(address, owner=self.name, command=command)
         try:
             lock.acquire()
         except DeviceBusyError as exc:
@@ -78,7 +82,7 @@ class DeviceOwner(QObject):
         """True when no other tab or program holds any of ``serials``; otherwise the
         dialog says who does, and ``retry()`` runs once the user waited for it."""
         for serial in serials:
-            holder = device_holder(serial)
+            holder = device_holder(self._locate(serial))
             if holder is not None:
                 self._show_busy(holder, retry)
                 return False

@@ -4,19 +4,19 @@ No Qt here: the mirror widget feeds plain numbers in, so the rules are easy to t
 
 >>> fit_rect((540, 1200), (600, 600))
 Rect(x=165.0, y=0.0, width=270.0, height=600.0)
->>> classify_gesture((10, 10), (11, 10), held_ms=120)
+>>> classify_gesture((10, 10), (50, 10), held_ms=120, device_size=(1080, 2400))
 <GestureKind.TAP: 'tap'>
+>>> classify_gesture((10, 10), (60, 10), held_ms=120, device_size=(1080, 2400))
+<GestureKind.SWIPE: 'swipe'>
 """
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from enum import StrEnum
 
-from graph_builder.model import Action, ElementRef
+from graph_builder.model import Action, ElementRef, Size, reaches_swipe
 
-DRAG_THRESHOLD_PX = 12.0  # widget pixels a press may wander and still be a tap
 LONG_PRESS_MS = 500  # a press held this long is a long press
 MIN_SWIPE_MS = 100  # device-side duration floor, so a flick is still a swipe
 MAX_SWIPE_MS = 2000
@@ -81,15 +81,19 @@ class GestureKind(StrEnum):
 
 
 def classify_gesture(
-    press: tuple[float, float],
-    release: tuple[float, float],
+    press: tuple[int, int],
+    release: tuple[int, int],
     *,
     held_ms: float,
-    drag_threshold: float = DRAG_THRESHOLD_PX,
+    device_size: Size,
     long_press_ms: float = LONG_PRESS_MS,
 ) -> GestureKind:
-    """Tap, long press or swipe, from widget-pixel positions and how long the press lasted."""
-    if math.hypot(release[0] - press[0], release[1] - press[1]) > drag_threshold:
+    """Tap, long press or swipe, from device-pixel positions and how long the press lasted.
+
+    A drag is a swipe by the matcher's own rule (``reaches_swipe``), so every recorded
+    swipe can be matched by an agent repeating it; a shorter one is a tap or long press.
+    """
+    if reaches_swipe(press, release, device_size):
         return GestureKind.SWIPE
     if held_ms >= long_press_ms:
         return GestureKind.LONG_PRESS

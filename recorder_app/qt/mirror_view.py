@@ -249,12 +249,10 @@ class MirrorView(QWidget):
             return
         end_pos = event.position()
         held_ms = (self._clock() - started) * 1000
-        kind = classify_gesture(
-            (start_pos.x(), start_pos.y()), (end_pos.x(), end_pos.y()), held_ms=held_ms
-        )
         rect = self.image_rect()
         start = clamp_to_device(start_pos.x(), start_pos.y(), rect, self._device_size)
         end = clamp_to_device(end_pos.x(), end_pos.y(), rect, self._device_size)
+        kind = classify_gesture(start, end, held_ms=held_ms, device_size=self._device_size)
         element = None
         if kind is not GestureKind.SWIPE and self._hierarchy is not None:
             found = self._hierarchy.element_at(*start)

@@ -128,7 +128,7 @@ class RecordPage(QWidget):
         self.resume_dialog: ResumeCheckDialog | None = None
         self.start_dialog: ResumeCheckDialog | None = None
         # Holds the phone while a demo is open, in free drive and while it restarts.
-        self.owner = DeviceOwner(RECORD_TAB, self)
+        self.owner = DeviceOwner(RECORD_TAB, self, connection.lock_address)
         self.hierarchy = connection.hierarchy  # read by the recorder thread at each demo start
 
         self.device_bar = DeviceBar(connection.list_devices, poll_ms=poll_ms)

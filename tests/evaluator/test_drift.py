@@ -157,6 +157,43 @@ def test_the_command_exits_0_when_nothing_drifted(
     assert capsys.readouterr().out.startswith("hearing_aid: unchanged\n")
 
 
+@pytest.mark.parametrize("hierarchy", ["uiautomator", "u2", "auto"])
+def test_the_command_reads_the_phone_with_the_hierarchy_tool_asked(
+    hierarchy: str, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    with running_server([fast_phone("virtual-1", app_versions=UPDATED)]) as server:
+        commands = server.device("virtual-1").commands
+        dumped: list[list[str]] = []
+        original = commands["uiautomator"]
+
+        def counted(inv):
+            dumped.append(list(inv.args))
+            return original(inv)
+
+        commands["uiautomator"] = counted
+        code = main(
+            ["drift", str(SUITE), "--device", f"virtual-1@127.0.0.1:{server.port}"]
+            + ["--tasks", "hearing_aid", "font_bigger", "--out", str(tmp_path)]
+            + ["--hierarchy", hierarchy]
+        )
+    captured = capsys.readouterr()
+    assert code == 1  # the same verdicts whichever tool reads the screens
+    assert "font_bigger: unchanged" in captured.out and "hearing_aid: drifted" in captured.out
+    # u2 and auto: every screen was read by the uiautomator2 server, none by a dump
+    assert bool(dumped) is (hierarchy == "uiautomator")
+    assert "note:" not in captured.err  # auto did not fall back
+
+
+def test_a_hierarchy_tool_outside_the_choices_is_refused(capsys) -> None:
+    with pytest.raises(SystemExit):
+        main(["drift", str(SUITE), "--device", "virtual-1", "--hierarchy", "fast"])
+    assert "invalid choice: 'fast'" in capsys.readouterr().err
+    for command in (["explore", str(SUITE), "--task", "t", "--group", "g"], ["eval"]):
+        with pytest.raises(SystemExit):
+            main([*command, "--device", "virtual-1", "--hierarchy", "fast"])
+        assert "invalid choice: 'fast'" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize(
     ("args", "message"),
     [

@@ -16,6 +16,7 @@ from devices.device import PackageVersion
 from devices.fake import FakeDevice
 from elderbench.cli import main
 from evaluator.control import Control
+from evaluator.errors import ConfigError
 from evaluator.manifest import (
     MANIFEST_SCHEMA_VERSION,
     changed_files,
@@ -277,6 +278,8 @@ def test_no_key_reaches_the_manifest_and_prompts_models_sampling_are_pinned(tmp_
             )
         )
         assert any(PLANTED in (r.authorization or "") for r in server.received)
+        # the seed the manifest pins is the one every request sent
+        assert {r.body.get("seed") for r in server.received} == {11}
     text = (out / "manifest.json").read_text(encoding="utf-8")
     assert PLANTED not in text
     manifest = json.loads(text)
@@ -288,6 +291,52 @@ def test_no_key_reaches_the_manifest_and_prompts_models_sampling_are_pinned(tmp_
     assert template["hash"] == text_hash(prompt.read_text(encoding="utf-8"))
     assert template["text"].endswith("(Bearer ***)\n")
     assert main(["verify", str(out)]) == 0
+
+
+@pytest.mark.parametrize(("config", "seed"), [({}, 0), ({"seed": 5}, 5)], ids=["default", "given"])
+def test_the_random_agent_s_seed_is_pinned(tmp_path, config, seed):
+    agent_config = tmp_path / "random.json"
+    agent_config.write_text(json.dumps({"p_done": 0.5, **config}), encoding="utf-8")
+    out = tmp_path / "run"
+    code = main(
+        [
+            *("eval", "--suite", str(SAMPLE), "--protocol", "offline"),
+            *("--agent", "random", "--agent-config", str(agent_config), "--out", str(out)),
+            *("--tasks", "font_bigger"),
+        ]
+    )
+    assert code == 0
+    assert read_manifest(out)["seeds"] == {"agent": seed}
+    assert f"seeds: agent {seed}" in " ".join(essentials(read_manifest(out)))
+
+
+def test_a_sampling_seed_in_the_request_body_and_of_judges_and_user_is_pinned(tmp_path):
+    from evaluator.chat_client import EndpointConfig
+    from evaluator.manifest import models_and_prompts
+
+    class Holder:  # a judge or simulated user: a model on an endpoint
+        def __init__(self, **config):
+            self.endpoint = EndpointConfig.from_config(
+                {"base_url": "http://127.0.0.1:9/v1", "model": "m", **config}
+            )
+            self.model = "m"
+
+    class Agent(Holder):
+        def describe(self):
+            return {
+                "name": "openai",
+                "model": "m",
+                "config": {},
+                "endpoint": self.endpoint.describe(),
+            }
+
+    found = models_and_prompts(
+        Agent(extra_body={"seed": 3}), {"vlm": Holder(seed=4)}, Holder(seed=6)
+    )
+    assert found["seeds"] == {"agent": 3, "judge:vlm": 4, "user": 6}
+    assert models_and_prompts(Agent(), {"vlm": Holder()}, Holder())["seeds"] == {}
+    with pytest.raises(ConfigError, match="seed must be a whole number"):
+        EndpointConfig.from_config({"base_url": "http://127.0.0.1:9/v1", "model": "m", "seed": "x"})
 
 
 def test_an_endpoint_is_recorded_without_password_or_query_values():
@@ -339,6 +388,44 @@ def test_an_online_runs_manifest_fingerprints_the_phone_with_app_versions(
         "device virtual-1: ElderPhone Virtual, Android 14, 1080x2400; com.android.settings 14 (34)"
         in (capsys.readouterr().out)
     )
+
+
+def test_a_fallback_from_u2_to_uiautomator_dump_is_recorded_per_device(
+    recorded, tmp_path, phone_port, virtual_server, capsys
+):
+    """With --hierarchy auto and a uiautomator2 server that cannot start, the run folder
+    says which tool read the phone and why, and the report's manifest line shows it."""
+
+    def crashing_server(inv):
+        inv.error("java.lang.IllegalStateException: UiAutomationService already registered!\n")
+        return 1
+
+    virtual_server.device("virtual-1").commands["app_process"] = crashing_server
+    suite, demos = recorded
+    out = tmp_path / "run"
+    argv = ["eval", "--suite", str(suite), "--out", str(out), "--agent", "replay"]
+    argv += ["--device", "virtual-1", "--tasks", "font", "--demos", str(demos)]
+    assert main([*argv, "--hierarchy", "auto"]) == 0
+    (device,) = read_manifest(out)["devices"]
+    tool = device["hierarchy"]
+    assert (tool["chosen"], tool["used"]) == ("auto", ["uiautomator"])
+    assert "already registered" in tool["fallback"]
+    trace = json.loads((out / "traces" / "font" / "hierarchy.json").read_text("utf-8"))
+    assert trace["serial"] == "virtual-1" and trace["used"] == ["uiautomator"]
+    capsys.readouterr()
+    assert main(["report", str(out)]) == 0
+    shown = capsys.readouterr().out
+    assert "; hierarchy auto: uiautomator (the uiautomator2 server failed (" in shown
+    assert "already registered" in (out / "report.md").read_text("utf-8").split("Manifest")[1]
+
+
+def test_a_phone_read_through_u2_says_so_in_the_manifest(recorded, tmp_path, phone_port):
+    suite, demos = recorded
+    out = tmp_path / "run"
+    run_suite(test_online.online(suite, out, demos=demos, hierarchy="u2"))
+    (device,) = read_manifest(out)["devices"]
+    assert device["hierarchy"] == {"chosen": "u2", "used": ["u2"], "fallback": ""}
+    assert any("hierarchy u2: u2" in line for line in essentials(read_manifest(out)))
 
 
 def test_report_shows_the_manifest_under_its_table_and_in_its_json(suite, tmp_path, capsys):

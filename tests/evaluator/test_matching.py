@@ -194,7 +194,11 @@ def test_a_swipe_shorter_than_the_minimum_has_no_direction():
     m = match_edges(edges, zero, screen=(1080, 2400))
     assert not m.matched
     assert m.reason == "swipe of 0 px is shorter than 43.2 px and has no direction (expected down)"
-    just = Action.swipe(540, 1200, 540, 1243.2, screen=(1080, 2400))  # exactly 4% of 1080
+    # judged in the whole pixels the device moves: 4% of 1080 is 43.2, the device does 43
+    fraction = Action.swipe(540, 1200, 540, 1243.2, screen=(1080, 2400))
+    m = match_edges(edges, fraction, screen=(1080, 2400))
+    assert m.reason == "swipe of 43 px is shorter than 43.2 px and has no direction (expected down)"
+    just = Action.swipe(540, 1200, 540, 1243.6, screen=(1080, 2400))  # the device does 44
     assert match_edges(edges, just, screen=(1080, 2400)).matched
 
 

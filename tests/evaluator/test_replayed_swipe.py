@@ -10,9 +10,10 @@ import random
 import pytest
 
 from evaluator.agents.replay import action_for_edge
-from evaluator.matching import MIN_SWIPE, match_edges
+from evaluator.matching import match_edges
 from graph_builder.merge import merge_demonstrations
 from graph_builder.model import (
+    MIN_SWIPE,
     Action,
     ActionType,
     Edge,

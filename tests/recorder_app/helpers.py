@@ -48,3 +48,9 @@ def write_demo(
     if finish:
         writer.finish()
     return writer
+
+
+def on_server(port: int, serial: str = "virtual-1") -> str:
+    """The address the studio locks a phone under: its serial on the connection's adb
+    server (the tests' ANDROID_ADB_SERVER_PORT names another, unused, port)."""
+    return f"{serial}@127.0.0.1:{port}"

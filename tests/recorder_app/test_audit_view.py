@@ -22,6 +22,7 @@ from recorder_app.qt.eval_panel import EvaluationPage
 from recorder_app.qt.eval_panel.audit_view import AuditView
 from recorder_app.recording.workspace import Workspace
 from task_graphs.generate import SUITE_DIR
+from tests.recorder_app.helpers import on_server
 
 TASK = "wake_at_eight"
 WAIT_MS = 30_000
@@ -194,7 +195,9 @@ def test_a_valid_group_is_explored_on_the_phone_and_left_for_the_record_tab(
     assert explore.explore_button.isEnabled()
 
     # a phone held by another program: nothing starts, the dialog says who holds it
-    holder = DeviceLock("virtual-1", owner="a terminal", command="elderbench eval")
+    holder = DeviceLock(
+        on_server(virtual_server.port), owner="a terminal", command="elderbench eval"
+    )
     holder.acquire()
     try:
         qtbot.mouseClick(explore.explore_button, Qt.MouseButton.LeftButton)
@@ -211,7 +214,7 @@ def test_a_valid_group_is_explored_on_the_phone_and_left_for_the_record_tab(
     assert demo.status is DemoStatus.INCOMPLETE and demo.annotator == "ana"
     assert [s.action.type.value for s in demo.steps] == ["tap"]
     qtbot.waitUntil(lambda: not explore.job.running, timeout=WAIT_MS)
-    assert device_holder("virtual-1") is None  # the phone is free again
+    assert device_holder(on_server(virtual_server.port)) is None  # the phone is free again
     assert explore.finish_button.isEnabled()
     with qtbot.waitSignal(explore.finish_requested, timeout=1000) as finish:
         qtbot.mouseClick(explore.finish_button, Qt.MouseButton.LeftButton)
@@ -240,4 +243,6 @@ def test_cancelling_an_exploration_on_its_way_keeps_nothing(
         qtbot.mouseClick(explore.cancel_button, Qt.MouseButton.LeftButton)
     assert explore.status.text().startswith("Cancelled on the way to the branch")
     assert not (suite / SUITE_DEMOS_DIR / TASK / f"explore-{group.id}").exists()
-    assert device_holder("virtual-1") is None and explore.explore_button.isEnabled()
+    assert (
+        device_holder(on_server(virtual_server.port)) is None and explore.explore_button.isEnabled()
+    )

@@ -20,6 +20,7 @@ from graph_builder.model import Action, ActionType, DemoStatus, MemberRef
 from graph_builder.similarity import SimilaritySettings
 from recorder_app.qt.eval_panel.settings import SAMPLE_SUITE
 from recorder_app.qt.record_page import RECORD_TAB
+from tests.recorder_app.helpers import on_server
 from tests.recorder_app.studio_driver import READY_TIMEOUT_MS, SERIAL, Recording
 
 RUN_TIMEOUT_MS = 120_000
@@ -171,7 +172,9 @@ def test_a_paused_online_run_keeps_the_phone_and_record_says_who_holds_it(
     assert page.last_problem is None, page.last_problem
     page.pause_button.click()
     assert page.run is not None and page.run.paused
-    qtbot.waitUntil(lambda: device_holder(SERIAL) is not None, timeout=10_000)
+    qtbot.waitUntil(
+        lambda: device_holder(on_server(virtual_server.port, SERIAL)) is not None, timeout=10_000
+    )
 
     window.show_page("record")
     new_task(rec, "while-paused", SETTINGS_APP)
@@ -184,7 +187,7 @@ def test_a_paused_online_run_keeps_the_phone_and_record_says_who_holds_it(
     assert not rec.page.recorder.recording
     assert io.demo_dirs(workspace.demos_dir, "while-paused") == []
     assert page.run.running and page.run.paused
-    assert device_holder(SERIAL).owner == "the Evaluate tab"
+    assert device_holder(on_server(virtual_server.port, SERIAL)).owner == "the Evaluate tab"
 
     # "Stop it" stops the run here; the demonstration then starts by itself.
     assert dialog.stop_button.isEnabled()
@@ -192,7 +195,7 @@ def test_a_paused_online_run_keeps_the_phone_and_record_says_who_holds_it(
     qtbot.waitUntil(lambda: not page.run.running, timeout=RUN_TIMEOUT_MS)
     rec.wait_ready()
     assert rec.page.owner.busy_dialog is None
-    assert device_holder(SERIAL).owner == RECORD_TAB
+    assert device_holder(on_server(virtual_server.port, SERIAL)).owner == RECORD_TAB
 
     # The other way round: a run does not start while the demonstration holds the phone;
     # the Evaluate tab says so, and "Stop it" stops the demo (kept incomplete), then runs.
@@ -209,7 +212,7 @@ def test_a_paused_online_run_keeps_the_phone_and_record_says_who_holds_it(
     assert io.load_demo(demo).status is DemoStatus.INCOMPLETE
     qtbot.waitUntil(lambda: not page.run.running, timeout=RUN_TIMEOUT_MS)
     assert page.last_problem is None, page.last_problem
-    assert device_holder(SERIAL) is None
+    assert device_holder(on_server(virtual_server.port, SERIAL)) is None
 
 
 def test_a_resumed_demo_records_its_jump_and_builds_no_edge_across_it(

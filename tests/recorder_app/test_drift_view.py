@@ -14,6 +14,7 @@ from devices.device_lock import device_holder
 from recorder_app.connection import DeviceConnection
 from recorder_app.qt.eval_panel.drift_view import DriftView
 from tests.evaluator.test_drift import SUITE, UPDATED
+from tests.recorder_app.helpers import on_server
 from virtual_phone import fast_phone, running_server
 
 WAIT_MS = 60_000
@@ -22,7 +23,9 @@ TASKS = ("font_bigger", "hearing_aid", "my_number")
 
 def open_view(qtbot, port: int) -> DriftView:
     connection = DeviceConnection(port=port)
-    view = DriftView(connection.open_device, connection.list_devices)
+    view = DriftView(
+        connection.open_device, connection.list_devices, lock_address=connection.lock_address
+    )
     qtbot.addWidget(view)
     view.set_suite(Path(SUITE))
     view.set_checked_tasks(set(TASKS))
@@ -62,7 +65,7 @@ def test_version_2_shows_the_drifted_tasks_with_both_screens(qtbot, updated_port
     assert (view.progress.value(), view.progress.maximum()) == (3, 3)
     assert view.status.text() == "2 of 3 task(s) drifted."
     qtbot.waitUntil(lambda: not view.job.running, timeout=WAIT_MS)
-    assert device_holder("virtual-1") is None and view.check_button.isEnabled()
+    assert device_holder(on_server(updated_port)) is None and view.check_button.isEnabled()
 
     row = [view.table.item(r, 0).text() for r in range(view.table.rowCount())].index("hearing_aid")
     view.table.selectRow(row)
@@ -100,4 +103,4 @@ def test_cancel_stops_before_the_next_task_and_frees_the_phone(qtbot, updated_po
     assert checked.args == [0] and view.table.rowCount() == 0
     assert view.status.text() == "Cancelled after 0 of 3 task(s); 0 drifted."
     qtbot.waitUntil(lambda: not view.job.running, timeout=WAIT_MS)
-    assert device_holder("virtual-1") is None
+    assert device_holder(on_server(updated_port)) is None

@@ -10,6 +10,7 @@ from graph_builder import io
 from graph_builder.model import ActionType
 from recorder_app.qt.mirror_view import BADGE_HEIGHT
 from recorder_app.qt.record_page import FREE_DRIVE_BADGE
+from tests.recorder_app.helpers import on_server
 from tests.recorder_app.studio_driver import READY_TIMEOUT_MS, SERIAL, Recording, start_demo
 
 
@@ -54,7 +55,8 @@ def test_a_tap_in_free_drive_moves_the_phone_and_the_next_demo_starts_with_no_st
     assert page.mirror.badge == FREE_DRIVE_BADGE
     assert page.mirror.image_rect().y >= BADGE_HEIGHT  # the band hides none of the screen
     assert FREE_DRIVE_BADGE in page.state_label.text()
-    holder = device_holder(SERIAL)  # free drive owns the phone like a demonstration does
+    # free drive owns the phone like a demonstration does
+    holder = device_holder(on_server(virtual_server.port, SERIAL))
     assert holder is not None and holder.command == "free drive"
     assert page.home_action.isEnabled() and page.text_edit.isEnabled()
     assert not page.wait_action.isEnabled() and not page.complete_action.isEnabled()
@@ -77,7 +79,7 @@ def test_a_tap_in_free_drive_moves_the_phone_and_the_next_demo_starts_with_no_st
     assert rec.truth[-1].startswith("settings/main")
     (folder,) = io.demo_dirs(workspace.demos_dir, "from-free-drive")
     assert len(io.load_demo(folder).steps) == 0
-    holder = device_holder(SERIAL)
+    holder = device_holder(on_server(virtual_server.port, SERIAL))
     assert holder is not None and holder.command.startswith("demonstration")
     assert not page.free_drive_action.isEnabled()  # no free drive while recording
     rec.tap("search_action_bar")
@@ -86,7 +88,8 @@ def test_a_tap_in_free_drive_moves_the_phone_and_the_next_demo_starts_with_no_st
     qtbot.waitUntil(lambda: not page.recorder.recording, timeout=READY_TIMEOUT_MS)
     steps = io.load_demo(folder).steps
     assert [s.action.type for s in steps] == [ActionType.TAP, ActionType.DONE]
-    assert device_holder(SERIAL) is None  # the demo closed and free drive is off
+    # the demo closed and free drive is off
+    assert device_holder(on_server(virtual_server.port, SERIAL)) is None
 
 
 def test_free_drive_waits_for_a_phone_another_tab_holds_and_ends_when_asked(
@@ -94,7 +97,9 @@ def test_free_drive_waits_for_a_phone_another_tab_holds_and_ends_when_asked(
 ):
     window = studio()
     page = window.record_page
-    other = DeviceLock(SERIAL, owner="the Evaluate tab", command="online run")
+    other = DeviceLock(
+        on_server(virtual_server.port, SERIAL), owner="the Evaluate tab", command="online run"
+    )
     other.acquire()
     try:
         page.free_drive_button.click()
@@ -114,7 +119,7 @@ def test_free_drive_waits_for_a_phone_another_tab_holds_and_ends_when_asked(
     assert dialog is not None and "(free drive;" in dialog.text.text()
     dialog.stop_button.click()
     assert not page.free_driving and page.mirror.badge is None
-    assert device_holder(SERIAL) is None
+    assert device_holder(on_server(virtual_server.port, SERIAL)) is None
     dialog.wait_button.click()
     qtbot.waitUntil(lambda: started == [True], timeout=5_000)
 

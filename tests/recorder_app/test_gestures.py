@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from graph_builder.model import ActionType
+from evaluator.matching import swipe_direction
+from graph_builder.model import Action, ActionType
 from recorder_app.qt.gestures import (
     GestureKind,
     Rect,
@@ -38,12 +39,25 @@ def test_widget_device_round_trip_and_letterbox():
     [
         ((105, 100), 100, GestureKind.TAP),
         ((105, 100), 700, GestureKind.LONG_PRESS),
-        ((100, 113), 100, GestureKind.SWIPE),
+        ((100, 143), 100, GestureKind.TAP),  # 43 px: under 4% of 1080
+        ((100, 143), 700, GestureKind.LONG_PRESS),
+        ((100, 144), 100, GestureKind.SWIPE),  # 44 px: a swipe the matcher takes
         ((100, 160), 900, GestureKind.SWIPE),
     ],
 )
 def test_classify_gesture(release, held, kind):
-    assert classify_gesture((100, 100), release, held_ms=held) is kind
+    assert classify_gesture((100, 100), release, held_ms=held, device_size=(1080, 2400)) is kind
+
+
+def test_a_drag_is_a_swipe_exactly_when_the_matcher_takes_it():
+    for screen in ((1080, 2400), (2400, 1080), (720, 1280), (1000, 1000)):
+        for length in range(30, 60):
+            kind = classify_gesture(
+                (300, 300), (300, 300 + length), held_ms=100, device_size=screen
+            )
+            swipe = Action.swipe(300, 300, 300, 300 + length, screen=screen)
+            taken = swipe_direction(swipe.normalized(), screen) is not None
+            assert (kind is GestureKind.SWIPE) == taken, (screen, length)
 
 
 def test_gesture_action_is_in_device_pixels():

@@ -3,12 +3,24 @@
 from __future__ import annotations
 
 import json
+import math
 
 import numpy as np
+import pytest
 from PySide6.QtCore import QPoint, Qt
 
+from evaluator.agents.replay import action_for_edge
+from evaluator.matching import match_edges
 from graph_builder.hierarchy import parse_hierarchy
-from graph_builder.model import ActionType, DemoStatus
+from graph_builder.model import (
+    ActionType,
+    DemoStatus,
+    Edge,
+    EdgeSupport,
+    MatchRule,
+    MemberRef,
+    shortest_swipe,
+)
 from recorder_app.qt.demo_browser import DemoBrowser
 from recorder_app.qt.mirror_view import MirrorView, qimage_from_array
 from recorder_app.qt.task_panel import TaskPanel
@@ -213,3 +225,38 @@ def test_the_demo_viewer_links_hierarchy_rows_and_the_screenshot_both_ways(qtbot
         screen, Qt.MouseButton.LeftButton, pos=screen.widget_point(540, 2000).toPoint()
     )
     assert view.selected.class_name == "android.widget.FrameLayout"
+
+
+@pytest.mark.parametrize("window", [(400, 600), (1000, 1500)], ids=["small", "large"])
+def test_a_drag_is_a_swipe_only_when_the_matcher_can_take_it(qtbot, window):
+    """Just under the shortest swipe (device pixels) a drag is a tap or long press; just
+    over it, a swipe that an agent repeating it matches on the edge built from it."""
+    clock = FakeClock()
+    view = make_mirror(qtbot, clock)
+    view.resize(*window)
+    made = gestures(view)
+    screen = (1080, 2400)
+    scale = view.image_rect().width / screen[0]
+    shortest = shortest_swipe(screen) * scale  # in widget pixels at this size
+    start = view.widget_point(540, 1800).toPoint()
+    for held, pointed in ((0.1, ActionType.TAP), (0.7, ActionType.LONG_PRESS)):
+        for widget_px in (math.floor(shortest) - 1, math.ceil(shortest) + 1):
+            made.clear()
+            qtbot.mousePress(view, Qt.MouseButton.LeftButton, pos=start)
+            clock.now += held
+            qtbot.mouseRelease(view, Qt.MouseButton.LeftButton, pos=start - QPoint(0, widget_px))
+            (action,) = made
+            if widget_px < shortest:
+                assert action.type is pointed, (window, widget_px, action.to_json())
+                continue
+            assert action.type is ActionType.SWIPE, (window, widget_px, action.to_json())
+            own = Edge(
+                "own",
+                "a",
+                "b",
+                MatchRule(ActionType.SWIPE, direction=action.direction),
+                (EdgeSupport(MemberRef("d", 0), action),),
+            )
+            replayed = action_for_edge(own)
+            for again in (replayed, replayed.normalized(), replayed.to_device(screen)):
+                assert match_edges([own], again, screen=screen).edge is own

@@ -71,6 +71,8 @@ class DriftView(QWidget):
         open_device: Callable[[str], Device],
         list_devices: Callable[[], list[DeviceSummary]],
         parent: QWidget | None = None,
+        *,
+        lock_address: Callable[[str], str],
     ) -> None:
         super().__init__(parent)
         self.setObjectName("driftView")
@@ -79,7 +81,7 @@ class DriftView(QWidget):
         self.results: list[TaskDrift] = []
         self.checked_on = ""  # the phone the results were found on
         self.job: ProgressJob | None = None
-        self.owner = DeviceOwner(DRIFT_VIEW, self)
+        self.owner = DeviceOwner(DRIFT_VIEW, self, lock_address)
         self.owner.message_posted.connect(self._on_owner_message)
         self.owner.problem_occurred.connect(lambda t, m: self.problem_occurred.emit(f"{t}: {m}"))
         self.picker = DevicePicker(list_devices)

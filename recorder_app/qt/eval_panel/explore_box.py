@@ -53,6 +53,8 @@ class ExploreBox(QGroupBox):
         list_devices: Callable[[], list[DeviceSummary]],
         annotator: Callable[[], str],
         parent: QWidget | None = None,
+        *,
+        lock_address: Callable[[str], str],
     ) -> None:
         super().__init__("Explore this branch", parent)
         self.setObjectName("exploreBox")
@@ -63,7 +65,7 @@ class ExploreBox(QGroupBox):
         self.workspace_demos: Path | None = None
         self.job: ProgressJob | None = None
         self.last: Explored | None = None
-        self.owner = DeviceOwner(AUDIT_VIEW, self)
+        self.owner = DeviceOwner(AUDIT_VIEW, self, lock_address)
         self.owner.message_posted.connect(self._on_owner_message)
         self.owner.problem_occurred.connect(lambda t, m: self.problem_occurred.emit(f"{t}: {m}"))
         self.picker = DevicePicker(list_devices)

@@ -35,6 +35,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from devices.address import DeviceAddress
 from devices.hierarchy import DEFAULT_HIERARCHY
 from evaluator.errors import EvaluatorError
 from evaluator.language.failures import failure_analysis
@@ -105,7 +106,10 @@ class EvaluationPage(QWidget):
         self.current_run: Path | None = None
         self.run: EvaluationRun | None = None
         self.last_problem: tuple[str, str] | None = None
-        self.owner = DeviceOwner(EVALUATE_TAB, self)  # runs wait for phones held elsewhere
+        # runs wait for phones held elsewhere; locks name the studio's adb server
+        self.owner = DeviceOwner(
+            EVALUATE_TAB, self, (connection or DeviceConnection()).lock_address
+        )
         self.owner.message_posted.connect(lambda text, _ms: self.state_label.setText(text))
         self.owner.problem_occurred.connect(self.report_problem)
         self.report_path: Path | None = None
@@ -167,11 +171,14 @@ class EvaluationPage(QWidget):
             devices.open_device,
             devices.list_devices,
             lambda: self.audit_view.annotator_edit.text().strip(),
+            lock_address=devices.lock_address,
         )
         explore.problem_occurred.connect(lambda t: self.report_problem("Explore", t))
         self.audit_view = AuditView(explore)
         self.audit_view.problem_occurred.connect(lambda t: self.report_problem("Audit", t))
-        self.drift_view = DriftView(devices.open_device, devices.list_devices)
+        self.drift_view = DriftView(
+            devices.open_device, devices.list_devices, lock_address=devices.lock_address
+        )
         self.drift_view.problem_occurred.connect(lambda t: self.report_problem("Drift", t))
         self.form.suite_combo.currentIndexChanged.connect(self._on_form_suite_changed)
 
@@ -373,15 +380,21 @@ class EvaluationPage(QWidget):
         if self.run is not None and self.run.running:
             self.report_problem("A run is in progress", "Stop it before starting another.")
             return
+        device_factory = None
+        if self.connection is not None:
+            # the run locks and opens its phones on the studio's adb server, by address (a
+            # resumed run's phones too, whichever server they were on when it was made)
+            connection = self.connection
+            serials = [DeviceAddress.parse(d).serial for d in config.devices]
+            addresses = tuple(connection.lock_address(s) for s in serials)
+            config = replace(config, devices=addresses)
+            device_factory = functools.partial(
+                self.connection.open_address, hierarchy=config.hierarchy
+            )
         if not self.owner.when_free(config.devices, lambda: self._launch(config, trials)):
             return  # the dialog says who holds a phone; waiting launches the run
         if self.run is not None:
             self.run.deleteLater()  # its thread has ended; free it with its worker
-        device_factory = (
-            functools.partial(self.connection.open_device, hierarchy=config.hierarchy)
-            if self.connection is not None
-            else None
-        )
         run = EvaluationRun(config, device_factory=device_factory, trials=trials, parent=self)
         run.run_started.connect(self._on_run_started)
         run.task_started.connect(self.live_view.on_task_started)
