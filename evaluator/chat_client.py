@@ -55,6 +55,17 @@ MAX_REPLY_BYTES = 32 * 1024 * 1024
 MAX_TOKENS_PER_CALL = 100_000_000
 
 
+# Sampling values an agent, judge or user config may give beside temperature and max_tokens;
+# each is sent with every request (and so pinned in the run's manifest) exactly as given.
+SAMPLING_VALUES = (
+    "top_p",
+    "top_k",
+    "frequency_penalty",
+    "presence_penalty",
+    "repetition_penalty",
+)
+
+
 @dataclass(frozen=True, slots=True)
 class EndpointConfig:
     """Where and how to call a model. ``api_key_env`` names the variable holding the key."""
@@ -72,6 +83,8 @@ class EndpointConfig:
     temperature: float | None = 0.0
     max_tokens: int | None = 1024
     seed: int | None = None  # the server's sampling seed, when it takes one
+    # top_p, top_k and the penalties, sent with every request as given (SAMPLING_VALUES)
+    sampling: Mapping[str, float] = field(default_factory=dict)
     extra_body: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -88,6 +101,11 @@ class EndpointConfig:
             isinstance(self.seed, bool) or not isinstance(self.seed, int)
         ):
             raise ConfigError(f"seed must be a whole number, not {self.seed!r}")
+        for name, value in self.sampling.items():
+            if name not in SAMPLING_VALUES:
+                raise ConfigError(f"{name} is not a sampling value an endpoint is sent")
+            if isinstance(value, bool) or not isinstance(value, int | float):
+                raise ConfigError(f"{name} must be a number, not {value!r}")
 
     def whole_call_seconds(self) -> float:
         """The deadline of one ``complete`` call, retries and waits included."""
@@ -105,9 +123,12 @@ class EndpointConfig:
             )
         if "base_url" not in config or "model" not in config:
             raise ConfigError("an OpenAI-compatible endpoint needs 'base_url' and 'model'")
-        names = {f for f in cls.__dataclass_fields__}
+        if config.get("n", 1) != 1:
+            raise ConfigError("n must be 1: an agent reads one reply per call")
+        names = {f for f in cls.__dataclass_fields__} - {"sampling"}
+        sampling = {k: config[k] for k in SAMPLING_VALUES if config.get(k) is not None}
         try:
-            return cls(**{k: v for k, v in config.items() if k in names})
+            return cls(**{k: v for k, v in config.items() if k in names}, sampling=sampling)
         except TypeError as exc:
             raise ConfigError(f"bad endpoint config: {exc}") from exc
 
@@ -125,10 +146,17 @@ class EndpointConfig:
             "timeout": self.timeout,
             "call_timeout": self.whole_call_seconds(),
             "retries": self.retries,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            **self.sent_sampling,
             "seed": self.sampling_seed,
         }
+
+    @property
+    def sent_sampling(self) -> dict[str, Any]:
+        """The sampling values every request carries, however they were given (``extra_body``
+        first, as ``complete`` builds the body); temperature and max_tokens always named."""
+        sent = {k: self.extra_body[k] for k in SAMPLING_VALUES if k in self.extra_body}
+        sent.update(temperature=self.temperature, max_tokens=self.max_tokens, **self.sampling)
+        return sent
 
     @property
     def sampling_seed(self) -> Any:
@@ -211,6 +239,7 @@ class ChatClient:
             body["max_tokens"] = cfg.max_tokens
         if cfg.seed is not None:
             body["seed"] = cfg.seed
+        body.update(cfg.sampling)
         data = json.dumps(body).encode("utf-8")
         headers = {"Content-Type": "application/json", "Accept": "application/json"}
         if key:

@@ -35,6 +35,7 @@ from typing import Any
 
 from devices.hierarchy import HierarchyUse
 from elderbench import __version__
+from evaluator.chat_client import SAMPLING_VALUES
 from evaluator.errors import EvaluatorError
 from evaluator.secrets import MASK, Secrets, redact
 from graph_builder.errors import GraphBuilderError
@@ -48,16 +49,7 @@ HIERARCHY_FILE = "hierarchy.json"
 SUITE_FILE = "suite.json"
 # The distributions whose versions can change a number or a screen.
 KEY_PACKAGES = ("numpy", "pillow", "adbutils", "lxml", "networkx", "rapidfuzz", "scipy", "ray")
-SAMPLING_KEYS = (
-    "temperature",
-    "top_p",
-    "top_k",
-    "max_tokens",
-    "frequency_penalty",
-    "presence_penalty",
-    "repetition_penalty",
-    "n",
-)
+SAMPLING_KEYS = ("temperature", "max_tokens", *SAMPLING_VALUES)
 GIT_TIMEOUT_S = 5.0
 
 
@@ -235,10 +227,11 @@ def _templates(owner: str, obj: Any) -> dict[str, dict[str, str]]:
 
 
 def _sampling(describe: Mapping[str, Any], config: Mapping[str, Any]) -> dict[str, Any]:
-    endpoint = describe.get("endpoint") or {}
-    found = {k: endpoint[k] for k in SAMPLING_KEYS if endpoint.get(k) is not None}
-    found.update({k: config[k] for k in SAMPLING_KEYS if config.get(k) is not None})
-    return found
+    """What the model is sampled with: for an endpoint, the values its requests carry (a
+    value in the config that is never sent is not pinned); else what the config says."""
+    endpoint = describe.get("endpoint")
+    given = endpoint if endpoint else config
+    return {k: given[k] for k in SAMPLING_KEYS if given.get(k) is not None}
 
 
 def _endpoint_seed(describe: Mapping[str, Any]) -> Any:

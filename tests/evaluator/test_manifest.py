@@ -278,8 +278,9 @@ def test_no_key_reaches_the_manifest_and_prompts_models_sampling_are_pinned(tmp_
             )
         )
         assert any(PLANTED in (r.authorization or "") for r in server.received)
-        # the seed the manifest pins is the one every request sent
+        # the seed and the sampling values the manifest pins are the ones every request sent
         assert {r.body.get("seed") for r in server.received} == {11}
+        assert {r.body.get("top_p") for r in server.received} == {0.9}
     text = (out / "manifest.json").read_text(encoding="utf-8")
     assert PLANTED not in text
     manifest = json.loads(text)
@@ -291,6 +292,34 @@ def test_no_key_reaches_the_manifest_and_prompts_models_sampling_are_pinned(tmp_
     assert template["hash"] == text_hash(prompt.read_text(encoding="utf-8"))
     assert template["text"].endswith("(Bearer ***)\n")
     assert main(["verify", str(out)]) == 0
+
+
+def test_only_sampling_values_that_are_sent_are_pinned():
+    from evaluator.chat_client import ChatClient, EndpointConfig
+    from evaluator.errors import ConfigError
+    from evaluator.manifest import models_and_prompts
+
+    class Described:
+        def __init__(self, endpoint: EndpointConfig) -> None:
+            self.endpoint = endpoint
+
+        def describe(self) -> dict[str, object]:
+            return {"model": "m", "endpoint": self.endpoint.describe()}
+
+    given = {"base_url": "http://127.0.0.1:9/v1", "model": "m", "extra_body": {"top_k": 20}}
+    endpoint = EndpointConfig.from_config({**given, "presence_penalty": 0.5})
+    pinned = models_and_prompts(Described(endpoint), {})["sampling"]["agent"]
+    assert pinned == {"temperature": 0.0, "max_tokens": 1024, "top_k": 20, "presence_penalty": 0.5}
+    with FakeLLMServer([reply("ok")]) as server:
+        ChatClient(replace(endpoint, base_url=server.base_url)).complete(
+            [{"role": "user", "content": "hi"}]
+        )
+        (sent,) = server.received
+    assert {k: sent.body[k] for k in pinned} == pinned
+    with pytest.raises(ConfigError, match="n must be 1"):
+        EndpointConfig.from_config({**given, "n": 3})
+    with pytest.raises(ConfigError, match="top_p must be a number"):
+        EndpointConfig.from_config({**given, "top_p": "high"})
 
 
 @pytest.mark.parametrize(("config", "seed"), [({}, 0), ({"seed": 5}, 5)], ids=["default", "given"])
