@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from typing import Protocol, runtime_checkable
 
-from devices.errors import DeviceError
+from devices.errors import DeviceCommandError, DeviceError
 
 SNAPSHOT = "elderbench-clean-start"
 COMMAND_TIMEOUT = 30.0
@@ -25,12 +25,15 @@ class _Shell(Protocol):
 
 def save_clean_state(device: object) -> str | None:
     """Save the device's whole state as the run's clean start; None when the device has no
-    snapshots (a real phone) or no shell (an in-memory device)."""
+    snapshots (a real phone refuses the command) or no shell (an in-memory device).
+
+    A device that stops answering raises DeviceDisconnectedError: it is lost, not a phone
+    without snapshots, and the next task on it once healed must still save one."""
     if not isinstance(device, _Shell):
         return None
     try:
         device.shell(f"virtualphone snapshot save {SNAPSHOT}", timeout=COMMAND_TIMEOUT)
-    except DeviceError:
+    except DeviceCommandError:
         return None
     return SNAPSHOT
 

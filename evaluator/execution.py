@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from devices.device import Device
+from devices.errors import DeviceDisconnectedError, DeviceError
 from devices.hierarchy import DEFAULT_HIERARCHY
 from devices.screen_recording import recording
 from evaluator.agents import Agent, create_agent
@@ -249,6 +250,12 @@ class TaskExecution:
             raise  # a stop, or a store this session no longer owns: nothing to record
         except DeviceLostError as exc:
             return Outcome(error(str(exc)), True)
+        except DeviceDisconnectedError as exc:
+            # a device call outside the episode (the fingerprint, the clean-start snapshot):
+            # the phone went away, so the task may run elsewhere like any lost task
+            return Outcome(error(f"device {self._serial()} was lost: {exc}"), True)
+        except DeviceError as exc:
+            return Outcome(error(f"device {self._serial()}: {exc}"), False)
         except (EvaluatorError, GraphBuilderError, OSError) as exc:
             return Outcome(error(str(exc)), False)
         except Exception as exc:  # noqa: BLE001 - a bug in one agent must not end a paid run
@@ -257,6 +264,9 @@ class TaskExecution:
         finally:
             if trace is not None:
                 trace.close()
+
+    def _serial(self) -> str:
+        return self.device.serial if self.device is not None else "(none)"
 
     def _on_step(self, trace: Trace, steps: list[StepRecord]) -> Callable[[StepRecord], None]:
         def on_step(record: StepRecord) -> None:

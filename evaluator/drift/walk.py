@@ -325,7 +325,11 @@ def check_suite(
     changes settings that the next run on the phone must not inherit. ``on_result`` is
     told each task's result as it is found; once ``stop()`` says so, the tasks not
     begun yet are left out (the results hold only the tasks checked)."""
-    snapshot = save_clean_state(device)
+    try:
+        snapshot = save_clean_state(device)
+    except DeviceError as exc:  # the phone went away: each task below says it was not checked
+        progress(f"could not save the phone's clean state: {exc}")
+        snapshot = None
     results = []
     try:
         for task, task_dir in tasks:

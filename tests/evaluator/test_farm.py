@@ -21,11 +21,13 @@ from evaluator.runner import RunConfig, StepDone, TaskFinished, WorkerStopped, i
 from graph_builder.io import load_suite_tasks
 from graph_builder.model import EvalProtocol
 from virtual_phone import fast_phone, running_server
+from virtual_phone.shell import Invocation
 
 SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
 # the sample suite's online tasks, every one of which the replay agent passes
 ONLINE_TASKS = sum(1 for t in load_suite_tasks(SAMPLE) if t.protocol is EvalProtocol.ONLINE)
 SERIALS = ("virtual-1", "virtual-2")
+THREE = ("airplane_on", "dry_eyes", "wifi_off")
 WAKE = (
     f'{sys.executable} -c "import adbutils, sys; adbutils.AdbClient(port=int(sys.argv[2]))'
     ".device(sys.argv[1]).shell('input keyevent KEYCODE_WAKEUP')\" {serial} {port}"
@@ -64,15 +66,44 @@ def phones(farm_server) -> tuple[str, ...]:
     return _fresh_phones(farm_server)
 
 
-def _online(tmp_path: Path, name: str, devices: tuple[str, ...], **farm: object) -> RunConfig:
+def _online(
+    tmp_path: Path, name: str, devices: tuple[str, ...], tasks: tuple[str, ...] = (), **farm: object
+) -> RunConfig:
     return RunConfig(
         suite=SAMPLE,
         out=tmp_path / name,
         agent="replay",
         protocol=EvalProtocol.ONLINE,
+        tasks=tasks,
         devices=devices,
         farm=FarmSettings(**farm),  # type: ignore[arg-type]
     )
+
+
+def _unplug_at_fingerprint(server, serial: str) -> None:
+    """Unplug ``serial`` when the run first asks it for an app's version: the fingerprint
+    recorded before the first task on a phone, after the phone passed its health check
+    (under load, where the second phone was when the unplug test pulled it)."""
+    device = server.device(serial)
+    dumpsys = device.commands["dumpsys"]
+
+    def unplugging(call: Invocation) -> int:
+        if call.args[1:2] == ["package"]:
+            server.remove_phone(serial)
+            return 1
+        return dumpsys(call)
+
+    device.commands["dumpsys"] = unplugging
+
+
+def _reran_on_the_other_phone(run: Path, phones: tuple[str, ...]) -> None:
+    results = RunStore.open(run).results()
+    assert len(results) == 3 and all(r.success for r in results), [r.reason for r in results]
+    assert {r.device for r in results} == {"virtual-1"}
+    log = read_farm_log(run)
+    (retry,) = [e for e in log if e["event"] == "retry"]
+    assert retry["device"] == phones[1] and "virtual-2 was lost" in retry["reason"]
+    assert [e["event"] for e in log if e["device"] == phones[1]][-1] == "quarantine"
 
 
 # --------------------------------------------------------------------------- the pool
@@ -129,6 +160,12 @@ def test_a_phone_that_cannot_be_healed_is_quarantined_and_its_tasks_wait(tmp_pat
         "unhealthy",
         "quarantine",
     ]
+
+
+def test_a_phone_unplugged_before_its_first_step_hands_its_task_over(tmp_path, farm_server, phones):
+    _unplug_at_fingerprint(farm_server, "virtual-2")
+    list(iter_run(_online(tmp_path, "local", phones, THREE, quarantine_after=1)))
+    _reran_on_the_other_phone(tmp_path / "local", phones)
 
 
 # --------------------------------------------------------------------------- Ray
@@ -196,6 +233,14 @@ def test_ray_survives_a_phone_unplugged_mid_run(tmp_path, farm_server, phones, r
     assert any(e["event"] == "quarantine" and e["device"] == phones[1] for e in log)
     quarantined_at = next(i for i, e in enumerate(log) if e["event"] == "quarantine")
     assert all(e["device"] == phones[0] for e in log[quarantined_at:] if e["event"] == "task")
+
+
+def test_ray_reruns_a_task_whose_phone_is_unplugged_before_its_first_step(
+    tmp_path, farm_server, phones, ray_cluster
+):
+    _unplug_at_fingerprint(farm_server, "virtual-2")
+    list(iter_run(_online(tmp_path, "ray", phones, THREE, executor="ray", quarantine_after=1)))
+    _reran_on_the_other_phone(tmp_path / "ray", phones)
 
 
 def test_ray_survives_a_killed_worker(tmp_path, phones, ray_cluster):
