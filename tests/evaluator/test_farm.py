@@ -26,6 +26,12 @@ from virtual_phone.shell import Invocation
 SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
 # the sample suite's online tasks, every one of which the replay agent passes
 ONLINE_TASKS = sum(1 for t in load_suite_tasks(SAMPLE) if t.protocol is EvalProtocol.ONLINE)
+# Enough online tasks for a phone to be lost mid-run and the rest to finish on the other:
+# the whole set on one phone takes up to 200 s on a loaded machine (the suite's timeout is
+# 180 s), and the two-phone test above already runs every task.
+SOME_ONLINE = tuple(
+    sorted(t.id for t in load_suite_tasks(SAMPLE) if t.protocol is EvalProtocol.ONLINE)[:8]
+)
 SERIALS = ("virtual-1", "virtual-2")
 THREE = ("airplane_on", "dry_eyes", "wifi_off")
 WAKE = (
@@ -219,14 +225,14 @@ def test_ray_over_two_phones_gives_the_one_device_results(
 
 
 def test_ray_survives_a_phone_unplugged_mid_run(tmp_path, farm_server, phones, ray_cluster):
-    config = _online(tmp_path, "unplug", phones, executor="ray", quarantine_after=1)
+    config = _online(tmp_path, "unplug", phones, SOME_ONLINE, executor="ray", quarantine_after=1)
     unplugged = False
     for event in iter_run(config):
         if isinstance(event, TaskFinished) and not unplugged:
             farm_server.remove_phone("virtual-2")
             unplugged = True
     results = _outcomes(tmp_path / "unplug")
-    assert len(results) == ONLINE_TASKS and all(
+    assert len(results) == len(SOME_ONLINE) and all(
         status == "success" for status, _, _ in results.values()
     )
     log = read_farm_log(tmp_path / "unplug")
