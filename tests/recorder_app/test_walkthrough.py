@@ -1,0 +1,64 @@
+"""Faults found by clicking through a whole studio day in a real window (issue 23's GUI
+check): what one view shows must belong to what is open in it now."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QPoint, QRect, Qt
+
+from recorder_app.qt.demo_browser import DemoBrowser
+from tests.recorder_app.helpers import write_demo
+from tests.recorder_app.studio_driver import Recording, start_demo
+
+
+def place(widget, within) -> QRect:
+    return QRect(widget.mapTo(within, QPoint(0, 0)), widget.size())
+
+
+def test_a_new_demo_does_not_preview_the_last_demos_final_step(qtbot, studio, virtual_server):
+    window = studio()
+    recording = Recording(qtbot, window, virtual_server.phones[0])
+    page = recording.page
+    start_demo(recording)
+    recording.tap("Settings")
+    recording.wait_ready()
+    recording.key(Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Task complete
+    qtbot.waitUntil(lambda: not page.recorder.recording, timeout=10_000)
+    page.side_tabs.setCurrentIndex(1)
+    assert page.steps_list.count() == 2 and page.step_preview.has_image  # tap, done
+
+    start_demo(recording)  # the next demonstration, nothing recorded yet
+    assert page.steps_list.count() == 0
+    assert not page.step_preview.has_image  # not the previous demo's DONE screen
+
+
+def test_an_export_path_belongs_to_its_demo_and_never_moves_the_buttons(
+    qtbot, workspace, tmp_path: Path
+):
+    write_demo(workspace, demo_id="d1")
+    write_demo(workspace, demo_id="d2")
+    browser = DemoBrowser()
+    qtbot.addWidget(browser)
+    browser.set_workspace(workspace)
+    browser.resize(900, 620)
+    browser.show()
+    qtbot.waitExposed(browser)
+    assert browser.select_demo(workspace.demo_folder("wifi", "d1"))
+    qtbot.wait(1)
+    before = place(browser.next_button, browser), place(browser.prev_button, browser)
+
+    out = tmp_path / "d1.gif"
+    with qtbot.waitSignal(browser.gif_written, timeout=30_000):
+        browser.export_gif(out)
+    qtbot.wait(1)
+    assert browser.gif_row.isVisible() and str(out) in browser.gif_row.label.text()
+    assert (place(browser.next_button, browser), place(browser.prev_button, browser)) == before
+
+    assert browser.select_demo(workspace.demo_folder("wifi", "d2"))
+    assert not browser.gif_row.isVisible()  # d2 was never exported
+    assert browser.gif_row.path is None
+    browser.refresh()  # a refresh keeps d2 and shows no stale path
+    assert not browser.gif_row.isVisible()
+    assert browser.select_demo(workspace.demo_folder("wifi", "d1"))
+    assert (place(browser.next_button, browser), place(browser.prev_button, browser)) == before
