@@ -7,7 +7,10 @@ from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt
 
+from recorder_app.connection import DeviceConnection
 from recorder_app.qt.demo_browser import DemoBrowser
+from recorder_app.qt.eval_panel.drift_view import DriftView
+from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
 
@@ -62,3 +65,14 @@ def test_an_export_path_belongs_to_its_demo_and_never_moves_the_buttons(
     assert not browser.gif_row.isVisible()
     assert browser.select_demo(workspace.demo_folder("wifi", "d1"))
     assert (place(browser.next_button, browser), place(browser.prev_button, browser)) == before
+
+
+def test_before_a_drift_check_the_bar_counts_the_tasks_ticked(qtbot):
+    connection = DeviceConnection(port=1)  # never asked: no check is started
+    view = DriftView(connection.open_device, connection.list_devices)
+    qtbot.addWidget(view)
+    view.set_suite(Path(SUITE))
+    offered = view.task_list.count()
+    assert offered > 3 and view.progress.text() == f"0 / {offered} tasks"  # all ticked
+    view.set_checked_tasks({"font_bigger", "hearing_aid", "my_number"})
+    assert view.progress.text() == "0 / 3 tasks"

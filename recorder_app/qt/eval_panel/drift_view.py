@@ -367,6 +367,9 @@ class DriftView(QWidget):
         self.cancel_button.setEnabled(busy)
         self.save_button.setEnabled(not busy and bool(self.results))
         self.task_list.setEnabled(not busy)
+        if self.job is None:  # before the first check the bar counts the tasks ticked
+            self.progress.setRange(0, max(1, len(self.checked_folders())))
+            self.progress.setValue(0)
 
     def shutdown(self) -> None:
         if self.job is not None and self.job.running:
