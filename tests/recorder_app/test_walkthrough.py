@@ -6,9 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtWidgets import QWidget
 
+from devices.device_lock import DeviceLock
 from recorder_app.connection import DeviceConnection
 from recorder_app.qt.demo_browser import DemoBrowser
+from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.eval_panel.drift_view import DriftView
 from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
@@ -76,3 +79,22 @@ def test_before_a_drift_check_the_bar_counts_the_tasks_ticked(qtbot):
     assert offered > 3 and view.progress.text() == f"0 / {offered} tasks"  # all ticked
     view.set_checked_tasks({"font_bigger", "hearing_aid", "my_number"})
     assert view.progress.text() == "0 / 3 tasks"
+
+
+def test_the_status_line_does_not_keep_saying_the_phone_is_in_use(qtbot):
+    """The busy dialog says who holds the phone for as long as it matters; its echo in the
+    status bar must not outlive the holder (it stayed after a drift check had ended)."""
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    owner = DeviceOwner("the Record tab", parent)
+    holder = DeviceLock("walk-1", owner="the Drift view", command="drift check").acquire()
+    try:
+        with qtbot.waitSignal(owner.message_posted) as posted:
+            assert not owner.take("walk-1", "demo", lambda: None)
+        text, timeout_ms = posted.args
+        assert "in use by the Drift view" in text and timeout_ms > 0
+        assert owner.busy_dialog is not None
+        owner.busy_dialog.reject()
+    finally:
+        holder.release()
+        owner.shutdown()
