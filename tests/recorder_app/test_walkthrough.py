@@ -5,17 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtWidgets import QWidget
 
 from devices.device_lock import DeviceLock
+from evaluator.run_store import RunStore
+from evaluator.runner import RunConfig, run_suite
 from recorder_app.connection import DeviceConnection
 from recorder_app.qt.demo_browser import DemoBrowser
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.eval_panel.drift_view import DriftView
+from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
 from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
+from tests.recorder_app.test_small_windows import SAMPLE
 
 
 def place(widget, within) -> QRect:
@@ -98,3 +103,33 @@ def test_the_status_line_does_not_keep_saying_the_phone_is_in_use(qtbot):
     finally:
         holder.release()
         owner.shutdown()
+
+
+@pytest.fixture(scope="module")
+def heuristic_run(tmp_path_factory) -> Path:
+    """An offline heuristic run of two sample tasks (one success, one failure)."""
+    out = tmp_path_factory.mktemp("runs") / "heuristic"
+    run_suite(
+        RunConfig(
+            suite=SAMPLE,
+            out=out,
+            agent="heuristic",
+            protocol="offline",
+            variant="normalized",
+            tasks=("font_bigger", "call_tom_back"),
+        )
+    )
+    return out
+
+
+def test_a_trace_export_path_belongs_to_its_task(qtbot, heuristic_run, tmp_path):
+    viewer = TraceViewer()
+    qtbot.addWidget(viewer)
+    viewer.show()
+    store = RunStore.open(heuristic_run)
+    assert viewer.show_task(store, "font_bigger")
+    with qtbot.waitSignal(viewer.gif_written, timeout=30_000):
+        viewer.export_gif(tmp_path / "font_bigger.gif")
+    assert viewer.gif_row.isVisible()
+    assert viewer.show_task(store, "call_tom_back")
+    assert not viewer.gif_row.isVisible() and viewer.gif_row.path is None
