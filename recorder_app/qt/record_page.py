@@ -405,12 +405,20 @@ class RecordPage(QWidget):
         self.task_panel.problem_occurred.connect(
             lambda text: self.problem_occurred.emit("Task", text)
         )
+        self.task_panel.task_saved.connect(self._on_task_saved)
         self.task_panel.annotator_edit.editingFinished.connect(
             lambda: self._settings.setValue("task/annotator", self.task_panel.annotator)
         )
         self.reset_check.toggled.connect(
             lambda on: self._settings.setValue("record/reset_app", "true" if on else "false")
         )
+
+    @Slot(str, str)
+    def _on_task_saved(self, suite: str, task_id: str) -> None:
+        """Save task sits below the form's fold: the status bar says it was written."""
+        if self._workspace is not None:
+            where = self._workspace.suite_dir(suite) / task_id / "task.json"
+            self.message_posted.emit(f"Task saved: {where}", 5000)
 
     def _open_device(self, serial: str) -> Device:
         return self._connection.open_device(serial, hierarchy=self.hierarchy)

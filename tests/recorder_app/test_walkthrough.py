@@ -20,6 +20,7 @@ from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
 from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
+from tests.recorder_app.test_main_window import make_window
 from tests.recorder_app.test_small_windows import SAMPLE
 
 
@@ -133,3 +134,15 @@ def test_a_trace_export_path_belongs_to_its_task(qtbot, heuristic_run, tmp_path)
     assert viewer.gif_row.isVisible()
     assert viewer.show_task(store, "call_tom_back")
     assert not viewer.gif_row.isVisible() and viewer.gif_row.path is None
+
+
+def test_save_task_says_where_it_wrote(qtbot, settings, workspace):
+    window = make_window(qtbot, settings)
+    window.open_workspace(workspace.root)
+    panel = window.record_page.task_panel
+    panel.id_edit.setText("font_larger")
+    panel.instruction_edit.setPlainText("the words are too small")
+    qtbot.mouseClick(panel.save_button, Qt.MouseButton.LeftButton)
+    written = workspace.suite_dir("default") / "font_larger" / "task.json"
+    assert written.is_file()
+    assert window.statusBar().currentMessage() == f"Task saved: {written}"
