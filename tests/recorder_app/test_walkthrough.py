@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtWidgets import QWidget
+from PySide6.QtWidgets import QApplication, QWidget
 
 from devices.device_lock import DeviceLock
 from evaluator.run_store import RunStore
@@ -146,3 +146,28 @@ def test_save_task_says_where_it_wrote(qtbot, settings, workspace):
     written = workspace.suite_dir("default") / "font_larger" / "task.json"
     assert written.is_file()
     assert window.statusBar().currentMessage() == f"Task saved: {written}"
+
+
+def test_waiting_for_the_phone_leaves_the_other_tabs_usable(qtbot):
+    """Start demo while a paused run holds the phone, then "Wait until it is free": the run's
+    Continue is in another tab of the same window, so the wait must not block it."""
+    parent = QWidget()
+    qtbot.addWidget(parent)
+    parent.show()
+    owner = DeviceOwner("the Record tab", parent)
+    holder = DeviceLock("walk-2", owner="the Evaluate tab", command="online run").acquire()
+    started: list[bool] = []
+    try:
+        assert not owner.take("walk-2", "demo", lambda: started.append(True))
+        dialog = owner.busy_dialog
+        assert dialog is not None
+        qtbot.waitUntil(lambda: QApplication.activeModalWidget() is dialog)  # asks first
+        qtbot.mouseClick(dialog.wait_button, Qt.MouseButton.LeftButton)
+        assert dialog.isVisible() and "Waiting for the phone" in dialog.status.text()
+        assert QApplication.activeModalWidget() is None  # the window takes clicks again
+        holder.release()  # the run was continued and ended
+        qtbot.waitUntil(lambda: started == [True], timeout=5_000)
+        assert owner.busy_dialog is None
+    finally:
+        holder.release()
+        owner.shutdown()
