@@ -21,7 +21,7 @@ from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
 from tests.recorder_app.test_main_window import make_window
-from tests.recorder_app.test_small_windows import SAMPLE
+from tests.recorder_app.test_small_windows import SAMPLE, unreachable
 
 
 def place(widget, within) -> QRect:
@@ -171,3 +171,32 @@ def test_waiting_for_the_phone_leaves_the_other_tabs_usable(qtbot):
     finally:
         holder.release()
         owner.shutdown()
+
+
+@pytest.mark.parametrize("tab", ["trace", "live", "results", "compare", "audit", "drift"])
+def test_the_evaluate_tab_fits_a_1024_by_700_window(qtbot, settings, workspace, heuristic_run, tab):
+    window = make_window(qtbot, settings)
+    window.open_workspace(workspace.root)
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_page("evaluate")
+    page = window.eval_page
+    assert page.open_run(heuristic_run) and page.open_trace("call_tom_back")
+    view = {
+        "trace": page.trace_viewer,
+        "live": page.live_view,
+        "results": page.results_tab,
+        "compare": page.compare_view,
+        "audit": page.audit_view,
+        "drift": page.drift_view,
+    }[tab]
+    page.tabs.setCurrentWidget(view)
+    qtbot.wait(10)
+    assert window.size().toTuple() == (1024, 700)  # no view holds the window larger
+    assert view.visibleRegion().boundingRect().width() == view.width()  # none is cut
+    problems = unreachable(qtbot, window, view, 1)
+    # A spin box's own line edit is drawn inside its frame, shorter than a line edit is.
+    assert [p for p in problems if not p.startswith("qt_spinbox_lineedit")] == []
+    if tab == "trace":
+        assert view.step_panel.width() >= 150  # the screenshot is not squeezed away

@@ -48,6 +48,7 @@ from recorder_app.recording.animation import ANIMATION_FILTER, trace_frames, wri
 from recorder_app.recording.suite_demos import suite_demos
 
 CUSTOM_PREFIX = "custom:"
+CATEGORY_CHARS = 16  # the failure category box's width, in characters
 
 
 def _passed(value: bool | None) -> str:
@@ -186,9 +187,19 @@ class TraceViewer(QWidget):
         self.tag_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.category_combo = QComboBox()
         self.category_combo.setObjectName("categoryCombo")
+        # Sized to its longest category the combo held the Evaluate tab wider than a
+        # 1024 px window; it shows as much as fits, the list opens as wide as it needs.
+        self.category_combo.setSizeAdjustPolicy(
+            QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
+        )
+        self.category_combo.setMinimumContentsLength(CATEGORY_CHARS)
         for category, title in CATEGORY_TITLES.items():
             if category is not FailureCategory.CUSTOM:
                 self.category_combo.addItem(title, category.value)
+        view = self.category_combo.view()
+        view.setMinimumWidth(
+            view.sizeHintForColumn(0) + view.verticalScrollBar().sizeHint().width()
+        )
         self.new_category = QLineEdit()
         self.new_category.setPlaceholderText("New category…")
         self.add_category_button = QPushButton("Add category")
