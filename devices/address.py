@@ -11,15 +11,22 @@ DeviceAddress(serial='emulator-5554', host='10.0.0.7', port=5037)
 
 from __future__ import annotations
 
+import os
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from devices.errors import DeviceError
+from devices.errors import AdbUnavailableError, DeviceError
 from devices.hierarchy import DEFAULT_HIERARCHY
 
 if TYPE_CHECKING:
     from devices.android import AndroidDevice
+
+# The local adb server: this machine, on ANDROID_ADB_SERVER_PORT or else adb's own port.
+LOCAL_HOST = "127.0.0.1"
+LOCAL_PORT = 5037
+# Names of this machine that reach the same server as LOCAL_HOST.
+_LOOPBACK_NAMES = frozenset({"localhost", "127.0.0.1"})
 
 _SERVER = re.compile(r"(?P<host>\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):(?P<port>\d{1,5})")
 
@@ -56,6 +63,26 @@ class DeviceAddress:
 
     def __str__(self) -> str:
         return f"{self.serial}@{self.server}" if self.host else self.serial
+
+    def on_server(self) -> DeviceAddress:
+        """The same device with its adb server spelled out: the local server's host and
+        port for a bare serial, and ``localhost`` as ``127.0.0.1``; so one phone reached
+        through one server has one ``on_server()`` however it was written."""
+        host = self.host or LOCAL_HOST
+        host = LOCAL_HOST if host.lower() in _LOOPBACK_NAMES else host
+        return DeviceAddress(self.serial, host, self.port or local_server_port())
+
+
+def local_server_port() -> int:
+    """The local adb server's port: ANDROID_ADB_SERVER_PORT, else 5037."""
+    raw = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
+    try:
+        return int(raw) if raw else LOCAL_PORT
+    except ValueError as exc:
+        raise AdbUnavailableError(
+            f"ANDROID_ADB_SERVER_PORT is {raw!r}, not a port number; set it to the adb "
+            "server's port (5037 by default) or unset it."
+        ) from exc
 
 
 def parse_server(text: str) -> tuple[str, int]:

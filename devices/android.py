@@ -22,7 +22,6 @@ itself whenever a connection is refused).
 from __future__ import annotations
 
 import logging
-import os
 import re
 import shlex
 import struct
@@ -30,11 +29,13 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Self
 
 import adbutils
 from adbutils.errors import AdbConnectionError, AdbError, AdbTimeout
 
+from devices.address import LOCAL_HOST, LOCAL_PORT, local_server_port
 from devices.clock import SYSTEM_CLOCK, DeviceClock
 from devices.device import PackageVersion
 from devices.errors import (
@@ -47,6 +48,7 @@ from devices.errors import (
     HierarchyDumpError,
     InputError,
 )
+from devices.file_pull import pull_file
 from devices.hierarchy import AUTO, DEFAULT_HIERARCHY, U2, UIAUTOMATOR, check_hierarchy
 from devices.settle import screens_match, wait_until_stable
 from devices.text_input import type_text
@@ -59,8 +61,8 @@ if TYPE_CHECKING:
 
 log = logging.getLogger(__name__)
 
-DEFAULT_HOST = "127.0.0.1"
-DEFAULT_PORT = 5037
+DEFAULT_HOST = LOCAL_HOST
+DEFAULT_PORT = LOCAL_PORT
 DEFAULT_TIMEOUT = 10.0
 # adbutils passes "ten minutes" when its caller gave no timeout; we read that as "unset".
 _ADBUTILS_DEFAULT_TIMEOUT = 600
@@ -137,17 +139,6 @@ class _SafeClient(adbutils.AdbClient):
         return conn
 
 
-def _default_port() -> int:
-    raw = os.environ.get("ANDROID_ADB_SERVER_PORT", "")
-    try:
-        return int(raw) if raw else DEFAULT_PORT
-    except ValueError as exc:
-        raise AdbUnavailableError(
-            f"ANDROID_ADB_SERVER_PORT is {raw!r}, not a port number; set it to the adb "
-            "server's port (5037 by default) or unset it."
-        ) from exc
-
-
 def adb_client(
     host: str = DEFAULT_HOST, port: int | None = None, *, timeout: float = DEFAULT_TIMEOUT
 ) -> adbutils.AdbClient:
@@ -156,7 +147,7 @@ def adb_client(
     ``port`` defaults to ANDROID_ADB_SERVER_PORT, else 5037. Raises AdbUnavailableError
     when no server answers; it never starts one.
     """
-    client = _SafeClient(host, port or _default_port(), timeout)
+    client = _SafeClient(host, port or local_server_port(), timeout)
     try:
         client.server_version()
     except (AdbError, OSError) as exc:
@@ -431,6 +422,11 @@ class AndroidDevice:
                 f"`{command}` failed on {self.serial} (exit status {status}): {said}"
             )
         return out.decode("utf-8", "replace")
+
+    def pull(self, remote: str, out: Path, *, timeout: float | None = None) -> int:
+        """Copy the phone's file ``remote`` to ``out`` (atomically), all of it within
+        ``timeout`` seconds (the device's timeout when None); its size in bytes."""
+        return pull_file(self.address, self.serial, remote, out, seconds=timeout or self.timeout)
 
     # -- observing
 

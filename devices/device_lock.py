@@ -7,8 +7,11 @@ can say who holds the phone. The lock is an advisory ``flock`` (see
 ``graph_builder.folder_lock``): the kernel drops it when its holder dies, and two holders
 in one process (two tabs) exclude each other just as two processes do.
 
-A device on the local adb server is known by its serial; one on another server
-(``SERIAL@HOST:PORT``, a device farm) by its whole address.
+A device is known by its serial and the adb server it is reached through
+(``SERIAL@HOST:PORT``; a bare serial is on the local server, ANDROID_ADB_SERVER_PORT or
+5037): two phones of one serial on two servers (two virtual phone servers, a device farm)
+are two devices, and one phone written as ``virtual-1`` or ``virtual-1@localhost:5037``
+is one.
 
 >>> import tempfile
 >>> tmp = tempfile.TemporaryDirectory()
@@ -37,6 +40,7 @@ from pathlib import Path
 from typing import Any, Self
 
 from devices.address import DeviceAddress
+from devices.device import Device
 from devices.errors import DeviceError
 from graph_builder.folder_lock import FolderLock, FolderLockedError, lock_holder
 
@@ -58,10 +62,12 @@ def runtime_dir() -> Path:
 
 
 def lock_name(address: str) -> str:
-    """The lock file of a device address (``virtual-1`` -> ``device-virtual-1.lock``)."""
-    parsed = DeviceAddress.parse(address)
-    key = parsed.serial if parsed.host is None else str(parsed)
-    return "device-" + re.sub(r"[^A-Za-z0-9._-]", "_", key) + ".lock"
+    """The lock file of a device address: its serial and the adb server it is reached
+    through (``DeviceAddress.on_server``), so phones of one serial on two servers are two
+    devices (``virtual-1`` with the local server on 5037 ->
+    ``device-virtual-1@127.0.0.1_5037.lock``)."""
+    key = str(DeviceAddress.parse(address).on_server())
+    return "device-" + re.sub(r"[^A-Za-z0-9._@-]", "_", key) + ".lock"
 
 
 @dataclass(frozen=True, slots=True)
@@ -175,6 +181,17 @@ class DeviceLock:
 
     def __exit__(self, *exc: object) -> None:
         self.release()
+
+
+def lock_address(device: Device) -> str:
+    """The address a device object is locked under: ``SERIAL@HOST:PORT`` of the adb server
+    it is reached through, or its serial when it has no server (an in-memory device)."""
+    serial = device.serial
+    server = getattr(device, "address", None)
+    if not isinstance(server, tuple):
+        return serial
+    host, port = server
+    return str(DeviceAddress(serial, str(host), int(port)))
 
 
 def device_holder(address: str, *, folder: Path | None = None) -> DeviceHolder | None:

@@ -28,6 +28,7 @@ from typing import Any
 
 import adbutils
 
+from devices.android import AndroidDevice
 from devices.errors import DeviceCommandError, DeviceError
 
 log = logging.getLogger(__name__)
@@ -36,6 +37,8 @@ MAX_TIME_LIMIT_S = 180  # what screenrecord accepts at most
 REMOTE_DIR = "/data/local/tmp"
 START_TIMEOUT_S = 10.0
 STOP_TIMEOUT_S = 15.0  # the phone closes the file; a long recording takes a moment
+# The whole pull of the video: 180 s at 4 Mbit/s is 90 MB, a few MB/s over Wi-Fi adb.
+PULL_TIMEOUT_S = 120.0
 
 
 class ScreenRecordingError(DeviceError):
@@ -46,13 +49,20 @@ class ScreenRecording:
     """One running `screenrecord`; `stop(out)` ends it and writes the MP4 to `out`."""
 
     def __init__(
-        self, adb: adbutils.AdbDevice, *, time_limit: int = MAX_TIME_LIMIT_S, bit_rate: str = "4M"
+        self,
+        device: AndroidDevice,
+        *,
+        time_limit: int = MAX_TIME_LIMIT_S,
+        bit_rate: str = "4M",
+        pull_timeout: float = PULL_TIMEOUT_S,
     ) -> None:
         if not 1 <= time_limit <= MAX_TIME_LIMIT_S:
             raise ValueError(
                 f"time_limit must be 1 to {MAX_TIME_LIMIT_S} seconds, not {time_limit}"
             )
-        self._adb = adb
+        self._device = device
+        self.pull_timeout = pull_timeout
+        adb = self._adb = device.adb
         self.remote = f"{REMOTE_DIR}/elderbench-{os.getpid()}-{time.monotonic_ns()}.mp4"
         command = (
             f"screenrecord --time-limit {time_limit} --bit-rate {bit_rate} {self.remote}"
@@ -94,7 +104,7 @@ class ScreenRecording:
 
     def stop(self, out: Path) -> Path:
         """Interrupt the recording, wait until the phone closed the file, pull it to `out`
-        (atomically) and remove it from the phone."""
+        (atomically, within `pull_timeout` seconds in all) and remove it from the phone."""
         adb = self._adb
         try:
             adb.shell(f"kill -INT {self.pid} 2>/dev/null", timeout=START_TIMEOUT_S)
@@ -106,39 +116,40 @@ class ScreenRecording:
             ) from exc
         finally:
             self._close_stream()
-        part = out.with_name(out.name + ".part")
         try:
-            size = adb.sync.stat(self.remote).size
-            if size == 0:
+            if self._device.pull(self.remote, out, timeout=self.pull_timeout) == 0:
+                out.unlink()
                 raise ScreenRecordingError(f"screenrecord on {adb.serial} wrote no video")
-            adb.sync.pull(self.remote, part)  # each read bounded by the client's timeout
-            os.replace(part, out)
-        except (adbutils.AdbError, OSError) as exc:
+        except (DeviceError, OSError) as exc:
             raise ScreenRecordingError(
                 f"the video could not be fetched from {adb.serial}: {exc}"
             ) from exc
         finally:
-            part.unlink(missing_ok=True)
             with contextlib.suppress(adbutils.AdbError, OSError):
                 adb.shell(f"rm -f {self.remote}", timeout=START_TIMEOUT_S)
         return out
 
 
-def _adb_of(device: object) -> adbutils.AdbDevice:
-    adb = getattr(device, "adb", None)
-    if not isinstance(adb, adbutils.AdbDevice):
+def _android(device: object) -> AndroidDevice:
+    if not isinstance(device, AndroidDevice):
         raise ScreenRecordingError(f"{type(device).__name__} has no adb connection to record on")
-    return adb
+    return device
 
 
 @contextlib.contextmanager
 def recording(
-    device: object, out: Path, *, time_limit: int = MAX_TIME_LIMIT_S
+    device: object,
+    out: Path,
+    *,
+    time_limit: int = MAX_TIME_LIMIT_S,
+    pull_timeout: float = PULL_TIMEOUT_S,
 ) -> Iterator[ScreenRecording | None]:
     """Record the screen while the block runs, into `out`; warn (never raise) when the
     recording fails. Yields the recording, or None when it could not start."""
     try:
-        running: ScreenRecording | None = ScreenRecording(_adb_of(device), time_limit=time_limit)
+        running: ScreenRecording | None = ScreenRecording(
+            _android(device), time_limit=time_limit, pull_timeout=pull_timeout
+        )
     except (ScreenRecordingError, DeviceCommandError) as exc:
         log.warning("no screen recording: %s", exc)
         running = None

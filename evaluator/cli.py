@@ -20,14 +20,18 @@ import sys
 import tomllib
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
 from devices.hierarchy import DEFAULT_HIERARCHY, HIERARCHY_CHOICES, HIERARCHY_HELP
 from evaluator.audit_cli import add_audit
 from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.farm.executors import EXECUTORS
+from evaluator.figures_cli import add_figures
 from evaluator.secrets import SecretFilter
 from evaluator.table_cli import add_table
+
+if TYPE_CHECKING:
+    from evaluator.run_config import RunConfig
 
 
 def register(subparsers: Any) -> None:
@@ -38,6 +42,7 @@ def register(subparsers: Any) -> None:
     _add_parse_action(subparsers)
     add_audit(subparsers)
     add_table(subparsers)
+    add_figures(subparsers)
 
 
 def _add_eval(subparsers: Any) -> None:
@@ -134,6 +139,14 @@ def _add_eval(subparsers: Any) -> None:
         type=Path,
         metavar="FILE",
         help='judge settings, e.g. {"vlm": {"base_url": ..., "model": ...}}',
+    )
+    ev.add_argument(
+        "--user-simulator",
+        type=Path,
+        metavar="FILE",
+        help="a model that plays the user when the agent asks (ask_user), JSON or TOML: "
+        "base_url, model, api_key_env, optional persona (default: the tasks' scripted "
+        "clarifications; docs/evaluation.md)",
     )
     farm = ev.add_argument_group("device farms (docs/farm.md)")
     farm.add_argument(
@@ -264,9 +277,12 @@ def run_verify(args: argparse.Namespace) -> int:
     found = verify_run(args.run)
     if found.ok:
         print(f"verified: {args.run} ({found.tasks} tasks, suite {found.suite_hash})")
-        return 0
     for mismatch in found.mismatches:
         print(mismatch)
+    if found.basis:
+        print(f"the report's numbers were recomputed with {found.basis}")
+    if found.ok:
+        return 0
     print(f"{len(found.mismatches)} mismatch(es) in {args.run}", file=sys.stderr)
     return 1
 
@@ -385,13 +401,15 @@ class ProgressPrinter:
         self.stream.flush()
 
 
-def run_eval(args: argparse.Namespace) -> int:
+def eval_config(args: argparse.Namespace) -> RunConfig:
+    """The RunConfig that ``elderbench eval``'s options describe (the studio's run form
+    builds the same one from the same settings); ConfigError says what is wrong."""
     from evaluator.farm.pool import FarmSettings
-    from evaluator.prices import load_prices
-    from evaluator.runner import RunConfig
+    from evaluator.run_config import RunConfig
 
-    prices = load_prices(args.prices) if args.prices else None
-    config = RunConfig(
+    if args.trials < 1:
+        raise ConfigError("--trials must be at least 1")
+    return RunConfig(
         suite=args.suite,
         out=args.out,
         agent=args.agent,
@@ -410,6 +428,7 @@ def run_eval(args: argparse.Namespace) -> int:
         workers=args.workers,
         judges=tuple(args.judges or ("rule",)),
         judge_config=read_config(args.judge_config),
+        user_simulator=read_config(args.user_simulator),
         resume=args.resume,
         farm=FarmSettings(
             executor=args.executor,
@@ -419,14 +438,19 @@ def run_eval(args: argparse.Namespace) -> int:
             quarantine_after=args.quarantine_after,
         ),
     )
+
+
+def run_eval(args: argparse.Namespace) -> int:
+    from evaluator.prices import load_prices
+
+    prices = load_prices(args.prices) if args.prices else None
+    config = eval_config(args)
     secrets = config.secrets()
     printer = ProgressPrinter(scrub=secrets.scrub)
     log_filter = SecretFilter(secrets)
     for handler in logging.getLogger().handlers:
         handler.addFilter(log_filter)
     try:
-        if args.trials < 1:
-            raise ConfigError("--trials must be at least 1")
         if args.trials == 1:
             return _run_eval(args, config, printer, prices)
         return _run_trials(args, config, printer, prices)
@@ -549,7 +573,11 @@ def run_report(args: argparse.Namespace) -> int:
     )
     md, page = write_report(args.run, summary=summary)
     if args.json:
-        json.dump(summary.to_json(), sys.stdout, indent=2, ensure_ascii=False)
+        from evaluator.report import manifest_json
+
+        # the summary (report.json) and, apart from it, what pins the run
+        data = {**summary.to_json(), "manifest": manifest_json(args.run)}
+        json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
         sys.stdout.write("\n")
         return 0
     print(summary.sr_line)

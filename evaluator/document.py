@@ -88,7 +88,9 @@ def render_html(blocks: Sequence[Block], title: str) -> str:
             ]
             parts.append("</table>")
         elif isinstance(block, Chart):
-            parts.append(f"<figure>{block.svg}</figure>")
+            # inline: the SVG element alone, without the file's XML declaration and doctype
+            start = block.svg.find("<svg")
+            parts.append(f"<figure>{block.svg[max(start, 0) :]}</figure>")
         else:
             kind, text = block
             tag = kind if kind in ("h1", "h2", "h3") else "p"

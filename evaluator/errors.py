@@ -55,12 +55,22 @@ class EndpointError(AgentError):
 class JudgeError(EvaluatorError):
     """A judge could not reach a verdict (its endpoint failed, its evidence is missing).
 
-    ``input_tokens``/``output_tokens`` are what a reply without a verdict still cost."""
+    ``input_tokens``/``output_tokens`` are what a reply without a verdict still cost,
+    ``retry_seconds`` the failed attempts and backoff of its call (all of it when the
+    endpoint gave up)."""
 
-    def __init__(self, message: str, *, input_tokens: int = 0, output_tokens: int = 0) -> None:
+    def __init__(
+        self,
+        message: str,
+        *,
+        input_tokens: int = 0,
+        output_tokens: int = 0,
+        retry_seconds: float = 0.0,
+    ) -> None:
         super().__init__(message)
         self.input_tokens = input_tokens
         self.output_tokens = output_tokens
+        self.retry_seconds = retry_seconds
 
 
 class TaskSetupError(EvaluatorError):

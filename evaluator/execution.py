@@ -42,9 +42,10 @@ from evaluator.judges import Judge
 from evaluator.manifest import DEVICE_FILE, device_fingerprint, suite_packages
 from evaluator.matching import PROFILES
 from evaluator.offline import GraphContext, OfflineSettings, run_offline
-from evaluator.records import StepRecord, TaskResult, TaskStatus
+from evaluator.records import StepRecord, TaskResult, TaskStatus, outcome_counts
 from evaluator.run_config import RunConfig
 from evaluator.run_store import SCREEN_VIDEO_FILE, RunStore, Trace
+from evaluator.users import create_user
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE
 from graph_builder.model import EvalProtocol, InstructionVariant, Labels, Task
@@ -147,6 +148,7 @@ def error_result(
     """A task that could not be evaluated, with the run's variant and model and what the
     agent spent on the steps it took before the error."""
     task = job.task
+    counts = outcome_counts(steps)
     return TaskResult(
         task_id=job.task_id,
         status=TaskStatus.ERROR,
@@ -158,6 +160,10 @@ def error_result(
         steps=len(steps),
         reason=reason,
         parse_failures=sum(1 for r in steps if r.parse_error is not None),
+        questions=counts["questions"],
+        answers_given=counts["answers_given"],
+        give_ups=counts["give_ups"],
+        invalid_actions=counts["invalid_actions"],
         inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in steps),
         retry_seconds=sum(r.retry_seconds for r in steps),
         input_tokens=sum(r.input_tokens for r in steps),
@@ -266,6 +272,7 @@ class TaskExecution:
                 settings=OfflineSettings(config.mode, config.max_steps, PROFILES[config.matching]),
                 control=self.control,
                 on_step=self._on_step(trace, steps),
+                user=create_user(config.user_simulator),
             )
         from evaluator.online import run_online
 
@@ -297,6 +304,7 @@ class TaskExecution:
                 graph=graph,
                 control=self.control,
                 on_step=self._on_step(trace, steps),
+                user=create_user(config.user_simulator),
             )
 
     def _online_settings(self, device: Device) -> OnlineSettings:

@@ -176,13 +176,16 @@ class VlmJudge:
         try:
             reply = self.client.complete([{"role": "user", "content": content}])
         except EndpointError as exc:
-            raise JudgeError(f"the VLM judge could not answer: {exc}") from exc
+            raise JudgeError(
+                f"the VLM judge could not answer: {exc}", retry_seconds=exc.retry_seconds
+            ) from exc
         parsed = parse_judge_reply(reply.text)
         if parsed is None:
             raise JudgeError(
                 f"the VLM judge's answer has no verdict: {reply.text[:200]!r}",
                 input_tokens=reply.input_tokens,
                 output_tokens=reply.output_tokens,
+                retry_seconds=reply.retry_seconds,
             )
         return Verdict(
             self.name,
@@ -192,6 +195,7 @@ class VlmJudge:
             model=self.model,
             input_tokens=reply.input_tokens,
             output_tokens=reply.output_tokens,
+            retry_seconds=reply.retry_seconds,
         )
 
 
@@ -235,17 +239,18 @@ def run_judges(judges: Sequence[Judge], evidence: JudgeEvidence) -> tuple[Verdic
                     model=judge.model,
                     input_tokens=exc.input_tokens,
                     output_tokens=exc.output_tokens,
+                    retry_seconds=exc.retry_seconds,
                 )
             )
     return tuple(verdicts)
 
 
 def usage(verdicts: Sequence[Verdict]) -> tuple[TokenUse, ...]:
-    """The tokens the judges spent, one entry per judge that used a model."""
+    """The tokens and retry time the judges spent, one entry per judge that used a model."""
     return tuple(
-        TokenUse(v.model, v.input_tokens, v.output_tokens)
+        TokenUse(v.model, v.input_tokens, v.output_tokens, v.retry_seconds)
         for v in verdicts
-        if v.model is not None or v.input_tokens or v.output_tokens
+        if v.model is not None or v.input_tokens or v.output_tokens or v.retry_seconds
     )
 
 

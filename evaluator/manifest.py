@@ -219,9 +219,9 @@ def _sampling(describe: Mapping[str, Any], config: Mapping[str, Any]) -> dict[st
     return found
 
 
-def models_and_prompts(agent: Any, judges: Mapping[str, Any]) -> dict[str, Any]:
-    """Models, endpoints, sampling, seeds and prompt templates of an agent and its judges
-    (endpoints not yet masked: ``build_manifest`` masks them)."""
+def models_and_prompts(agent: Any, judges: Mapping[str, Any], user: Any = None) -> dict[str, Any]:
+    """Models, endpoints, sampling, seeds and prompt templates of an agent, its judges and
+    a simulated user (endpoints not yet masked: ``build_manifest`` masks them)."""
     describe = agent.describe()
     config = describe.get("config") or {}
     prompts = _templates("agent", agent)
@@ -240,6 +240,11 @@ def models_and_prompts(agent: Any, judges: Mapping[str, Any]) -> dict[str, Any]:
         if endpoint is not None:
             endpoints[f"judge:{name}"] = endpoint.base_url
             sampling[f"judge:{name}"] = _sampling({"endpoint": endpoint.describe()}, {})
+    if user is not None and getattr(user, "model", None) is not None:
+        prompts.update(_templates("user", user))
+        models["user"] = user.model
+        endpoints["user"] = user.endpoint.base_url
+        sampling["user"] = _sampling({"endpoint": user.endpoint.describe()}, {})
     return {
         "models": models,
         "endpoints": endpoints,
@@ -372,28 +377,74 @@ def changed_files(before: Mapping[str, Any], now: Mapping[str, Any]) -> list[tup
     return out
 
 
-def essentials(data: Mapping[str, Any]) -> list[str]:
-    """A few lines saying what pins the run: tool, suite hash, models, devices."""
+def short_hash(digest: str) -> str:
+    """The first 12 hex digits of a ``sha256:...`` digest, as tables and reports show it."""
+    return digest.removeprefix("sha256:")[:12]
+
+
+def essentials_json(data: Mapping[str, Any]) -> dict[str, Any]:
+    """What pins the run, in short: tool version and commit, suite and its hash, model ids,
+    prompt template hashes, seeds and each device's fingerprint (app versions included)."""
     tool = data.get("tool", {})
-    commit = tool.get("commit")
-    changes = ", with local changes" if tool.get("dirty") else ""
+    suite = data.get("suite", {})
+    prompts = data.get("prompts", {})
+    return {
+        "tool_version": tool.get("version"),
+        "tool_commit": tool.get("commit"),
+        "tool_dirty": tool.get("dirty"),
+        "python": data.get("python", {}).get("version"),
+        "suite": suite.get("name"),
+        "suite_hash": suite.get("hash"),
+        "models": {k: v for k, v in data.get("models", {}).items() if v},
+        "prompts": {k: v.get("hash") for k, v in prompts.items() if isinstance(v, Mapping)},
+        "seeds": dict(data.get("seeds", {})),
+        "devices": [
+            {
+                "serial": d.get("serial"),
+                "model": d.get("model"),
+                "android_version": d.get("android_version"),
+                "size": f"{d.get('width')}x{d.get('height')}",
+                "packages": {
+                    p: f"{v['version_name']} ({v['version_code']})" if v else None
+                    for p, v in d.get("packages", {}).items()
+                },
+            }
+            for d in data.get("devices", [])
+        ],
+    }
+
+
+def essentials(data: Mapping[str, Any]) -> list[str]:
+    """A few lines saying what pins the run: tool, suite hash, models, prompts, seeds,
+    devices."""
+    return essentials_lines(essentials_json(data))
+
+
+def essentials_lines(e: Mapping[str, Any], *, short: bool = False) -> list[str]:
+    """``essentials_json`` as lines of text; ``short``: the suite hash in 12 digits."""
+    commit = e["tool_commit"]
+    changes = ", with local changes" if e["tool_dirty"] else ""
     commit_text = f" ({commit[:12]}{changes})" if isinstance(commit, str) else " (no git commit)"
     lines = [
-        f"elderbench {tool.get('version')}{commit_text}, "
-        f"Python {data.get('python', {}).get('version')}",
-        f"suite {data.get('suite', {}).get('name')}: {data.get('suite', {}).get('hash')}",
+        f"elderbench {e['tool_version']}{commit_text}, Python {e['python']}",
+        f"suite {e['suite']}: "
+        + (short_hash(str(e["suite_hash"])) if short and e["suite_hash"] else str(e["suite_hash"])),
     ]
-    models = {k: v for k, v in data.get("models", {}).items() if v}
-    if models:
-        lines.append("models: " + ", ".join(f"{k} {v}" for k, v in models.items()))
-    for device in data.get("devices", []):
+    if e["models"]:
+        lines.append("models: " + ", ".join(f"{k} {v}" for k, v in e["models"].items()))
+    if e["prompts"]:
+        lines.append(
+            "prompt templates: "
+            + ", ".join(f"{k} {short_hash(str(v))}" for k, v in e["prompts"].items())
+        )
+    if e["seeds"]:
+        lines.append("seeds: " + ", ".join(f"{k} {v}" for k, v in e["seeds"].items()))
+    for device in e["devices"]:
         apps = ", ".join(
-            f"{p} {v['version_name']} ({v['version_code']})" if v else f"{p} not installed"
-            for p, v in device.get("packages", {}).items()
+            f"{p} {v}" if v else f"{p} not installed" for p, v in device["packages"].items()
         )
         lines.append(
-            f"device {device.get('serial')}: {device.get('model')}, Android "
-            f"{device.get('android_version')}, {device.get('width')}x{device.get('height')}"
-            + (f"; {apps}" if apps else "")
+            f"device {device['serial']}: {device['model']}, Android "
+            f"{device['android_version']}, {device['size']}" + (f"; {apps}" if apps else "")
         )
     return lines

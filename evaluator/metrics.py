@@ -58,15 +58,21 @@ class GroupMetrics:
     mean_steps: float | None
     input_tokens: int  # the agent's, errored tasks included
     output_tokens: int
-    cost: float | None  # agent and judges; None when some tokens have no price
+    cost: float | None  # agent, judges and simulated user; None when some tokens have no price
     unpriced_models: tuple[str, ...] = ()
     judge_errors: int = 0  # errors of kind judge (within ``errors``)
     dirty_starts: int = 0  # errors of kind dirty_start (within ``errors``)
+    user_simulator_errors: int = 0  # errors of kind user_simulator (within ``errors``)
     judge_input_tokens: int = 0
     judge_output_tokens: int = 0
     agent_cost: float | None = None
     judge_cost: float | None = None
+    user_input_tokens: int = 0  # the simulated user's (evaluator.users)
+    user_output_tokens: int = 0
+    user_cost: float | None = None
     retry_seconds: float = 0.0  # waiting on failed calls and backoff, beside AIL
+    judge_retry_seconds: float = 0.0  # the same for the judges' calls
+    judge_calls: int = 0  # judge calls that used a model (the base of judge_retry_seconds)
     # The bases of the rates: what each one counts (evaluated tasks only).
     cr_tasks: tuple[tuple[str, int], ...] = ()  # protocol -> tasks with a CR (a graph)
     da_tasks: tuple[tuple[str, int], ...] = ()  # protocol -> tasks with a scored decision
@@ -119,12 +125,13 @@ class GroupMetrics:
     def sr_line(self) -> str:
         """``SR 66.7% (4 of 6 evaluated; 2 other errors excluded) · SR with errors as
         failures 50.0% (4 of 8)`` (errors named by kind; the second SR only with errors)."""
-        other = self.errors - self.judge_errors - self.dirty_starts
+        other = self.errors - self.judge_errors - self.dirty_starts - self.user_simulator_errors
         parts = [
             f"{count} {what}{'s' if count != 1 else ''} excluded"
             for count, what in (
                 (self.judge_errors, "judge error"),
                 (self.dirty_starts, "dirty start"),
+                (self.user_simulator_errors, "user simulator error"),
                 (other, "other error"),
             )
             if count
@@ -199,7 +206,13 @@ def group_metrics(
         ((u.model, u.input_tokens, u.output_tokens) for r in results for u in r.judge_usage),
         unpriced,
     )
-    cost = None if agent_cost is None or judge_cost is None else agent_cost + judge_cost
+    user_cost = _priced(
+        prices,
+        ((u.model, u.input_tokens, u.output_tokens) for r in results for u in r.user_usage),
+        unpriced,
+    )
+    parts = (agent_cost, judge_cost, user_cost)
+    cost = None if any(c is None for c in parts) else sum(c for c in parts if c is not None)
     return GroupMetrics(
         n=n,
         successes=successes,
@@ -221,11 +234,17 @@ def group_metrics(
         unpriced_models=tuple(sorted(unpriced)),
         judge_errors=sum(1 for r in errored if r.error_kind == ErrorKind.JUDGE),
         dirty_starts=sum(1 for r in errored if r.error_kind == ErrorKind.DIRTY_START),
+        user_simulator_errors=sum(1 for r in errored if r.error_kind == ErrorKind.USER_SIMULATOR),
         judge_input_tokens=sum(r.judge_input_tokens for r in results),
         judge_output_tokens=sum(r.judge_output_tokens for r in results),
         agent_cost=agent_cost,
         judge_cost=judge_cost,
+        user_input_tokens=sum(u.input_tokens for r in results for u in r.user_usage),
+        user_output_tokens=sum(u.output_tokens for r in results for u in r.user_usage),
+        user_cost=user_cost,
         retry_seconds=sum(r.retry_seconds for r in results),
+        judge_retry_seconds=sum(r.judge_retry_seconds for r in results),
+        judge_calls=sum(len(r.judge_usage) for r in results),
         cr_tasks=_by_protocol(r for r in evaluated if r.completion_rate is not None),
         da_tasks=_by_protocol(r for r in evaluated if r.decisions),
         decisions=sum(r.decisions for r in evaluated),

@@ -39,7 +39,9 @@ from evaluator.task_actions import (
     action_problem,
     graph_packages,
     match_launch,
+    user_error_result,
 )
+from evaluator.users import User, UserSimulatorError
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import GRAPH_FILE, load_graph
 from graph_builder.model import (
@@ -178,9 +180,12 @@ def run_offline(
     control: Control | None = None,
     on_step: StepCallback | None = None,
     clock: Callable[[], float] | None = None,
+    user: User | None = None,
 ) -> TaskResult:
     """Run one task offline. An agent that cannot answer makes the task an error (with
-    what it spent); setup errors propagate (the runner records them)."""
+    what it spent), and so does a simulated ``user`` that cannot (kind
+    ``user_simulator``); setup errors propagate (the runner records them). Without a
+    ``user``, the task's scripted clarifications answer."""
     now = clock or time.time
     settings = settings or OfflineSettings()
     control = control or Control()
@@ -197,7 +202,7 @@ def run_offline(
     records: list[StepRecord] = []
     terminated = False
     reason: str | None = None
-    episode = Episode(task)
+    episode = Episode(task, user) if user is not None else Episode(task)
     packages = [*graph_packages(graph), task.app]
     user_reply: str | None = None
     outcome: str | None = None
@@ -220,6 +225,7 @@ def run_offline(
                 model=getattr(agent, "model", None),
                 started=started,
                 finished=now(),
+                user_usage=episode.user_usage,
             )
         previous = records[-1] if records else None
         common = _step_fields(
@@ -228,33 +234,20 @@ def run_offline(
         action = step.action
         stop_reason: str | None = None
         problem = action_problem(action, graph.node(node).screen) if action else None
-        if action is None:
-            kind = step.outcome.value if step.outcome else "parse_error"
-            why = "parse failure" if kind == "parse_error" else "invalid action"
-            record = StepRecord(
-                **common,
-                outcome=kind,
-                decision_correct=False,
-                decision_note=why,
-                next_node=node,
-                rule=why,
-            )
-            stop_reason = f"{why} at step {index}: {step.parse_error}"
-        elif problem is not None:
-            record = StepRecord(
-                **common,
-                action=action.to_json(),
-                action_text=action.describe(),
-                outcome="invalid_action",
-                decision_correct=False,
-                decision_note="invalid action",
-                next_node=node,
-                rule=problem,
-            )
-            stop_reason = f"invalid action at step {index}: {problem}"
+        if action is None or problem is not None:
+            record, stop_reason = _invalid_step(common, action, problem, step, node)
         elif action.type in (ActionType.ANSWER, ActionType.ASK_USER, ActionType.GIVE_UP):
             episode.note(action)
-            record, user_reply, outcome, stop = _task_decision(common, action, node, episode)
+            record, user_reply, outcome, stop, failed = _task_decision(
+                common, action, node, episode, instruction, screen
+            )
+            if failed is not None:  # the simulated user gave no reply: a harness error
+                records.append(record)
+                if on_step is not None:
+                    on_step(record)
+                return user_error_result(
+                    task, records, failed, episode, "offline", variant, agent, started, now()
+                )
             records.append(record)
             if on_step is not None:
                 on_step(record)
@@ -307,6 +300,7 @@ def run_offline(
         outcome=outcome,
         answer=episode.answer,
         answer_correct=episode.answer_correct,
+        user_usage=episode.user_usage,
         final_node=node,
         matched_steps=progress.completed,
         gt_steps=context.gt_steps,
@@ -342,6 +336,37 @@ def _step_fields(
         retry_seconds=step.retry_seconds,
         extra=step.extra,
     )
+
+
+def _invalid_step(
+    common: dict[str, Any], action: Action | None, problem: str | None, step: AgentStep, node: str
+) -> tuple[StepRecord, str]:
+    """The record of a reply that is no action (parse failure) or an action that cannot
+    be carried out, and why it stops the episode in strict mode."""
+    index = common["index"]
+    if action is None:
+        kind = step.outcome.value if step.outcome else "parse_error"
+        why = "parse failure" if kind == "parse_error" else "invalid action"
+        record = StepRecord(
+            **common,
+            outcome=kind,
+            decision_correct=False,
+            decision_note=why,
+            next_node=node,
+            rule=why,
+        )
+        return record, f"{why} at step {index}: {step.parse_error}"
+    record = StepRecord(
+        **common,
+        action=action.to_json(),
+        action_text=action.describe(),
+        outcome="invalid_action",
+        decision_correct=False,
+        decision_note="invalid action",
+        next_node=node,
+        rule=problem or "invalid action",
+    )
+    return record, f"invalid action at step {index}: {problem}"
 
 
 def _graph_step(
@@ -389,26 +414,44 @@ def _graph_step(
 
 
 def _task_decision(
-    common: dict[str, Any], action: Action, node: str, episode: Episode
-) -> tuple[StepRecord, str | None, str | None, str | None]:
+    common: dict[str, Any],
+    action: Action,
+    node: str,
+    episode: Episode,
+    instruction: str,
+    screen: Screen,
+) -> tuple[StepRecord, str | None, str | None, str | None, UserSimulatorError | None]:
     """The record of an answer, a question to the user or giving up (all stay on ``node``),
-    the user's reply for the next step, the episode's outcome and why it stops (None: it
-    goes on). Shared by both protocols."""
+    the user's reply for the next step, the episode's outcome, why it stops (None: it goes
+    on), and the simulated user's failure to answer (None: it answered, or was not asked)."""
     t = action.type
     reply: str | None = None
+    failed: UserSimulatorError | None = None
     extra = dict(common.get("extra") or {})
     if t is ActionType.ANSWER:
         kind, rule, stop = "answered", "answer recorded", None
     elif t is ActionType.ASK_USER:
-        reply = episode.ask()
         kind = "asked_user"
-        if reply is not None:
-            extra["user_reply"] = reply
-            rule, stop = "asked the user; the task's scripted reply is given", None
+        try:
+            exchange = episode.ask(
+                action.text, step=common["index"], instruction=instruction, screenshot=screen.image
+            )
+        except UserSimulatorError as exc:
+            failed, rule, stop = (
+                exc,
+                "asked the user; the simulated user gave no usable reply",
+                None,
+            )
         else:
-            rule = "asked the user; the task scripts no reply"
-            question = f" {action.text!r}" if action.text else ""
-            stop = f"asked the user{question} and the task scripts no reply"
+            reply = exchange.reply
+            extra["user"] = exchange.to_json()
+            if reply is not None:
+                extra["user_reply"] = reply
+                rule, stop = f"asked the user; the {exchange.source} user replied", None
+            else:
+                rule = "asked the user; the task scripts no reply"
+                question = f" {action.text!r}" if action.text else ""
+                stop = f"asked the user{question} and the task scripts no reply"
     else:
         kind, rule = "gave_up", "gave up"
         stop = f"gave up{': ' + action.text if action.text else ''}"
@@ -421,4 +464,4 @@ def _task_decision(
         next_node=node,
     )
     ended = kind if stop is not None else None
-    return record, reply, ended, stop
+    return record, reply, ended, stop, failed

@@ -28,7 +28,7 @@ from evaluator.agents.base import Agent, AgentObservation, AgentStep, Reflection
 from evaluator.clean_start import restore_clean_state
 from evaluator.control import Control
 from evaluator.errors import AgentError, DeviceActionError, DeviceLostError, TaskSetupError
-from evaluator.judges import Judge, JudgeEvidence, run_judges, task_verdict, usage
+from evaluator.judges import Judge, JudgeEvidence, Outcome, run_judges, task_verdict, usage
 from evaluator.matching import (
     ELDERBENCH,
     EdgeMatch,
@@ -48,7 +48,14 @@ from evaluator.records import (
     episode_result,
 )
 from evaluator.run_store import Trace
-from evaluator.task_actions import Episode, action_problem, graph_packages, resolve_app
+from evaluator.task_actions import (
+    Episode,
+    action_problem,
+    graph_packages,
+    resolve_app,
+    user_error_result,
+)
+from evaluator.users import User, UserSimulatorError
 from graph_builder.errors import FormatError
 from graph_builder.model import Action, ActionType, InstructionVariant, ResetRecipe, Task
 from graph_builder.screen import Screen
@@ -166,8 +173,13 @@ class _DeviceEpisode:
         timeout = self.settings.settle_timeout
         _device_call(self.device, "settle", lambda: self.device.wait_until_settled(timeout))
 
-    def reset(self, recipe: ResetRecipe) -> None:
-        _device_call(self.device, "reset the app", lambda: self.device.reset_app(recipe))
+    def reset(self, recipe: ResetRecipe, snapshot: str | None) -> None:
+        """Load the whole-phone ``snapshot`` (None: none), then reset the app."""
+        device = self.device
+        if snapshot is not None:
+            restore = lambda: restore_clean_state(device, snapshot)  # noqa: E731
+            _device_call(device, "restore its clean-start snapshot", restore)
+        _device_call(device, "reset the app", lambda: device.reset_app(recipe))
         self.settle()
 
     def observe(self, index: int) -> _Seen:
@@ -234,24 +246,33 @@ def _score_invalid(
 
 
 def _converse(
-    action: Action, episode: Episode
-) -> tuple[_Score, str | None, str | None, dict[str, Any]]:
+    action: Action, episode: Episode, index: int, instruction: str, seen: _Seen
+) -> tuple[_Score, str | None, str | None, dict[str, Any], UserSimulatorError | None]:
     """An answer, a question to the user or giving up: its score, the user's reply for
-    the next step, why the episode stops (None: it goes on) and what the trace adds."""
+    the next step, why the episode stops (None: it goes on), what the trace adds, and the
+    simulated user's failure to answer (None: it answered, or was not asked)."""
     episode.note(action)
     if action.type is ActionType.ANSWER:
-        return _Score("answer recorded", outcome="answered"), None, None, {}
+        return _Score("answer recorded", outcome="answered"), None, None, {}, None
     if action.type is ActionType.ASK_USER:
-        reply = episode.ask()
+        try:
+            exchange = episode.ask(
+                action.text, step=index, instruction=instruction, screenshot=seen.screen.image
+            )
+        except UserSimulatorError as exc:
+            rule = "asked the user; the simulated user gave no usable reply"
+            return _Score(rule, outcome="asked_user"), None, None, {}, exc
+        reply = exchange.reply
         if reply is not None:
-            rule = "asked the user; the task's scripted reply is given"
-            return _Score(rule, outcome="asked_user"), reply, None, {"user_reply": reply}
+            rule = f"asked the user; the {exchange.source} user replied"
+            added = {"user_reply": reply, "user": exchange.to_json()}
+            return _Score(rule, outcome="asked_user"), reply, None, added, None
         question = f" {action.text!r}" if action.text else ""
         stopped = f"asked the user{question} and the task scripts no reply"
         score = _Score("asked the user; the task scripts no reply", outcome="asked_user")
-        return score, None, stopped, {}
+        return score, None, stopped, {"user": exchange.to_json()}, None
     stopped = f"gave up{': ' + action.text if action.text else ''}"
-    return _Score("gave up", outcome="gave_up"), None, stopped, {}
+    return _Score("gave up", outcome="gave_up"), None, stopped, {}, None
 
 
 def _score_done(progress: EpisodeScorer | None, seen: _Seen, outcome: str | None) -> _Score:
@@ -356,9 +377,12 @@ def run_online(
     graph: GraphContext | None = None,
     control: Control | None = None,
     on_step: Callable[[StepRecord], None] | None = None,
+    user: User | None = None,
 ) -> TaskResult:
     """Run one task on ``device``. An agent that cannot answer makes the task an error
-    (with what it spent); device and setup errors propagate."""
+    (with what it spent), and so does a simulated ``user`` that cannot (kind
+    ``user_simulator``); device and setup errors propagate. Without a ``user``, the
+    task's scripted clarifications answer."""
     settings = settings or OnlineSettings()
     control = control or Control()
     max_steps = settings.max_steps or task.max_steps
@@ -372,14 +396,7 @@ def run_online(
     started = time.time()
 
     agent.reset(task, variant)
-    snapshot = settings.clean_snapshot
-    if snapshot is not None:
-        _device_call(
-            device,
-            "restore its clean-start snapshot",
-            lambda: restore_clean_state(device, snapshot),
-        )
-    on_device.reset(recipe)
+    on_device.reset(recipe, settings.clean_snapshot)
     records: list[StepRecord] = []
     seen = on_device.observe(0)
     start = graph.graph.start if graph is not None else None
@@ -388,7 +405,7 @@ def run_online(
     progress = graph.progress(seen.node) if graph is not None else None
     frames: list[bytes] = []
     terminated = False
-    episode = Episode(task)
+    episode = Episode(task, user) if user is not None else Episode(task)
     user_reply: str | None = None
     outcome: str | None = None
     stopped: str | None = None
@@ -417,18 +434,22 @@ def run_online(
                 started=started,
                 finished=time.time(),
                 device=device.serial,
+                user_usage=episode.user_usage,
             )
         action = step.action
         after = seen
         step_outcome = step.outcome.value if step.outcome else None
         added: dict[str, Any] = {}
+        failed: UserSimulatorError | None = None
         problem = action_problem(action, seen.capture.size) if action is not None else None
         if action is not None and problem is None and action.type is ActionType.LAUNCH:
             action, problem = _launch_target(action, task, recipe, graph, device)
         if action is None or problem is not None:
             score = _score_invalid(action, problem, step_outcome, progress)
         elif action.type in _CONVERSATION:
-            score, user_reply, stopped, added = _converse(action, episode)
+            score, user_reply, stopped, added, failed = _converse(
+                action, episode, index, instruction, seen
+            )
             outcome = score.outcome if stopped else None
         elif action.type is ActionType.DONE:
             episode.note(action)
@@ -455,6 +476,12 @@ def run_online(
         records.append(record)
         if on_step is not None:
             on_step(record)
+        if failed is not None:  # the simulated user gave no reply: a harness error
+            finished = time.time()
+            return user_error_result(
+                task, records, failed, episode, "online", variant, agent, started, finished,
+                device.serial,
+            )  # fmt: skip
         seen = after
         if terminated or stopped:
             break
@@ -462,13 +489,7 @@ def run_online(
     verdicts: tuple[Verdict, ...] = ()
     if terminated and judges:
         verdicts = _verify(task, instruction, seen, frames, records, judges, trace)
-    decided = task_verdict(terminated, verdicts, max_steps)
-    answer_problem = episode.answer_problem() if terminated else None
-    reason = decided.reason
-    if decided.status is TaskStatus.SUCCESS:
-        reason = answer_problem
-    elif stopped is not None:
-        reason = stopped
+    reason, error_kind = _why(task_verdict(terminated, verdicts, max_steps), episode, stopped)
     return episode_result(
         task,
         records,
@@ -477,7 +498,7 @@ def run_online(
         success=reason is None,
         terminated=terminated,
         reason=reason,
-        error_kind=decided.error_kind,
+        error_kind=error_kind,
         outcome=outcome,
         answer=episode.answer,
         answer_correct=episode.answer_correct,
@@ -488,10 +509,19 @@ def run_online(
         model=getattr(agent, "model", None),
         verification=verdicts,
         judge_usage=usage(verdicts),
+        user_usage=episode.user_usage,
         device=device.serial,
         started=started,
         finished=time.time(),
     )
+
+
+def _why(decided: Outcome, episode: Episode, stopped: str | None) -> tuple[str | None, str | None]:
+    """Why the episode is not a success (None: it is one), and its error kind: a verified
+    episode fails on a wrong answer; one the agent stopped says how it stopped."""
+    if decided.status is TaskStatus.SUCCESS:
+        return episode.answer_problem(), decided.error_kind
+    return (stopped if stopped is not None else decided.reason), decided.error_kind
 
 
 def _dirty_start(

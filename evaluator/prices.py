@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from evaluator.errors import ConfigError
 from graph_builder.errors import GraphBuilderError
@@ -29,6 +30,15 @@ class Price:
 class PriceTable:
     currency: str
     models: Mapping[str, Price]
+    source: str | None = None  # the file it was read from
+
+    def to_json(self) -> dict[str, Any]:
+        """The table as a report records it (``prices_from_json`` reads it back)."""
+        return {
+            "file": self.source,
+            "currency": self.currency,
+            "models": {m: {"input": p.input, "output": p.output} for m, p in self.models.items()},
+        }
 
     def price(self, model: str | None) -> Price | None:
         if not model:
@@ -60,15 +70,21 @@ def load_prices(path: Path | None = None) -> PriceTable:
             data = read_json(path)
     except GraphBuilderError as exc:
         raise ConfigError(f"cannot read the price table: {exc}") from exc
+    return prices_from_json(data, str(path), source=str(path))
+
+
+def prices_from_json(data: Any, where: str, *, source: str | None = None) -> PriceTable:
+    """A price table from its JSON (a prices file, or ``PriceTable.to_json``); ``where``
+    names it in errors."""
     models = data.get("models") if isinstance(data, dict) else None
     if not isinstance(models, dict):
-        raise ConfigError(f"{path}: expected an object with 'models': {{name: {{input, output}}}}")
+        raise ConfigError(f"{where}: expected an object with 'models': {{name: {{input, output}}}}")
     table: dict[str, Price] = {}
     for name, entry in models.items():
         try:
             table[name] = Price(float(entry["input"]), float(entry["output"]))
         except (KeyError, TypeError, ValueError):
             raise ConfigError(
-                f"{path}: model {name!r} needs numeric 'input' and 'output' prices"
+                f"{where}: model {name!r} needs numeric 'input' and 'output' prices"
             ) from None
-    return PriceTable(str(data.get("currency", "USD")), table)
+    return PriceTable(str(data.get("currency", "USD")), table, source)

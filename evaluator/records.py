@@ -40,22 +40,35 @@ class ErrorKind(StrEnum):
 
     JUDGE = "judge"  # the episode ran; a judge could not reach a verdict
     DIRTY_START = "dirty_start"  # the phone did not show the task's start screen
+    USER_SIMULATOR = "user_simulator"  # the simulated user gave no usable reply
 
 
 @dataclass(frozen=True, slots=True)
 class TokenUse:
-    """Tokens one model spent (for costs: ``model`` is the price table's name)."""
+    """Tokens one model spent (for costs: ``model`` is the price table's name), and the
+    failed attempts and backoff of its call."""
 
     model: str | None
     input_tokens: int = 0
     output_tokens: int = 0
+    retry_seconds: float = 0.0
 
     def to_json(self) -> dict[str, Any]:
-        return {"model": self.model, "input": self.input_tokens, "output": self.output_tokens}
+        return {
+            "model": self.model,
+            "input": self.input_tokens,
+            "output": self.output_tokens,
+            "retry_seconds": self.retry_seconds,
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TokenUse:
-        return cls(data.get("model"), int(data.get("input") or 0), int(data.get("output") or 0))
+        return cls(
+            data.get("model"),
+            int(data.get("input") or 0),
+            int(data.get("output") or 0),
+            float(data.get("retry_seconds") or 0.0),
+        )
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +84,7 @@ class Verdict:
     model: str | None = None
     input_tokens: int = 0
     output_tokens: int = 0
+    retry_seconds: float = 0.0  # failed attempts and backoff of the judge's call
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -82,6 +96,7 @@ class Verdict:
             "model": self.model,
             "input_tokens": self.input_tokens,
             "output_tokens": self.output_tokens,
+            "retry_seconds": self.retry_seconds,
         }
 
     @classmethod
@@ -95,6 +110,7 @@ class Verdict:
             data.get("model"),
             int(data.get("input_tokens") or 0),
             int(data.get("output_tokens") or 0),
+            float(data.get("retry_seconds") or 0.0),
         )
 
 
@@ -117,7 +133,8 @@ class StepRecord:
     reasoning: str | None = None
     parse_error: str | None = None
     # a named outcome of a step that follows no edge: parse_error, invalid_action,
-    # answered, asked_user (with the scripted reply in extra["user_reply"]), gave_up
+    # answered, asked_user (the user's reply in extra["user_reply"], the whole exchange
+    # in extra["user"]), gave_up
     outcome: str | None = None
     reflection: str | None = None
     reflection_correct: bool | None = None
@@ -172,6 +189,11 @@ class TaskResult:
     reflections: int = 0
     correct_reflections: int = 0
     parse_failures: int = 0
+    # steps that follow no edge, by what they were (outcome of their StepRecord)
+    questions: int = 0  # ask_user
+    answers_given: int = 0  # answer
+    give_ups: int = 0  # give_up
+    invalid_actions: int = 0  # an action that cannot be carried out (off-screen, NaN)
     inference_seconds: float = 0.0
     retry_seconds: float = 0.0  # failed calls and backoff, apart from inference_seconds
     input_tokens: int = 0
@@ -181,6 +203,8 @@ class TaskResult:
     error_kind: str | None = None  # an ErrorKind the report names apart, or None
     # every judge call of the task, re-judging and failed calls included
     judge_usage: tuple[TokenUse, ...] = ()
+    # every call of the simulated user (evaluator.users), failed ones included
+    user_usage: tuple[TokenUse, ...] = ()
     device: str | None = None
     started: float = 0.0
     finished: float = 0.0
@@ -189,6 +213,7 @@ class TaskResult:
         object.__setattr__(self, "status", TaskStatus(self.status))
         object.__setattr__(self, "verification", tuple(self.verification))
         object.__setattr__(self, "judge_usage", tuple(self.judge_usage))
+        object.__setattr__(self, "user_usage", tuple(self.user_usage))
 
     @property
     def success(self) -> bool:
@@ -214,6 +239,10 @@ class TaskResult:
         return sum(u.output_tokens for u in self.judge_usage)
 
     @property
+    def judge_retry_seconds(self) -> float:
+        return sum(u.retry_seconds for u in self.judge_usage)
+
+    @property
     def instruction_words(self) -> int:
         return len(self.instruction.split())
 
@@ -223,7 +252,7 @@ class TaskResult:
             value = getattr(self, f.name)
             if f.name == "labels":
                 value = value.to_json()
-            elif f.name in ("verification", "judge_usage"):
+            elif f.name in ("verification", "judge_usage", "user_usage"):
                 value = [v.to_json() for v in value]
             elif f.name == "status":
                 value = value.value
@@ -242,6 +271,7 @@ class TaskResult:
         )
         values["verification"] = tuple(Verdict.from_json(v) for v in data.get("verification") or ())
         values["judge_usage"] = tuple(TokenUse.from_json(u) for u in data.get("judge_usage") or ())
+        values["user_usage"] = tuple(TokenUse.from_json(u) for u in data.get("user_usage") or ())
         return cls(**values)
 
 
@@ -268,6 +298,7 @@ def episode_result(
     device: str | None = None,
     error_kind: str | None = None,
     judge_usage: Sequence[TokenUse] = (),
+    user_usage: Sequence[TokenUse] = (),
 ) -> TaskResult:
     """The TaskResult of one episode (offline or online), its counts taken from its steps.
 
@@ -275,6 +306,7 @@ def episode_result(
     offline every step is, online only the steps of a task with a graph.
     """
     scored = [r for r in records if r.decision_correct is not None]
+    counts = outcome_counts(records)
     return TaskResult(
         task_id=task.id,
         status=(
@@ -304,6 +336,10 @@ def episode_result(
         reflections=sum(1 for r in records if r.reflection_correct is not None),
         correct_reflections=sum(1 for r in records if r.reflection_correct),
         parse_failures=sum(1 for r in records if r.parse_error is not None),
+        questions=counts["questions"],
+        answers_given=counts["answers_given"],
+        give_ups=counts["give_ups"],
+        invalid_actions=counts["invalid_actions"],
         retry_seconds=sum(r.retry_seconds for r in records),
         inference_seconds=sum(r.inference_seconds + r.parsing_seconds for r in records),
         input_tokens=sum(r.input_tokens for r in records),
@@ -312,10 +348,33 @@ def episode_result(
         verification=tuple(verification),
         error_kind=error_kind,
         judge_usage=tuple(judge_usage),
+        user_usage=tuple(user_usage),
         device=device,
         started=started,
         finished=finished,
     )
+
+
+# a step's outcome -> the TaskResult field that counts it
+_OUTCOME_FIELDS = {
+    "asked_user": "questions",
+    "answered": "answers_given",
+    "gave_up": "give_ups",
+    "invalid_action": "invalid_actions",
+}
+
+
+def outcome_counts(records: Sequence[StepRecord]) -> dict[str, int]:
+    """How many steps asked the user, answered, gave up, or named an invalid action.
+
+    >>> outcome_counts([StepRecord(0, outcome="asked_user"), StepRecord(1)])["questions"]
+    1
+    """
+    counts = dict.fromkeys(_OUTCOME_FIELDS.values(), 0)
+    for r in records:
+        if r.outcome in _OUTCOME_FIELDS:
+            counts[_OUTCOME_FIELDS[r.outcome]] += 1
+    return counts
 
 
 def agent_error_result(
@@ -329,6 +388,7 @@ def agent_error_result(
     started: float,
     finished: float,
     device: str | None = None,
+    user_usage: Sequence[TokenUse] = (),
 ) -> TaskResult:
     """The error result of an episode whose agent could not answer (``AgentError``): what
     its steps spent, plus what the failed step spent before the error (answered calls, and
@@ -348,6 +408,7 @@ def agent_error_result(
         started=started,
         finished=finished,
         device=device,
+        user_usage=user_usage,
     )
     return replace(
         ran,

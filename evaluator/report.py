@@ -1,26 +1,37 @@
-"""A run folder's report: report.md and report.html with inline SVG charts.
+"""A run folder's report: report.md and report.html with inline SVG figures.
 
 ``write_report(run_dir, compare=other)`` renders the numbers of
 ``evaluator.run_summary.summarize`` as a document (``evaluator.document``) and writes
-report.md (charts as SVG files beside it) and report.html (charts inline).
+report.md (figures as SVG files beside it) and report.html (figures inline). The figures
+are drawn by the code of ``elderbench figures`` (``evaluator.run_figures``,
+``evaluator.plots``) from the same summary.
 """
 
 from __future__ import annotations
 
 import json
+import re
 import time
 from pathlib import Path
 from typing import Any
 
+from evaluator.asking import asking_blocks
 from evaluator.document import Block, Chart, Table, percent, render_html, render_markdown
-from evaluator.manifest import ManifestError, essentials, read_manifest
+from evaluator.manifest import (
+    ManifestError,
+    essentials,
+    essentials_json,
+    essentials_lines,
+    read_manifest,
+)
 from evaluator.metrics import DIMENSIONS, effective_status, tasks_phrase
+from evaluator.plots import Plot, svg_text
 from evaluator.prices import PriceTable
 from evaluator.records import TaskResult
 from evaluator.report_audit import agreement_blocks, bounds_blocks
+from evaluator.run_figures import failure_shares, sr_against, sr_by_label
 from evaluator.run_store import RunStore
 from evaluator.run_summary import RunSummary, summarize
-from evaluator.svg import bar_chart, scatter_chart
 
 REPORT_JSON = "report.json"  # every number of the report, for `elderbench verify`
 
@@ -129,15 +140,18 @@ _METRIC_HEADERS = (
 )
 
 
-def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> list[Block]:
-    """The report's document, section by section."""
+def _blocks(
+    summary: RunSummary, results: list[TaskResult], store: RunStore, pinned: str
+) -> list[Block]:
+    """The report's document, section by section; ``pinned`` goes under the headline table."""
     return [
-        *_overview(summary),
+        *_overview(summary, pinned),
         *bounds_blocks(summary.bounds),
         *_success_charts(summary),
         *_breakdown_tables(summary),
         *_latency(summary),
         *_costs(summary),
+        *asking_blocks(summary.asking),
         *_feature_tests(summary),
         *_judges(summary),
         *_matching_profiles(summary),
@@ -150,8 +164,9 @@ def _blocks(summary: RunSummary, results: list[TaskResult], store: RunStore) -> 
     ]
 
 
-def _overview(summary: RunSummary) -> list[Block]:
-    """The title, the run's headline numbers with their bases, and how to read them."""
+def _overview(summary: RunSummary, pinned: str) -> list[Block]:
+    """The title, the run's headline numbers with their bases, what pins them, and how to
+    read them."""
     currency = summary.currency
     counts = summary.counts
     bases = summary.bases
@@ -210,6 +225,7 @@ def _overview(summary: RunSummary) -> list[Block]:
                 ]
             ],
         ),
+        ("p", pinned),
         ("p", summary.sr_line + "."),
         ("p", _rate_bases(summary)),
         (
@@ -221,8 +237,11 @@ def _overview(summary: RunSummary) -> list[Block]:
             "a new node from which DONE is still reachable (loops, detours and no-ops are "
             "wrong); answer, ask-user and give-up steps are not decisions. RA: correct "
             "reflections. AIL: inference and parsing seconds per step of the evaluated tasks "
-            f"({bases['ail']['steps']} steps; retries and backoff apart, errored tasks and "
-            f"failed calls included: {_num(summary.retry_seconds)} s in all).",
+            f"({bases['ail']['steps']} steps; retries and backoff apart). Retries and "
+            f"backoff, errored tasks and failed calls included: the agent's calls "
+            f"{_num(summary.retry_seconds)} s over all {summary.counts.tasks} tasks; the "
+            f"judges' calls {_num(summary.judge_retry_seconds)} s over their "
+            f"{summary.judge_calls} calls (re-judging included).",
         ),
     ]
     mapped = summary.mapped_steps
@@ -260,35 +279,24 @@ def _rate_bases(summary: RunSummary) -> str:
     return text + "."
 
 
+def _chart(plot: Plot | None) -> list[Block]:
+    return (
+        [] if plot is None else [Chart(plot.name, plot.title, svg_text(plot)), ("p", plot.caption)]
+    )
+
+
+def _run_label(summary: RunSummary) -> str:
+    return f"{summary.agent} ({summary.variant})" if summary.variant else str(summary.agent)
+
+
 def _success_charts(summary: RunSummary) -> list[Block]:
-    """SR by scenario, syntax, semantics and app (beside the compared run's)."""
-    blocks: list[Block] = []
-    comparison = summary.comparison
-    for dimension in CHART_DIMENSIONS:
-        groups = summary.breakdowns.get(dimension, {})
-        if not groups:
-            continue
-        other = comparison["other_breakdowns"].get(dimension, {}) if comparison else None
-        other_n = comparison["other_breakdown_n"].get(dimension, {}) if comparison else {}
-        bars = [(g, m["sr"], f"{percent(m['sr'])} (n={m['n']})") for g, m in groups.items()]
-        title = f"Success rate by {dimension}"
-        if other is not None:
-            title += " (blue: this run, orange: compared run)"
-        blocks.append(
-            Chart(
-                f"sr_by_{dimension}",
-                title,
-                bar_chart(
-                    title,
-                    bars,
-                    alt=[other.get(g) for g in groups] if other is not None else None,
-                    alt_notes=[f"{percent(other.get(g))} (n={other_n.get(g, 0)})" for g in groups]
-                    if other is not None
-                    else None,
-                ),
-            )
-        )
-    return blocks
+    """SR by scenario, syntax, semantics and app, beside the compared run's."""
+    runs = [(_run_label(summary), summary.to_json())]
+    if summary.comparison:
+        other = summarize(Path(summary.comparison["other_run"]))  # SRs: no prices needed
+        label = _run_label(other)
+        runs.append((label if label != runs[0][0] else f"{label}, compared", other.to_json()))
+    return _chart(sr_by_label(runs, CHART_DIMENSIONS))
 
 
 def _breakdown_tables(summary: RunSummary) -> list[Block]:
@@ -308,32 +316,21 @@ def _breakdown_tables(summary: RunSummary) -> list[Block]:
 
 def _latency(summary: RunSummary) -> list[Block]:
     """AIL against SR by app (when any app has both)."""
-    blocks: list[Block] = []
-    apps = summary.breakdowns.get("app", {})
-    points = [
-        (g, m["ail"], m["sr"])
-        for g, m in apps.items()
-        if m["ail"] is not None and m["sr"] is not None
-    ]
-    if points:
-        blocks.append(("h2", "Latency and success"))
-        blocks.append(
-            Chart(
-                "latency_vs_sr",
-                "AIL (s/step) vs SR by app",
-                scatter_chart(
-                    "AIL (s/step) vs SR by app",
-                    points,
-                    x_label="AIL (seconds per step)",
-                    y_label="SR",
-                ),
-            )
-        )
-    return blocks
+    plot = sr_against(
+        "latency_vs_sr",
+        "Latency against success by app",
+        summary.breakdowns.get("app", {}),
+        "ail",
+        "AIL (s per step)",
+        "One point per app: AIL (seconds of inference and parsing per step of its evaluated "
+        "tasks) against SR over its evaluated tasks, whiskers the 95% Wilson interval.",
+    )
+    return [] if plot is None else [("h2", "Latency and success"), *_chart(plot)]
 
 
 def _costs(summary: RunSummary) -> list[Block]:
-    """Tokens and cost of the agent and the judges, by app and in all."""
+    """Tokens and cost of the agent and the judges, by app and in all; the simulated
+    user's apart."""
     currency = summary.currency
     apps = summary.breakdowns.get("app", {})
     blocks: list[Block] = []
@@ -378,6 +375,16 @@ def _costs(summary: RunSummary) -> list[Block]:
             "tokens include re-judging and judge calls that gave no verdict.",
         )
     )
+    if summary.user_input_tokens or summary.user_output_tokens:
+        blocks.append(
+            (
+                "p",
+                f"The simulated user (--user-simulator) spent "
+                f"{summary.user_input_tokens}/{summary.user_output_tokens} tokens in/out, "
+                f"{_cost(summary.user_cost, currency)}, failed calls included; the Cost "
+                "column includes it.",
+            )
+        )
     if summary.unpriced_models:
         blocks.append(
             (
@@ -560,16 +567,7 @@ def _failure_analysis(summary: RunSummary) -> list[Block]:
                 ],
             )
         )
-        blocks.append(
-            Chart(
-                "failure_analysis",
-                "Share of analysed failures by primary cause",
-                bar_chart(
-                    "Share of analysed failures by primary cause",
-                    [(c["category"], c["share"], percent(c["share"])) for c in rows],
-                ),
-            )
-        )
+        blocks += _chart(failure_shares([(_run_label(summary), summary.to_json())]))
     return blocks
 
 
@@ -698,6 +696,41 @@ def manifest_blocks(run_dir: Path) -> list[Block]:
     return [("h2", "Manifest"), *(("p", line) for line in essentials(data))]
 
 
+def pinned_line(run_dir: Path) -> str:
+    """The manifest's essentials in one line, for under a table."""
+    try:
+        data = read_manifest(run_dir)
+    except ManifestError as exc:
+        return f"Manifest: {exc}"
+    if data is None:
+        return "Manifest: none (a run of an older version); its numbers are not pinned."
+    return "Manifest: " + "; ".join(essentials_lines(essentials_json(data), short=True)) + "."
+
+
+def manifest_json(run_dir: Path) -> dict[str, Any] | None:
+    """The manifest's essentials (None: the run has no readable manifest), for --json."""
+    try:
+        data = read_manifest(run_dir)
+    except ManifestError:
+        return None
+    return essentials_json(data) if data is not None else None
+
+
+_FIGURE_LINE = re.compile(r"^!\[(?P<title>[^\]]*)\]\((?P<file>report_[\w.-]+\.svg)\)$")
+
+
+def report_figures(run_dir: Path) -> list[tuple[str, Path]]:
+    """The figures of the run's report.md, in its order, as (title, SVG file); the files
+    a report of an older version left beside it are not among them."""
+    md = Path(run_dir) / "report.md"
+    try:
+        lines = md.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return []
+    found = [m for line in lines if (m := _FIGURE_LINE.match(line))]
+    return [(m["title"], Path(run_dir) / m["file"]) for m in found]
+
+
 def write_report(
     run_dir: Path,
     compare: Path | None = None,
@@ -714,7 +747,10 @@ def write_report(
     if summary is None:
         summary = summarize(run_dir, compare=compare, prices=prices, seed=seed)
     store = RunStore.open(run_dir)
-    blocks = [*_blocks(summary, store.results(), store), *manifest_blocks(run_dir)]
+    blocks = [
+        *_blocks(summary, store.results(), store, pinned_line(run_dir)),
+        *manifest_blocks(run_dir),
+    ]
     for block in blocks:
         if isinstance(block, Chart):
             store.write_text(f"report_{block.name}.svg", block.svg)

@@ -31,6 +31,7 @@ from evaluator.matching import PROFILES
 from evaluator.offline import Mode
 from evaluator.run_store import RunStore
 from evaluator.secrets import Secrets, redact
+from evaluator.users import create_user
 from graph_builder.io import shipped_demos
 from graph_builder.model import EvalProtocol, InstructionVariant
 
@@ -62,6 +63,9 @@ class RunConfig:
     max_wait: float = 10.0  # seconds a wait action may sleep online
     record_screen: bool = False  # online: a screenrecord MP4 of each episode beside its trace
     hierarchy: str = DEFAULT_HIERARCHY  # how online phones dump their view hierarchy
+    # the endpoint of a simulated user who answers ask_user (evaluator.users); empty: the
+    # tasks' scripted clarifications answer
+    user_simulator: Mapping[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "suite", Path(self.suite))
@@ -90,6 +94,11 @@ class RunConfig:
             object.__setattr__(self, "hierarchy", check_hierarchy(self.hierarchy))
         except DeviceError as exc:
             raise ConfigError(str(exc)) from exc
+        if self.user_simulator:
+            try:
+                create_user(self.user_simulator)
+            except ConfigError as exc:
+                raise ConfigError(f"--user-simulator: {exc}") from exc
 
     def agent_settings(self) -> dict[str, Any]:
         settings = dict(self.agent_config)
@@ -99,7 +108,9 @@ class RunConfig:
 
     def secrets(self) -> Secrets:
         """The secret values this run knows (scrubbed from everything it writes)."""
-        return Secrets.of(self.agent_config, self.judge_config, self.farm.to_json())
+        return Secrets.of(
+            self.agent_config, self.judge_config, self.user_simulator, self.farm.to_json()
+        )
 
     def to_json(self) -> dict[str, Any]:
         """What run.json records (the fields of ``FIELDS``); ``agent_config`` includes the
@@ -184,20 +195,22 @@ FIELDS: dict[str, FieldSpec] = {
         lambda configs: {k: dict(v) for k, v in configs.items()},
         dict,
         ("--judge-config",),
-        ("judge_config",),
+        ("judge_config", "judge_file"),
     ),
     "settle_timeout": FieldSpec(_same, float),
     "judge_frames": FieldSpec(_same, int),
-    "matching": FieldSpec(_same, str, ("--matching",)),
+    "matching": FieldSpec(_same, str, ("--matching",), ("matching",)),
     "farm": FieldSpec(
         lambda farm: farm.to_json(),
         FarmSettings.from_json,
         ("--executor", "--ray-address", "--task-retries", "--device-restart", "--quarantine-after"),
+        ("executor", "ray_address"),
     ),
     "max_wait": FieldSpec(_same, float, ("--max-wait",)),
     "record_screen": FieldSpec(_same, bool, ("--record-screen",)),
     # the studio takes it from its device connection (the Record tab's setting)
     "hierarchy": FieldSpec(_same, str, ("--hierarchy",)),
+    "user_simulator": FieldSpec(dict, dict, ("--user-simulator",), ("user_simulator",)),
 }
 # RunConfig fields that are requests to this session, not part of the run's record.
 NOT_RECORDED = frozenset({"resume"})

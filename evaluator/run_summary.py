@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.agreement import agreement
+from evaluator.asking import asking_summary
 from evaluator.bounds import sr_bounds
 from evaluator.farm.log import farm_summary
 from evaluator.language.attribution import correlations, feature_matrix, observations
@@ -52,6 +53,7 @@ class Counts:
     overridden: int  # tasks with a human verdict
     judge_errors: int  # errors of kind judge (within error)
     dirty_starts: int  # errors of kind dirty_start (within error)
+    user_simulator_errors: int  # errors of kind user_simulator (within error)
     unreadable_lines: int  # result lines that could not be read
 
 
@@ -94,16 +96,21 @@ class RunSummary:
     da: float | None
     ra: float | None
     ail: float | None
-    cost: float | None  # agent and judges
+    cost: float | None  # agent, judges and simulated user
     agent_cost: float | None
     judge_cost: float | None
+    user_cost: float | None  # the simulated user's (evaluator.users)
     retry_seconds: float  # failed calls and backoff, beside AIL
+    judge_retry_seconds: float  # the same for the judges' calls
+    judge_calls: int  # judge calls that used a model, re-judging included
     currency: str
     unpriced_models: tuple[str, ...]
     input_tokens: int
     output_tokens: int
     judge_input_tokens: int
     judge_output_tokens: int
+    user_input_tokens: int
+    user_output_tokens: int
     steps: int
     mapped_steps: MappedSteps
     errors: tuple[TaskError, ...]
@@ -115,8 +122,11 @@ class RunSummary:
     profile_sensitivity: Mapping[str, dict[str, Any]] | None
     devices: tuple[dict[str, Any], ...]  # one entry per device (evaluator.farm)
     comparison: dict[str, Any] | None
+    asking: dict[str, Any]  # who asked the user, how often, with what SR (evaluator.asking)
     bounds: dict[str, Any] | None = None  # SR bounds from audit marks (evaluator.bounds)
     agreement: dict[str, Any] | None = None  # offline against online (evaluator.agreement)
+    # what the numbers were computed with: the price table, bootstrap seed and resamples
+    basis: dict[str, Any] | None = None
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -141,7 +151,10 @@ class RunSummary:
             "cost": self.cost,
             "agent_cost": self.agent_cost,
             "judge_cost": self.judge_cost,
+            "user_cost": self.user_cost,
             "retry_seconds": self.retry_seconds,
+            "judge_retry_seconds": self.judge_retry_seconds,
+            "judge_calls": self.judge_calls,
             "currency": self.currency,
             "unpriced_models": list(self.unpriced_models),
             "tokens": {
@@ -149,6 +162,8 @@ class RunSummary:
                 "output": self.output_tokens,
                 "judge_input": self.judge_input_tokens,
                 "judge_output": self.judge_output_tokens,
+                "user_input": self.user_input_tokens,
+                "user_output": self.user_output_tokens,
             },
             "steps": self.steps,
             "mapped_steps": asdict(self.mapped_steps),
@@ -163,8 +178,10 @@ class RunSummary:
             ),
             "devices": list(self.devices),
             "comparison": self.comparison,
+            "asking": self.asking,
             "bounds": self.bounds,
             "agreement": self.agreement,
+            "basis": self.basis,
         }
 
 
@@ -235,6 +252,7 @@ def summarize(
             overridden=sum(1 for r in run.results if r.task_id in overrides),
             judge_errors=overall.judge_errors,
             dirty_starts=overall.dirty_starts,
+            user_simulator_errors=overall.user_simulator_errors,
             unreadable_lines=run.store.skipped_lines,
         ),
         sr=overall.sr,
@@ -248,13 +266,18 @@ def summarize(
         cost=overall.cost,
         agent_cost=overall.agent_cost,
         judge_cost=overall.judge_cost,
+        user_cost=overall.user_cost,
         retry_seconds=overall.retry_seconds,
+        judge_retry_seconds=overall.judge_retry_seconds,
+        judge_calls=overall.judge_calls,
         currency=prices.currency,
         unpriced_models=tuple(overall.unpriced_models),
         input_tokens=overall.input_tokens,
         output_tokens=overall.output_tokens,
         judge_input_tokens=overall.judge_input_tokens,
         judge_output_tokens=overall.judge_output_tokens,
+        user_input_tokens=overall.user_input_tokens,
+        user_output_tokens=overall.user_output_tokens,
         steps=overall.steps,
         mapped_steps=_mapped_steps(run.results, statuses),
         errors=tuple(
@@ -275,8 +298,10 @@ def summarize(
         profile_sensitivity=_sensitivity(run, config.get("matching", "elderbench")),
         devices=tuple(farm_summary(run_dir)),
         comparison=comparison,
+        asking=asking_summary(run.results, overrides),
         bounds=_bounds(run, overrides),
         agreement=_agreement(run, overrides, agreement_with),
+        basis={"prices": prices.to_json(), "seed": seed, "resamples": resamples},
     )
 
 

@@ -65,6 +65,7 @@ from evaluator.judges import create_judge
 from evaluator.manifest import add_devices, build_manifest, models_and_prompts, write_manifest
 from evaluator.run_config import RunConfig, check_resume, resume_changes, resume_config
 from evaluator.run_store import TRACES_DIR, RunStore
+from evaluator.users import create_user
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_suite, load_task, suite_task_dirs
 from graph_builder.model import EvalProtocol
@@ -175,8 +176,8 @@ def run_info(config: RunConfig, agent: Agent) -> dict[str, Any]:
 
 
 def run_manifest(config: RunConfig, agent: Agent) -> dict[str, Any]:
-    """The manifest of a run of ``config`` (evaluator.manifest), its judges built to read
-    their models and prompt templates."""
+    """The manifest of a run of ``config`` (evaluator.manifest), its judges and simulated
+    user built to read their models and prompt templates."""
     # judges run online only
     names = config.judges if config.devices else ()
     judges = {n: create_judge(n, config.judge_config.get(n)) for n in names}
@@ -187,7 +188,7 @@ def run_manifest(config: RunConfig, agent: Agent) -> dict[str, Any]:
     return build_manifest(
         config.suite,
         suite_name,
-        models_and_prompts(agent, judges),
+        models_and_prompts(agent, judges, create_user(config.user_simulator)),
         config.secrets(),
         started=time.time(),
     )

@@ -46,7 +46,8 @@ def add_table(subparsers: Any) -> None:
     tb.set_defaults(func=run_table)
 
 
-def _names(pairs: list[str], runs: list[Path]) -> dict[Path, str]:
+def parse_names(pairs: list[str], runs: list[Path]) -> dict[Path, str]:
+    """``--name RUN=LABEL`` options as run folder -> label (of table and figures)."""
     given = {r.resolve() for r in runs}
     out: dict[Path, str] = {}
     for item in pairs:
@@ -54,7 +55,7 @@ def _names(pairs: list[str], runs: list[Path]) -> dict[Path, str]:
         if not sep or not label.strip():
             raise ConfigError(f"--name takes RUN=LABEL, got {item!r}")
         if Path(run).resolve() not in given:
-            raise ConfigError(f"--name {item!r}: {run} is not one of the runs of the table")
+            raise ConfigError(f"--name {item!r}: {run} is not one of the runs named")
         out[Path(run).resolve()] = label.strip()
     return out
 
@@ -67,7 +68,7 @@ def run_table(args: argparse.Namespace) -> int:
 
     tables = build_tables(
         args.runs,
-        names=_names(args.name, args.runs),
+        names=parse_names(args.name, args.runs),
         allow_different_tasks=args.allow_different_tasks,
         prices=load_prices(args.prices) if args.prices else None,
         seed=args.seed,

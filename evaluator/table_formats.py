@@ -11,10 +11,11 @@ import csv
 import io
 import json
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from evaluator.document import Block, Table, render_markdown
+from evaluator.manifest import essentials_lines
 
 if TYPE_CHECKING:  # building the CLI parser reads FORMATS and must stay light
     from evaluator.tables import Tables
@@ -91,9 +92,9 @@ def main_grid(tables: Tables) -> Grid:
         "SR: successes of evaluated tasks (harness errors excluded and counted), 95% Wilson "
         "interval in brackets; offline and online SR count the tasks of that protocol. "
         "CR: mean over the tasks with a graph; DA: correct of decisions, pooled; AIL: "
-        "seconds of inference and parsing per step; tokens: the agent's; cost: agent and "
-        f"judges, in {tables.currency}. The best value of each column is marked (ties all; "
-        "none when every run has the same value).",
+        "seconds of inference and parsing per step; tokens: the agent's; cost: agent, "
+        f"judges and simulated user, in {tables.currency}. The best value of each column "
+        "is marked (ties all; none when every run has the same value).",
     ]
     for row in tables.main:
         eaf = row["sr_errors_as_failures"]
@@ -186,8 +187,25 @@ def labels_grid(tables: Tables) -> Grid:
     return Grid(3, "SR per label", headers, tuple(rows), notes, 2)
 
 
+def manifest_notes(tables: Tables) -> tuple[str, ...]:
+    """What pins each run (``evaluator.manifest``), a line a run, under every table so
+    that a table copied alone still says where its numbers came from."""
+    notes = []
+    for run in tables.runs:
+        if run.manifest is None:
+            notes.append(f"Manifest of {run.label}: none ({run.manifest_problem}).")
+        else:
+            lines = essentials_lines(run.manifest, short=True)
+            notes.append(f"Manifest of {run.label}: " + "; ".join(lines) + ".")
+    return tuple(notes)
+
+
 def grids(tables: Tables) -> tuple[Grid, ...]:
-    return (main_grid(tables), pairs_grid(tables), labels_grid(tables))
+    pinned = manifest_notes(tables)
+    return tuple(
+        replace(grid, notes=(*grid.notes, *pinned))
+        for grid in (main_grid(tables), pairs_grid(tables), labels_grid(tables))
+    )
 
 
 # --------------------------------------------------------------------------- Markdown
@@ -328,7 +346,28 @@ def csv_rows(tables: Tables) -> list[tuple[Any, ...]]:
                 ("labels", run, "", row["dimension"], row["label"], q, v)
                 for q, v in _numbers("sr", rate)
             ]
+    for r in tables.runs:
+        rows += [("manifest", r.label, "", "", "", q, v) for q, v in manifest_rows(r.manifest)]
     return rows
+
+
+def manifest_rows(manifest: Mapping[str, Any] | None) -> list[tuple[str, Any]]:
+    """The manifest's essentials as (quantity, text) rows of the CSV's own columns, so a
+    spreadsheet opens one rectangle; a nested name joins its keys with ":"."""
+    if manifest is None:
+        return [("manifest", "none")]
+    out: list[tuple[str, Any]] = []
+    for key, value in manifest.items():
+        if key == "devices":
+            for device in value:
+                serial = device["serial"]
+                out += [(f"device:{serial}:{k}", v) for k, v in device.items() if k != "packages"]
+                out += [(f"device:{serial}:package:{p}", v) for p, v in device["packages"].items()]
+        elif isinstance(value, Mapping):
+            out += [(f"{key.rstrip('s')}:{k}", v) for k, v in value.items()]
+        else:
+            out.append((key, value))
+    return out
 
 
 def render_csv(tables: Tables) -> str:

@@ -26,7 +26,13 @@ from pathlib import Path
 from typing import Any
 
 from evaluator.errors import EvaluatorError
-from evaluator.manifest import ManifestError, read_manifest, suite_hash
+from evaluator.manifest import (
+    ManifestError,
+    essentials_json,
+    read_manifest,
+    short_hash,
+    suite_hash,
+)
 from evaluator.metrics import compare_runs, paired_outcomes
 from evaluator.prices import PriceTable, load_prices
 from evaluator.run_store import RunStore
@@ -53,17 +59,20 @@ class TableError(EvaluatorError):
     """The runs cannot share a table (other suites, other tasks, duplicate names)."""
 
 
-def _short(digest: str) -> str:
-    return digest.removeprefix("sha256:")[:12]
-
-
-def _suite_hash(run: Path, suite: str | None) -> str | None:
-    """The suite's content hash as the run's manifest recorded it, else as it is now
-    (``evaluator.manifest.suite_hash``); None when neither can be had."""
+def _read_manifest(run: Path) -> tuple[dict[str, Any] | None, str | None]:
+    """The run's manifest, or None and why not (none yet, or unreadable)."""
     try:
         manifest = read_manifest(run)
-    except ManifestError:
-        manifest = None
+    except ManifestError as exc:
+        return None, str(exc)
+    if manifest is None:
+        return None, f"{run} has no manifest.json (made by an older version)"
+    return manifest, None
+
+
+def _suite_hash(manifest: Mapping[str, Any] | None, suite: str | None) -> str | None:
+    """The suite's content hash as the run's manifest recorded it, else as it is now
+    (``evaluator.manifest.suite_hash``); None when neither can be had."""
     recorded = (manifest or {}).get("suite", {})
     if isinstance(recorded, dict) and isinstance(recorded.get("hash"), str):
         return str(recorded["hash"])
@@ -80,6 +89,8 @@ class RunColumn:
     suite_hash: str | None  # None: the suite folder is not there to hash
     task_ids: tuple[str, ...]
     summary: dict[str, Any]
+    manifest: dict[str, Any] | None  # evaluator.manifest.essentials_json; None: see below
+    manifest_problem: str | None  # why there is no manifest to show
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,6 +114,7 @@ class Tables:
                     "mode": r.summary["mode"],
                     "matching": r.summary["matching"],
                     "tasks": len(r.task_ids),
+                    "manifest_problem": r.manifest_problem,
                 }
                 for r in self.runs
             ],
@@ -110,6 +122,7 @@ class Tables:
             "pairs": list(self.pairs),
             "labels": list(self.labels),
             "notes": list(self.notes),
+            "manifests": {r.label: r.manifest for r in self.runs},
             "currency": self.currency,
         }
 
@@ -132,20 +145,10 @@ def build_tables(
     """The three tables of ``runs`` (labels from ``names``, keyed by run folder, else
     ``default_label``). Raises TableError naming every difference between the runs'
     suites and task sets unless ``allow_different_tasks``."""
-    if not runs:
-        raise TableError("name at least one run folder")
     prices = prices or load_prices()
-    names = {Path(k).resolve(): v for k, v in (names or {}).items()}
-    columns = [_column(Path(r), names, prices) for r in runs]
-    _check_labels(columns)
-    notes = _differences(columns)
-    if notes and not allow_different_tasks:
-        raise TableError(
-            "these runs cannot share one table: "
-            + "; ".join(notes)
-            + ". Pass --allow-different-tasks to put them together with these differences "
-            "as notes."
-        )
+    columns, notes = load_columns(
+        runs, names=names, allow_different_tasks=allow_different_tasks, prices=prices
+    )
     stores = [RunStore.open(Path(r)) for r in runs]
     return Tables(
         runs=tuple(columns),
@@ -157,18 +160,48 @@ def build_tables(
     )
 
 
+def load_columns(
+    runs: Sequence[Path],
+    *,
+    names: Mapping[Path, str] | None = None,
+    allow_different_tasks: bool = False,
+    prices: PriceTable | None = None,
+) -> tuple[list[RunColumn], list[str]]:
+    """Each run's label, suite and summary, and the differences between them; raises
+    TableError naming every difference unless ``allow_different_tasks`` (the figures of
+    ``elderbench figures`` are refused on the same grounds as a table)."""
+    if not runs:
+        raise TableError("name at least one run folder")
+    prices = prices or load_prices()
+    names = {Path(k).resolve(): v for k, v in (names or {}).items()}
+    columns = [_column(Path(r), names, prices) for r in runs]
+    _check_labels(columns)
+    notes = _differences(columns)
+    if notes and not allow_different_tasks:
+        raise TableError(
+            "these runs cannot share one table or figure: "
+            + "; ".join(notes)
+            + ". Pass --allow-different-tasks to put them together with these differences "
+            "as notes."
+        )
+    return columns, notes
+
+
 def _column(run: Path, names: Mapping[Path, str], prices: PriceTable) -> RunColumn:
     summary = summarize(run, prices=prices).to_json()
     store = RunStore.open(run)
     info = store.info()
     suite = info.get("suite", {}).get("path")
+    manifest, problem = _read_manifest(run)
     return RunColumn(
         label=names.get(run.resolve()) or default_label(summary),
         path=str(run),
         suite_path=suite,
-        suite_hash=_suite_hash(run, suite),
+        suite_hash=_suite_hash(manifest, suite),
         task_ids=tuple(sorted(r.task_id for r in store.results())),
         summary=summary,
+        manifest=essentials_json(manifest) if manifest is not None else None,
+        manifest_problem=problem,
     )
 
 
@@ -195,8 +228,8 @@ def _differences(columns: Sequence[RunColumn]) -> list[str]:
     for c in columns[1:]:
         if c.suite_hash and first.suite_hash and c.suite_hash != first.suite_hash:
             out.append(
-                f"{c.label} ran on suite {c.suite_path} (content {_short(c.suite_hash)}), "
-                f"{first.label} on {first.suite_path} (content {_short(first.suite_hash)})"
+                f"{c.label} ran on suite {c.suite_path} (content {short_hash(c.suite_hash)}), "
+                f"{first.label} on {first.suite_path} (content {short_hash(first.suite_hash)})"
             )
         extra = sorted(set(c.task_ids) - set(first.task_ids))
         missing = sorted(set(first.task_ids) - set(c.task_ids))

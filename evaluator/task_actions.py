@@ -4,8 +4,10 @@
   launcher intent; offline it follows an edge into a screen of that app.
 - ``answer``: the agent's answer to an information question; the last one (or the text of
   its ``done``) is checked against the task's accepted ``answers``.
-- ``ask_user``: the task's scripted ``clarifications`` are the user's replies, in order;
-  a question with no reply left ends the episode with the outcome ``asked_user``.
+- ``ask_user``: the user answers (``evaluator.users``): by default the task's scripted
+  ``clarifications``, in order, or a simulated user; a question with no reply ends the
+  episode with the outcome ``asked_user``. A simulated user that cannot answer makes the
+  episode a harness error (kind ``user_simulator``), not an agent failure.
 - ``give_up``: ends the episode without success (outcome ``gave_up``).
 
 Actions whose coordinates are not finite or leave their screen are invalid: the agent's
@@ -19,13 +21,30 @@ from __future__ import annotations
 
 import math
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from rapidfuzz import fuzz
 
 from evaluator.matching import EdgeMatch, normalize_text
-from graph_builder.model import Action, ActionType, Edge, Size, Task, TaskGraph
+from evaluator.records import ErrorKind, StepRecord, TaskResult, TokenUse, episode_result
+from evaluator.users import Exchange, Question, ScriptedUser, User, UserSimulatorError
+from evaluator.users import usage as user_usage
+from graph_builder.model import (
+    Action,
+    ActionType,
+    Edge,
+    InstructionVariant,
+    Size,
+    Task,
+    TaskGraph,
+)
+
+if TYPE_CHECKING:
+    from PIL import Image
+
+    from evaluator.agents.base import Agent
 
 # Labels of common Android apps whose package does not contain their name.
 _LABELS = {
@@ -137,18 +156,53 @@ def answer_matches(given: str, accepted: Sequence[str]) -> bool:
 
 @dataclass
 class Episode:
-    """The task-level side of one episode: the user's replies left, the last answer."""
+    """The task-level side of one episode: the user who answers questions (the task's
+    scripted clarifications unless a simulated user is given), the conversation so far,
+    the last answer."""
 
     task: Task
-    replies: list[str] = field(default_factory=list)
+    user: User = field(default_factory=ScriptedUser)
+    conversation: list[Exchange] = field(default_factory=list)
     answer: str | None = None
+    spent: list[TokenUse] = field(default_factory=list)  # user calls that gave no exchange
 
-    def __post_init__(self) -> None:
-        self.replies = list(self.task.clarifications)
+    def ask(
+        self,
+        question: str | None,
+        *,
+        step: int,
+        instruction: str,
+        screenshot: Callable[[], Image.Image] | None = None,
+    ) -> Exchange:
+        """Put the agent's ``question`` to the user; the exchange (its reply None when the
+        user has none). UserSimulatorError: the simulated user could not answer (what it
+        spent stays counted in ``user_usage``)."""
+        asked = Question(
+            self.task, instruction, question or "", tuple(self.conversation), step, screenshot
+        )
+        try:
+            said = self.user.reply(asked)
+        except UserSimulatorError as exc:
+            if exc.usage is not None:
+                self.spent.append(exc.usage)
+            raise
+        exchange = Exchange(
+            step,
+            question or "",
+            said.text,
+            self.user.name,
+            said.model,
+            said.input_tokens,
+            said.output_tokens,
+            said.seconds,
+        )
+        self.conversation.append(exchange)
+        return exchange
 
-    def ask(self) -> str | None:
-        """The user's next scripted reply, or None when there is none left."""
-        return self.replies.pop(0) if self.replies else None
+    @property
+    def user_usage(self) -> tuple[TokenUse, ...]:
+        """Every token the user's model spent in this episode, failed calls included."""
+        return (*user_usage(self.conversation), *self.spent)
 
     def note(self, action: Action) -> None:
         if action.type is ActionType.ANSWER or (
@@ -169,3 +223,38 @@ class Episode:
         if self.answer is None:
             return "gave no answer to the question"
         return f"answered {self.answer!r}, which is not one of {list(self.task.answers)!r}"
+
+
+def user_error_result(
+    task: Task,
+    records: Sequence[StepRecord],
+    error: UserSimulatorError,
+    episode: Episode,
+    protocol: str,
+    variant: InstructionVariant | str,
+    agent: Agent,
+    started: float,
+    finished: float,
+    device: str | None = None,
+) -> TaskResult:
+    """The error result of an episode whose simulated user gave no usable reply: the
+    harness failed, not the agent, so the task leaves the SR denominator (kind
+    ``user_simulator``); what the agent and the user spent stays counted."""
+    return episode_result(
+        task,
+        records,
+        protocol=protocol,
+        variant=variant,
+        success=False,
+        terminated=False,
+        reason=f"user simulator: {error}",
+        final_node=None,
+        matched_steps=None,
+        gt_steps=None,
+        model=getattr(agent, "model", None),
+        started=started,
+        finished=finished,
+        device=device,
+        error_kind=ErrorKind.USER_SIMULATOR,
+        user_usage=episode.user_usage,
+    )

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from evaluator.errors import EvaluatorError
+from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.manifest import (
     MANIFEST_FILE,
     ManifestError,
@@ -24,6 +24,7 @@ from evaluator.manifest import (
     suite_record,
     text_hash,
 )
+from evaluator.prices import PriceTable, load_prices, prices_from_json
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.report import REPORT_JSON
 from evaluator.run_store import RESULTS_FILE, RunStore
@@ -32,6 +33,8 @@ from evaluator.secrets import MASK
 
 # Fields of a summary that name the run rather than measure it.
 _NOT_NUMBERS = ("run",)
+DEFAULT_SEED = 0
+DEFAULT_RESAMPLES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,6 +43,7 @@ class Verification:
     tasks: int
     suite_hash: str | None
     mismatches: tuple[str, ...]
+    basis: str | None = None  # the prices and seed the report's numbers were recomputed with
 
     @property
     def ok(self) -> bool:
@@ -84,9 +88,12 @@ def result_mismatches(result: TaskResult, steps: list[StepRecord], where: str) -
 
 
 def _json_diff(a: Any, b: Any, path: str = "") -> list[str]:
+    """Where the stored numbers ``a`` and the fresh ones ``b`` differ. A number the stored
+    report did not have yet (made by an older version) is not a difference; one it had
+    and the fresh summary lacks is."""
     if isinstance(a, dict) and isinstance(b, dict):
         out = []
-        for key in sorted(set(a) | set(b), key=str):
+        for key in sorted(a, key=str):
             if path == "" and key in _NOT_NUMBERS:
                 continue
             out.extend(_json_diff(a.get(key), b.get(key), f"{path}.{key}" if path else key))
@@ -102,15 +109,44 @@ def _json_diff(a: Any, b: Any, path: str = "") -> list[str]:
     return [] if a == b else [path]
 
 
-def _summary_mismatches(run_dir: Path) -> list[str]:
+@dataclass(frozen=True, slots=True)
+class _Basis:
+    prices: PriceTable
+    seed: int
+    resamples: int
+    said: str
+
+
+def _recorded_basis(stored: dict[str, Any], stored_path: Path) -> _Basis:
+    """The prices, seed and resamples the report says it was computed with (a report of an
+    older version records none: the defaults)."""
+    basis = stored.get("basis")
+    if not isinstance(basis, dict):
+        prices = load_prices()
+        said = f"the default prices ({prices.source}) and seed {DEFAULT_SEED}"
+        return _Basis(prices, DEFAULT_SEED, DEFAULT_RESAMPLES, f"{said}: the report records none")
+    prices = prices_from_json(basis.get("prices"), f"{stored_path}: basis.prices")
+    seed, resamples = basis.get("seed"), basis.get("resamples")
+    if not isinstance(seed, int) or not isinstance(resamples, int) or resamples < 1:
+        raise ConfigError(f"{stored_path}: basis needs an integer seed and resamples")
+    source = basis["prices"].get("file") or "no file"
+    said = f"the prices recorded in {stored_path} (read from {source}), seed {seed}"
+    return _Basis(prices, seed, resamples, said)
+
+
+def _summary_mismatches(run_dir: Path) -> tuple[list[str], str | None]:
+    """The report's numbers that no longer recompute, and what they were recomputed with."""
     stored_path = run_dir / REPORT_JSON
     if not stored_path.exists():
-        return []
+        return [], None
     try:
         stored = json.loads(stored_path.read_text(encoding="utf-8"))
+        basis = _recorded_basis(stored, stored_path)
     except (OSError, ValueError) as exc:
-        return [f"{stored_path} cannot be read ({exc})"]
-    # the report's own comparison and agreement runs (seed and prices: the defaults)
+        return [f"{stored_path} cannot be read ({exc})"], None
+    except ConfigError as exc:
+        return [f"its numbers cannot be recomputed: {exc}"], None
+    # the report's own comparison and agreement runs, prices and seed
     other = (stored.get("comparison") or {}).get("other_run")
     online = (stored.get("agreement") or {}).get("online_run")
     try:
@@ -118,17 +154,23 @@ def _summary_mismatches(run_dir: Path) -> list[str]:
             run_dir,
             compare=Path(other) if other else None,
             agreement_with=Path(online) if online else None,
+            prices=basis.prices,
+            seed=basis.seed,
+            resamples=basis.resamples,
         )
     except EvaluatorError as exc:
-        return [f"{stored_path}: its numbers cannot be recomputed: {exc}"]
+        return [f"{stored_path}: its numbers cannot be recomputed: {exc}"], basis.said
     fresh = json.loads(json.dumps(summary.to_json()))
+    # the stored basis is what was used; only the numbers are compared
+    fresh["basis"] = stored.get("basis")
     # headline numbers (sr, counts.success) before the breakdowns' depths
     differ = sorted(_json_diff(stored, fresh), key=lambda p: p.count(".") + p.count("["))
-    return [
+    out = [
         f"{stored_path}: {name} no longer recomputes from the results "
         f"(stored {_pick(stored, name)!r}, now {_pick(fresh, name)!r})"
         for name in differ[:20]
     ] + ([f"{stored_path}: and {len(differ) - 20} more numbers"] if len(differ) > 20 else [])
+    return out, basis.said
 
 
 def _pick(data: Any, path: str) -> Any:
@@ -184,6 +226,7 @@ def verify_run(run_dir: Path) -> Verification:
     for result in results:
         steps = store.read_steps(result.task_id)
         mismatches.extend(result_mismatches(result, steps, str(run_dir / RESULTS_FILE)))
-    mismatches.extend(_summary_mismatches(run_dir))
+    numbers, basis = _summary_mismatches(run_dir)
+    mismatches.extend(numbers)
     suite_hash = manifest.get("suite", {}).get("hash") if manifest else None
-    return Verification(run_dir, len(results), suite_hash, tuple(mismatches))
+    return Verification(run_dir, len(results), suite_hash, tuple(mismatches), basis)

@@ -314,9 +314,25 @@ class MergeNodes:
         return new, RestoreParts(graph.nodes, graph.edges, graph.pins)
 
 
+def _all_end_screens(graph: TaskGraph, members: Iterable[MemberRef]) -> bool:
+    """Whether each screen is the last its demonstration reached (the screen it ended on).
+
+    Only those make a DONE node: a screen split out of a DONE node that the demonstration
+    left again is an ordinary state.
+    """
+    last: dict[str, int] = {}
+    for node in graph.nodes:
+        for m in node.members:
+            last[m.demo_id] = max(last.get(m.demo_id, m.step), m.step)
+    return all(last.get(m.demo_id) == m.step for m in members)
+
+
 @dataclass(frozen=True, slots=True)
 class SplitMembers:
     """Move some members of a node into a new node.
+
+    The new node is DONE only when the node was DONE and every screen moved is the last
+    one of its demonstration; otherwise it is a state (START stays where it was).
 
     Each demonstrated action follows its screen: an edge whose supporting steps start (or
     end) on moved screens now starts (or ends) at the new node; an edge with supports on
@@ -347,7 +363,11 @@ class SplitMembers:
         new_node = replace(
             node,
             id=new_id,
-            kind=NodeKind.DONE if node.kind is NodeKind.DONE else NodeKind.STATE,
+            kind=(
+                NodeKind.DONE
+                if node.kind is NodeKind.DONE and _all_end_screens(graph, out)
+                else NodeKind.STATE
+            ),
             screenshot=f"nodes/{new_id}.png",
             hierarchy=f"nodes/{new_id}.xml" if node.hierarchy else None,
             members=out,

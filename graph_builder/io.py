@@ -30,6 +30,7 @@ from graph_builder.model import (
     Demonstration,
     DemoStatus,
     DeviceInfo,
+    GraphLayout,
     Observation,
     Step,
     Suite,
@@ -42,6 +43,7 @@ DEMO_FILE = "demo.json"
 TASK_FILE = "task.json"
 SUITE_FILE = "suite.json"
 GRAPH_FILE = "graph.json"
+LAYOUT_FILE = "layout.json"  # where the graph editor draws the nodes; rebuilds keep it
 STEPS_DIR = "steps"
 NODES_DIR = "nodes"
 # A suite may ship its demonstrations inside itself (<suite>/demos/, like the sample suite).
@@ -381,6 +383,21 @@ def save_graph(graph: TaskGraph, folder: Path) -> Path:
     """Write graph.json atomically; node images are written by the builder beforehand."""
     path = Path(folder) / GRAPH_FILE
     atomic_write_json(path, graph.to_json())
+    return path
+
+
+def load_layout(task_dir: Path) -> GraphLayout | None:
+    """``<task_dir>/layout.json``, or None when there is none (FormatError when unreadable)."""
+    path = Path(task_dir) / LAYOUT_FILE
+    if not path.exists():
+        return None
+    return _load(path, GraphLayout.from_json)
+
+
+def save_layout(layout: GraphLayout, task_dir: Path) -> Path:
+    """Write layout.json atomically (the caller holds the suite's lock)."""
+    path = Path(task_dir) / LAYOUT_FILE
+    atomic_write_json(path, layout.to_json())
     return path
 
 

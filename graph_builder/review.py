@@ -328,9 +328,11 @@ def review_graph(
     constraints: Sequence[Constraint] = (),
     margin: float = DEFAULT_MARGIN,
     sample: int = DEFAULT_SAMPLE,
+    progress: Callable[[int, int], None] | None = None,
 ) -> GraphReview:
     """Possible merges, mixed and split nodes of a built graph; ``screens`` gives each
-    member's recorded screen (None when it is not at hand)."""
+    member's recorded screen (None when it is not at hand). ``progress(done, total)`` is
+    called after each node and each pair of nodes is looked at."""
     if margin < 0 or sample < 2:
         raise ValueError("the margin must not be negative and the sample at least 2")
     reviewer = _Reviewer(screens, settings, margin, sample)
@@ -338,14 +340,22 @@ def review_graph(
     pairs: list[PossibleMerge] = []
     mixed: list[MixedNode] = []
     split: list[SplitNodes] = []
+    n = len(graph.nodes)
+    total, done = n + n * (n - 1) // 2, 0
     for node in graph.nodes:
         node_mixed, nearly_split = reviewer.inside(node, decided)
         mixed += [node_mixed] if node_mixed is not None else []
         pairs += nearly_split
+        done += 1
+        if progress is not None:
+            progress(done, total)
     for x, y in itertools.combinations(graph.nodes, 2):
         same, pair = reviewer.between(x, y, decided)
         split += [same] if same is not None else []
         pairs += [pair] if pair is not None else []
+        done += 1
+        if progress is not None:
+            progress(done, total)
     pairs.sort(key=lambda p: (p.distance, p.kind != PairKind.KEPT_APART, -p.verdict.score))
     return GraphReview(
         graph.task_id, tuple(pairs), tuple(mixed), tuple(split), tuple(reviewer.unreadable)

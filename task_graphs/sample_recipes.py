@@ -228,9 +228,14 @@ def offline(
     *paths: Path,
     max_steps: int = 15,
     success: SuccessCriteria | None = None,
+    intent: str | None = None,
+    clarifications: tuple[str, ...] = (),
+    answers: tuple[str, ...] = (),
 ) -> Recipe:
     """An offline task; with ``success`` it carries online criteria too, so that both
-    protocols can score it (``eval --protocol online --tasks ...``)."""
+    protocols can score it (``eval --protocol online --tasks ...``). ``intent`` is what the
+    person really wants (a simulated user answers from it), ``clarifications`` what they
+    reply when asked, ``answers`` what a question about the phone is answered with."""
     task = Task(
         id=task_id,
         instruction=said,
@@ -241,6 +246,9 @@ def offline(
         labels=labels,
         reset=reset,
         success=success,
+        intent=intent,
+        clarifications=clarifications,
+        answers=answers,
     )
     return Recipe(task, paths)
 
@@ -255,6 +263,8 @@ def online(
     solution: Path,
     *,
     max_steps: int = 15,
+    intent: str | None = None,
+    answers: tuple[str, ...] = (),
 ) -> Recipe:
     task = Task(
         id=task_id,
@@ -266,6 +276,8 @@ def online(
         labels=labels,
         reset=in_app(app, *SYSTEM_DEFAULTS),
         success=success,
+        intent=intent,
+        answers=answers,
     )
     return Recipe(task, (solution,))
 
@@ -957,7 +969,165 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
     ),
 )
 
-RECIPES: tuple[Recipe, ...] = tuple(sorted(OFFLINE_RECIPES + ONLINE_RECIPES, key=lambda r: r.id))
+# Tasks that cannot be done right without asking: the phone holds two of what the person
+# names (two children, two doctors, two prescriptions, several cities, any alarm time).
+# Their scripted clarifications say which; their intent lets a simulated user say it.
+ASKING_RECIPES: tuple[Recipe, ...] = (
+    offline(
+        "refill_my_pills",
+        "refill my pills",
+        "In CarePlus Pharmacy, refill Lisinopril 10 mg and place the order.",
+        PHARMACY,
+        in_app(PHARMACY),
+        _labels(LIFE, "elliptical", AMBIGUOUS),
+        (
+            tap_desc("Refill Lisinopril 10 mg"),
+            tap_desc("Cart, 1 item"),
+            tap("Place order"),
+            tap("Pay"),
+            done(),
+        ),
+        (
+            tap("Lisinopril 10 mg"),
+            tap("Add to cart"),
+            tap_desc("Cart, 1 item"),
+            tap("Place order"),
+            tap("Pay"),
+            done(),
+        ),
+        (tap("Lisinopril 10 mg"), tap("Buy now"), tap("Place order"), tap("Pay"), done()),
+        intent="Refill my blood pressure pills, the Lisinopril; the Metformin still lasts.",
+        clarifications=("The blood pressure ones.",),
+    ),
+    offline(
+        "call_my_child",
+        "give my child a ring",
+        "Call Son (Tom) with the Phone app.",
+        DIALER,
+        from_home(),
+        _labels(SOCIAL, "canonical", AMBIGUOUS),
+        (tap("Phone"), tap_desc("Call Son (Tom)"), done()),
+        (tap("Phone"), tap_desc("Recents"), tap_desc("Call Son (Tom)"), done()),
+        (tap("Messages"), tap("Son (Tom)"), tap_desc("Call"), done()),
+        intent="Call my son Tom, not my daughter Emma.",
+        clarifications=("My boy, Tom.",),
+    ),
+    offline(
+        "call_the_doctor",
+        "call the doctor for me",
+        "In Contacts, call Dr. Patel (Cardiology).",
+        CONTACTS,
+        in_app(CONTACTS),
+        _labels(SOCIAL, "canonical", AMBIGUOUS),
+        (tap("Dr. Patel (Cardiology)"), tap_desc("Call"), done()),
+        (
+            tap("Search contacts"),
+            type_text("patel"),
+            tap("Dr. Patel (Cardiology)"),
+            tap_desc("Call"),
+            done(),
+        ),
+        (
+            tap("Search contacts"),
+            type_text("dr"),
+            tap("Dr. Patel (Cardiology)"),
+            tap_desc("Call"),
+            done(),
+        ),
+        intent="Call my heart doctor, Dr. Patel, not Dr. Lee.",
+        clarifications=("The heart doctor.",),
+    ),
+    offline(
+        "weather_at_sister",
+        "is it cold where my sister is?",
+        "In Weather, tap Change city and choose Lakewood.",
+        WEATHER,
+        in_app(WEATHER),
+        _labels(INFO, "narrative", UNDERSPECIFIED),
+        (tap_desc("Change city"), tap("Lakewood"), done()),
+        (tap("Springfield"), tap("Lakewood"), done()),
+        (
+            tap_desc("Change city"),
+            tap("Riverside"),
+            tap_desc("Change city"),
+            tap("Lakewood"),
+            done(),
+        ),
+        intent="See the weather in Lakewood, where my sister lives.",
+        clarifications=("She lives in Lakewood.",),
+    ),
+    offline(
+        "set_an_alarm",
+        "set an alarm for tomorrow",
+        "In Clock, add an alarm for 8:00 AM.",
+        CLOCK,
+        in_app(CLOCK),
+        _labels(TOOL, "canonical", UNDERSPECIFIED),
+        (tap_desc("Add alarm"), tap_desc("Increase hour"), tap("OK"), done()),
+        (tap_desc("Add alarm"), tap_desc("Hour"), type_text("8"), tap("OK"), done()),
+        (
+            tap_desc("Clock"),
+            tap_desc("Alarm"),
+            tap_desc("Add alarm"),
+            tap_desc("Increase hour"),
+            tap("OK"),
+            done(),
+        ),
+        intent="An alarm at eight in the morning.",
+        clarifications=("Eight o'clock, in the morning.",),
+    ),
+)
+
+# Questions about the phone: the task ends in an answer, checked against ``answers`` (one
+# of them online, on the phone).
+ANSWER_RECIPES: tuple[Recipe, ...] = (
+    offline(
+        "doctor_day",
+        "what day do I see the doctor?",
+        "In Messages, open Dr. Lee's message and say when the appointment is.",
+        MESSAGES,
+        from_home(),
+        _labels(INFO, "canonical"),
+        (tap("Messages"), tap("Dr. Lee"), done()),
+        (tap("Contacts"), tap("Dr. Lee"), tap_desc("Text"), done()),
+        (open_shade(), tap("Dr. Lee"), done()),
+        intent="Know the day and time of my appointment with Dr. Lee.",
+        answers=("Tuesday",),
+    ),
+    online(
+        "whats_rita_number",
+        "what's Rita's number, I need to write it down",
+        "In Contacts, open Neighbor (Rita) and say her phone number.",
+        CONTACTS,
+        _labels(INFO, "compound"),
+        _criteria(
+            "Neighbor (Rita)'s contact card shows her number (202) 555-0117.",
+            "Neighbor (Rita)",
+            "(202) 555-0117",
+            activity=CONTACT_CARD,
+        ),
+        (tap("Search contacts"), type_text("rita"), tap("Neighbor (Rita)"), done()),
+        intent="Hear my neighbour Rita's phone number so I can write it down.",
+        answers=("555-0117",),
+    ),
+    offline(
+        "my_phone_number",
+        "what is my own phone number?",
+        "In Settings, open About phone and say the phone number.",
+        SETTINGS,
+        in_app(SETTINGS),
+        _labels(INFO, "canonical"),
+        (swipe_up(), swipe_up(), tap("About phone"), done()),
+        (tap("Search Settings"), type_text("number"), tap("Phone number"), done()),
+        (tap("Search Settings"), type_text("about"), tap("About phone"), done()),
+        intent="Hear the number of this phone.",
+        answers=("555-0199",),
+    ),
+)
+
+RECIPES: tuple[Recipe, ...] = tuple(
+    sorted(OFFLINE_RECIPES + ASKING_RECIPES + ANSWER_RECIPES + ONLINE_RECIPES, key=lambda r: r.id)
+)
 
 
 def recipe(task_id: str) -> Recipe:

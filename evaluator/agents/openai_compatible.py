@@ -23,7 +23,7 @@ from evaluator.agents.families import (
     Parsed,
     get_family,
 )
-from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig, image_part
+from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig, screen_part
 from evaluator.errors import AgentError, ConfigError
 from evaluator.prompts import load_prompt, render
 from graph_builder.errors import FormatError
@@ -108,12 +108,13 @@ class OpenAICompatibleAgent(BaseAgent):
 
     def image_content(self, observation: AgentObservation) -> tuple[dict[str, Any], Size]:
         try:
-            image = observation.screen.image()
+            return screen_part(
+                observation.screen, max_side=self.max_image_side, fmt=self.image_format
+            )
         except FormatError as exc:
             raise AgentError(
                 f"step {observation.step} of {observation.task_id} has no usable screenshot: {exc}"
             ) from exc
-        return image_part(image, max_side=self.max_image_side, fmt=self.image_format)
 
     def step(self, observation: AgentObservation) -> AgentStep:
         image, sent = self.image_content(observation)

@@ -23,6 +23,7 @@ from evaluator.language.attribution import (
     interactions,
     observations,
 )
+from evaluator.language.distribution_figures import distribution_plots
 from evaluator.language.failures import FailureAnalysis, failure_analysis
 from evaluator.language.instructions import (
     InstructionSet,
@@ -34,9 +35,9 @@ from evaluator.language.instructions import (
     suite_instructions,
 )
 from evaluator.language.proposals import DimensionAgreement, label_agreement
+from evaluator.plots import svg_text
 from evaluator.run_store import RunStore
 from evaluator.stats import ContingencyTest
-from evaluator.svg import bar_chart
 from graph_builder.io import atomic_write_text
 
 
@@ -150,36 +151,14 @@ def _instructions(a: Analysis) -> list[Block]:
             _stat_rows(s, a.comparison.stats_b if a.comparison else None),
         ),
     ]
-    out.append(
-        Chart(
-            "language_lengths",
-            "Instruction length (characters)",
-            bar_chart(
-                "Instruction length (characters)",
-                [(k, v / s.n, f"{v} ({percent(v / s.n)})") for k, v in s.length_bins.items()],
-                alt=(
-                    [v / a.comparison.stats_b.n for v in a.comparison.stats_b.length_bins.values()]
-                    if a.comparison
-                    else None
-                ),
-            ),
-        )
+    c = a.comparison
+    plots = distribution_plots(
+        (a.suite, s),
+        (c.name_b, c.stats_b) if c else None,
+        other_labelled=bool(c.labels) if c else True,
     )
-    for dim, shares in s.labels.items():
-        if shares:
-            out.append(
-                Chart(
-                    f"language_{dim}",
-                    f"{dim} labels",
-                    bar_chart(
-                        f"{dim} (share of instructions)",
-                        [
-                            (k, v.share, f"{v.count} ({percent(v.share)})")
-                            for k, v in shares.items()
-                        ],
-                    ),
-                )
-            )
+    for plot in plots:
+        out += [Chart(plot.name, plot.title, svg_text(plot)), ("p", plot.caption)]
     return out
 
 

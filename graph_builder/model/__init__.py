@@ -7,8 +7,8 @@ its document and ``source`` the file, for error messages. Top-level documents (d
 task.json, suite.json, graph.json) carry ``schema_version``; ``graph_builder.io`` checks it.
 
 One module per concept: ``geometry`` (screen spaces, bounds), ``actions``,
-``demonstrations``, ``tasks`` (tasks and suites), ``graphs`` and ``links`` (merge
-constraints); ``ids`` checks the ids that
+``demonstrations``, ``tasks`` (tasks and suites), ``graphs``, ``links`` (merge
+constraints) and ``layouts`` (where the editor draws nodes); ``ids`` checks the ids that
 become folder names. Import the names from here.
 
 Coordinates: actions are stored in the pixels of the screen they were taken on, together
@@ -44,6 +44,7 @@ from graph_builder.model.graphs import (
     TaskGraph,
 )
 from graph_builder.model.ids import validate_id
+from graph_builder.model.layouts import GraphLayout, NodePlace
 from graph_builder.model.links import Constraint, ConstraintSet, LinkKind, now_utc
 from graph_builder.model.tasks import (
     DEFAULT_RESET_SETTINGS,
@@ -78,6 +79,8 @@ __all__ = [
     "Bounds",
     "Constraint",
     "ConstraintSet",
+    "GraphLayout",
+    "NodePlace",
     "DemoStatus",
     "Demonstration",
     "DeviceInfo",

@@ -277,6 +277,8 @@ class Task:
     answers: tuple[str, ...] = ()
     # what the user replies, in order, when the agent asks (``ask_user``)
     clarifications: tuple[str, ...] = ()
+    # what the user really wants, hidden from the agent: a simulated user answers from it
+    intent: str | None = None
     schema_version: int = SCHEMA_VERSION
 
     def __post_init__(self) -> None:
@@ -310,6 +312,7 @@ class Task:
             # written only when set, so tasks without them keep their files unchanged
             **({"answers": list(self.answers)} if self.answers else {}),
             **({"clarifications": list(self.clarifications)} if self.clarifications else {}),
+            **({"intent": self.intent} if self.intent else {}),
         }
 
     @classmethod
@@ -329,6 +332,7 @@ class Task:
             success=r.optional("success", SuccessCriteria.from_json),
             answers=r.str_list("answers"),
             clarifications=r.str_list("clarifications"),
+            intent=r.get("intent", str, default=None, null=True),
         )
 
 

@@ -20,7 +20,6 @@ from typing import Any
 
 from PySide6.QtCore import QFileSystemWatcher, QSettings, Qt, QTimer, Signal, Slot
 from PySide6.QtGui import QKeySequence, QShortcut, QShowEvent
-from PySide6.QtSvgWidgets import QSvgWidget
 from PySide6.QtWidgets import (
     QAbstractItemView,
     QCheckBox,
@@ -62,6 +61,7 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import Labels, Suite, Task
 from recorder_app.qt.dialogs import show_problem
 from recorder_app.qt.eval_panel.settings import suite_choices
+from recorder_app.qt.figure_widget import figure_widget
 from recorder_app.qt.proposal_runner import ProposalRunner
 from recorder_app.recording.workspace import Workspace
 
@@ -116,11 +116,9 @@ class StatisticsView(QScrollArea):
         layout = QVBoxLayout(body)
         for block in blocks(analyze(folder)):
             if isinstance(block, Chart):
-                svg = QSvgWidget()
-                svg.load(block.svg.encode("utf-8"))
-                svg.setFixedSize(svg.renderer().defaultSize())
-                svg.setToolTip(block.title)
-                layout.addWidget(svg)
+                layout.addWidget(
+                    figure_widget(block.svg.encode("utf-8"), block.title, self.logicalDpiX())
+                )
             elif isinstance(block, Table):
                 layout.addWidget(_table_label(block))
             else:

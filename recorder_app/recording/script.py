@@ -31,6 +31,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from devices.device import Device
+from devices.device_lock import DeviceLock, lock_address
 from graph_builder.model import Action, ActionType, Demonstration, ResetRecipe, Task
 from recorder_app.errors import RecordingError
 from recorder_app.recording.session import SETTLE_TIMEOUT_S, PendingStep, RecordingSession
@@ -56,6 +57,7 @@ def record_script(
     settle_timeout: float = SETTLE_TIMEOUT_S,
     max_steps: int = DEFAULT_MAX_STEPS,
     after_action: Callable[[Action], None] | None = None,
+    owner: str = "a scripted recording",
 ) -> Demonstration:
     """Record one demonstration of ``task`` on ``device``, choosing every action with
     ``script``; returns the finished demonstration.
@@ -65,7 +67,46 @@ def record_script(
     ``after_action`` runs after each action was performed, before the next screen is
     captured (e.g. to move a simulated clock on). An exception from the script or the
     device leaves the demonstration on disk, marked incomplete, as a crash would.
+
+    The phone's device lock (``devices.device_lock``) is held from the reset to the end,
+    as the Record tab and an online run hold it; a phone held elsewhere raises
+    ``DeviceBusyError`` naming its holder, before anything is reset or written.
     """
+    lock = DeviceLock(
+        lock_address(device), owner=owner, command=f"scripted demo of {task.id} → {demos_root}"
+    )
+    with lock:
+        return _record(
+            device,
+            demos_root,
+            task,
+            script,
+            reset=reset,
+            demo_id=demo_id,
+            annotator=annotator,
+            source=source,
+            clock=clock,
+            settle_timeout=settle_timeout,
+            max_steps=max_steps,
+            after_action=after_action,
+        )
+
+
+def _record(
+    device: Device,
+    demos_root: Path,
+    task: Task,
+    script: Script,
+    *,
+    reset: ResetRecipe | None,
+    demo_id: str | None,
+    annotator: str,
+    source: str,
+    clock: Callable[[], float],
+    settle_timeout: float,
+    max_steps: int,
+    after_action: Callable[[Action], None] | None,
+) -> Demonstration:
     session = RecordingSession.start(
         device,
         demos_root,

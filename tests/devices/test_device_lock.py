@@ -9,14 +9,17 @@ from pathlib import Path
 
 import pytest
 
+from devices.android import AndroidDevice, adb_client
 from devices.device_lock import (
     DeviceBusyError,
     DeviceLock,
     DeviceLocks,
     device_holder,
+    lock_address,
     lock_name,
     runtime_dir,
 )
+from virtual_phone import fast_phone, running_server
 
 HOLD = """
 import sys
@@ -79,9 +82,47 @@ def test_several_devices_are_taken_all_together_or_not_at_all(tmp_path: Path) ->
     assert device_holder("a", folder=tmp_path) is None
 
 
-def test_lock_files_are_per_serial_and_per_remote_server(monkeypatch, tmp_path: Path) -> None:
-    assert lock_name("virtual-1") == "device-virtual-1.lock"
-    assert lock_name("192.168.1.20:5555") == "device-192.168.1.20_5555.lock"
+def test_lock_files_are_per_serial_and_per_adb_server(monkeypatch, tmp_path: Path) -> None:
+    monkeypatch.delenv("ANDROID_ADB_SERVER_PORT")
+    assert lock_name("virtual-1") == "device-virtual-1@127.0.0.1_5037.lock"
+    assert lock_name("192.168.1.20:5555") == "device-192.168.1.20_5555@127.0.0.1_5037.lock"
+    monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", "5038")
+    assert lock_name("virtual-1") == "device-virtual-1@127.0.0.1_5038.lock"
     assert lock_name("emulator-5554@farm-2:5037") != lock_name("emulator-5554@farm-3:5037")
     monkeypatch.setenv("ELDERBENCH_RUNTIME_DIR", str(tmp_path / "rt"))
     assert runtime_dir() == tmp_path / "rt"
+
+
+def test_one_serial_on_two_adb_servers_is_two_devices_and_one_server_one(
+    monkeypatch, tmp_path: Path
+) -> None:
+    """Two virtual phone servers on two ports, each with its "virtual-1": two phones, each
+    with its own lock; the same phone written as a bare serial (the local server is the
+    one ANDROID_ADB_SERVER_PORT names), as localhost or as 127.0.0.1 is one."""
+    with (
+        running_server(phones=[fast_phone("virtual-1")]) as a,
+        running_server(phones=[fast_phone("virtual-1")]) as b,
+    ):
+        on_a = AndroidDevice("virtual-1", client=adb_client(port=a.port))
+        on_b = AndroidDevice("virtual-1", client=adb_client(port=b.port))
+        assert lock_address(on_a) == f"virtual-1@127.0.0.1:{a.port}"
+        monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(a.port))
+        with DeviceLock("virtual-1", owner="the Record tab", command="demo", folder=tmp_path):
+            for same in (lock_address(on_a), f"virtual-1@localhost:{a.port}"):
+                with pytest.raises(DeviceBusyError, match="in use by the Record tab"):
+                    DeviceLock(
+                        same, owner="elderbench eval", command="run", folder=tmp_path
+                    ).acquire()
+            # the phone of the other server is free, under either way of writing it
+            assert device_holder(lock_address(on_b), folder=tmp_path) is None
+            locks = DeviceLocks.take(
+                [lock_address(on_b)], owner="elderbench eval", command="run", folder=tmp_path
+            )
+            monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(b.port))
+            held = device_holder("virtual-1", folder=tmp_path)
+            assert held is not None and held.owner == "elderbench eval"
+            locks.release()
+            with DeviceLock("virtual-1", owner="another studio", command="demo", folder=tmp_path):
+                monkeypatch.setenv("ANDROID_ADB_SERVER_PORT", str(a.port))
+                held = device_holder("virtual-1", folder=tmp_path)
+                assert held is not None and held.owner == "the Record tab"

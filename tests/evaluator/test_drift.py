@@ -26,7 +26,8 @@ from virtual_phone import fast_phone, running_server
 
 SUITE = Path(str(files("task_graphs") / "sample"))
 UPDATED = {"com.android.settings": 2, "com.elderphone.pharmacy": 2}
-# The sample tasks with a graph that run in Settings or Pharmacy.
+# Sample tasks with a graph that run in Settings or Pharmacy (refill_my_pills and
+# my_phone_number repeat the paths of bp_pills_out and my_number, and are left out).
 ON_UPDATED_APPS = (
     "bp_pills_out",
     "font_bigger",

@@ -21,6 +21,7 @@ from evaluator.manifest import (
     changed_files,
     device_fingerprint,
     essentials,
+    essentials_json,
     read_manifest,
     suite_hash,
     suite_record,
@@ -30,6 +31,8 @@ from evaluator.manifest import (
 )
 from evaluator.prompts import load_prompt
 from evaluator.runner import RunConfig, RunStarted, TaskFinished, iter_run, run_suite
+from graph_builder.io import load_suite_tasks
+from graph_builder.model import EvalProtocol
 from graph_builder.screen import Screen
 from tests.evaluator import test_online
 from tests.evaluator.fake_llm_server import FakeLLMServer, reply
@@ -145,7 +148,8 @@ def test_verify_passes_on_a_fresh_offline_run_and_report_shows_the_manifest(
     capsys.readouterr()
     assert main(["verify", str(out)]) == 0
     said = capsys.readouterr().out
-    assert said.startswith(f"verified: {out} (18 tasks, suite {suite_hash(suite)})")
+    offline = sum(1 for t in load_suite_tasks(suite) if t.protocol is EvalProtocol.OFFLINE)
+    assert said.startswith(f"verified: {out} ({offline} tasks, suite {suite_hash(suite)})")
     assert main(["report", str(out)]) == 0
     printed = capsys.readouterr().out
     assert f"suite ElderBench Studio sample: {suite_hash(suite)}" in printed
@@ -202,6 +206,24 @@ def test_verify_names_a_success_whose_trace_does_not_end_in_done(suite, tmp_path
         "task font_bigger is a success in results.jsonl but the last step of its trace is back"
         in (capsys.readouterr().out)
     )
+
+
+def test_verify_takes_a_report_from_before_the_asking_counts_and_names_a_lost_number(
+    suite, tmp_path, capsys
+):
+    out = tmp_path / "run"
+    assert eval_offline(suite, out, "--tasks", "font_bigger") == 0
+    report = out / "report.json"
+    stored = json.loads(report.read_text(encoding="utf-8"))
+    older = {k: v for k, v in stored.items() if k not in ("asking", "user_cost")}
+    del older["tokens"]["user_input"]
+    report.write_text(json.dumps(older), encoding="utf-8")
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0  # numbers it did not have are not differences
+    stored["bogus_number"] = 3  # a number the fresh summary does not give is one
+    report.write_text(json.dumps(stored), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    assert "report.json: bogus_number no longer recomputes" in capsys.readouterr().out
 
 
 def test_a_resume_keeps_the_manifest_and_reports_a_changed_suite(suite, tmp_path):
@@ -317,3 +339,79 @@ def test_an_online_runs_manifest_fingerprints_the_phone_with_app_versions(
         "device virtual-1: ElderPhone Virtual, Android 14, 1080x2400; com.android.settings 14 (34)"
         in (capsys.readouterr().out)
     )
+
+
+def test_report_shows_the_manifest_under_its_table_and_in_its_json(suite, tmp_path, capsys):
+    out = tmp_path / "run"
+    assert eval_offline(suite, out) == 0
+    manifest = read_manifest(out)
+    capsys.readouterr()
+    assert main(["report", str(out), "--json"]) == 0
+    printed = json.loads(capsys.readouterr().out)
+    assert printed["manifest"] == essentials_json(manifest)
+    assert printed["manifest"]["suite_hash"] == suite_hash(suite)
+    # report.json stays the summary alone: verify recomputes it
+    assert "manifest" not in json.loads((out / "report.json").read_text(encoding="utf-8"))
+    md = (out / "report.md").read_text(encoding="utf-8")
+    overview = md.split("## Overview")[1]
+    table_end = overview.index("\n\n", overview.index("|---"))
+    pinned = f"Manifest: elderbench {manifest['tool']['version']} ("
+    assert overview[table_end:].lstrip().startswith(pinned)
+    assert suite_hash(suite).removeprefix("sha256:")[:12] in overview[table_end:].split("\n")[2]
+    html = (out / "report.html").read_text(encoding="utf-8")
+    assert html.index(pinned) > html.index("<table>")
+
+
+def test_verify_recomputes_with_the_prices_the_run_recorded_and_names_a_changed_price(
+    tmp_path, capsys
+):
+    prices = tmp_path / "lab_prices.json"
+    table = {"currency": "EUR", "models": {"lab-model-7b": {"input": 4.0, "output": 20.0}}}
+    prices.write_text(json.dumps(table), encoding="utf-8")
+    out = tmp_path / "run"
+    with FakeLLMServer([reply('{"action": "done"}', 1000, 100)]) as server:
+        config = tmp_path / "agent.json"
+        config.write_text(json.dumps({"base_url": server.base_url, "model": "lab-model-7b"}))
+        code = main(
+            [
+                *("eval", "--suite", str(SAMPLE), "--protocol", "offline"),
+                *("--agent", "openai", "--agent-config", str(config), "--out", str(out)),
+                *("--tasks", "font_bigger", "--prices", str(prices)),
+            ]
+        )
+    assert code == 0
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["cost"] == pytest.approx((1000 * 4.0 + 100 * 20.0) / 1_000_000)
+    assert report["basis"]["prices"]["file"] == str(prices)
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"recomputed with the prices recorded in {out / 'report.json'}" in said
+    assert f"(read from {prices}), seed 0" in said
+    # a price changed in what the run recorded: the cost no longer recomputes
+    report["basis"]["prices"]["models"]["lab-model-7b"]["input"] = 5.0
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    said = capsys.readouterr().out
+    assert re.search(r"json: cost no longer recomputes from the results \(stored 0.006", said)
+
+
+def test_verify_recomputes_a_comparison_with_the_seed_the_report_used(suite, tmp_path, capsys):
+    out, other = tmp_path / "run", tmp_path / "other"
+    assert eval_offline(suite, out) == 0
+    assert eval_offline(suite, other) == 0
+    # the other run fails half its tasks, so the bootstrap's interval depends on the seed
+    results = other / "results.jsonl"
+    lines = [json.loads(line) for line in results.read_text(encoding="utf-8").splitlines()]
+    for data in lines[::2]:
+        data["status"], data["success"], data["reason"] = "failure", False, "edited"
+    results.write_text("".join(json.dumps(d) + "\n" for d in lines), encoding="utf-8")
+    assert main(["report", str(out), "--compare", str(other), "--seed", "7"]) == 0
+    capsys.readouterr()
+    assert main(["verify", str(out)]) == 0
+    assert "seed 7" in capsys.readouterr().out
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    report["basis"]["seed"] = 8
+    (out / "report.json").write_text(json.dumps(report), encoding="utf-8")
+    assert main(["verify", str(out)]) == 1
+    assert "report.json: comparison." in capsys.readouterr().out

@@ -34,7 +34,7 @@ from graph_builder.model import Action, ResetRecipe, SuccessCriteria, Task
 from graph_builder.similarity import SimilaritySettings
 from recorder_app.recording.script import record_script
 from recorder_app.recording.session import PendingStep
-from tests.evaluator.fake_llm_server import FakeLLMServer, reply
+from tests.evaluator.fake_llm_server import FakeLLMServer, reply, status
 from virtual_phone import fast_phone, running_server
 
 SETTINGS = "com.android.settings"
@@ -237,6 +237,53 @@ def test_vlm_judge_and_human_verdicts_online(recorded, tmp_path, phone_port):
     assert summary.judge_agreement["rule"]["kappa"] is None  # one answer each: undefined
     assert [d["judge"] for d in summary.judge_disagreements] == ["vlm"]
     assert summary.judge_agreement["vlm"]["rate"] == 0.0
+
+
+def test_judge_retries_and_backoff_are_recorded_and_reported_beside_the_agents(
+    recorded, tmp_path, phone_port, capsys
+):
+    """A judge call's failed attempts and backoff are recorded as an agent call's are
+    (``retry_seconds``), for a call answered in the end and for one that gave up while
+    judging again, and the report shows them beside the agent's, each with its base."""
+    suite, demos = recorded
+    judge = {"model": "judge", "retries": 1, "backoff": 0.4, "timeout": 5}
+    verdict = reply('{"verdict": "success", "reason": "Large"}', 600, 10)
+    with FakeLLMServer([status(503), verdict]) as server:
+        judge["base_url"] = server.base_url
+        run_suite(
+            online(
+                suite,
+                tmp_path / "run",
+                demos=demos,
+                judges=("rule", "vlm"),
+                judge_config={"vlm": judge},
+            )
+        )
+    result = RunStore.open(tmp_path / "run").results()[0]
+    assert result.success, result.reason
+    vlm = [v for v in result.verification if v.judge == "vlm"][0]
+    assert vlm.retry_seconds >= 0.4  # the wait after the 503
+    assert result.judge_usage == (TokenUse("judge", 600, 10, vlm.retry_seconds),)
+    assert result.retry_seconds == 0.0  # the agent (replay) made no call
+
+    with FakeLLMServer([status(503)]) as server:
+        config = tmp_path / "judge.json"
+        config.write_text(json.dumps({"vlm": {**judge, "base_url": server.base_url}}))
+        assert elderbench_main(["judge", str(tmp_path / "run"), "--judge-config", str(config)]) == 0
+    again = RunStore.open(tmp_path / "run").results()[0]
+    assert (again.status.value, again.error_kind) == ("error", "judge")
+    gave_up = again.judge_usage[1].retry_seconds
+    assert gave_up >= 0.4 and [v.retry_seconds for v in again.verification] == [0.0, gave_up]
+    summary = summarize(tmp_path / "run").to_json()
+    assert summary["judge_retry_seconds"] == pytest.approx(vlm.retry_seconds + gave_up)
+    assert summary["judge_calls"] == 2 and summary["retry_seconds"] == 0.0
+    report = (tmp_path / "run" / "report.md").read_text(encoding="utf-8")
+    judged = f"{summary['judge_retry_seconds']:.2f}"
+    assert (
+        "Retries and backoff, errored tasks and failed calls included: the agent's calls "
+        f"0.00 s over all 1 tasks; the judges' calls {judged} s over their 2 calls "
+        "(re-judging included)."
+    ) in report
 
 
 def test_a_judge_without_a_verdict_is_a_judge_error_and_judge_reruns_only_judges(

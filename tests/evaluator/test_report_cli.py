@@ -8,8 +8,10 @@ import pytest
 from lxml import etree
 
 from elderbench.cli import main
+from evaluator.plots import svg_text
 from evaluator.records import TaskResult
-from evaluator.report import write_report
+from evaluator.report import CHART_DIMENSIONS, write_report
+from evaluator.run_figures import sr_by_label
 from evaluator.run_store import FailureTag, HumanVerdict, RunStore
 from evaluator.run_summary import Counts, summarize
 from evaluator.runner import RunConfig, run_suite
@@ -44,19 +46,20 @@ def test_report_files_with_charts_tables_and_comparison(two_runs):
     assert f"{other['successes']} of {other['n']} |" in text
     assert "| task002 | success (human) |" in text
     assert "Intent understanding / capability boundary" in text
-    for name in (
-        "sr_by_scenario",
-        "sr_by_syntax",
-        "sr_by_semantics",
-        "latency_vs_sr",
-        "failure_analysis",
-    ):
+    for name in ("sr_by_label", "latency_vs_sr", "failure_shares"):
         svg = etree.fromstring((original / f"report_{name}.svg").read_bytes())
         assert svg.tag.endswith("svg") and len(svg) > 2
         assert f"report_{name}.svg" in text
     html = page.read_text()
-    assert html.count("<svg") == 6 and "<table>" in html
+    assert html.count("<svg") == 3 and "<table>" in html
     etree.fromstring(html.encode(), etree.HTMLParser())
+    # the figure is the one `elderbench figures` draws of the two runs, inline in the page
+    runs = [("heuristic (original)", summary.to_json())]
+    runs.append(("heuristic (normalized)", summarize(normalized).to_json()))
+    same = svg_text(sr_by_label(runs, CHART_DIMENSIONS))
+    assert (original / "report_sr_by_label.svg").read_text() == same
+    assert same[same.index("<svg") :] in html
+    assert "SR of the evaluated tasks carrying each label (successes over n" in text
 
 
 def test_summary_numbers(two_runs):
@@ -70,6 +73,7 @@ def test_summary_numbers(two_runs):
         overridden=0,
         judge_errors=0,
         dirty_starts=0,
+        user_simulator_errors=0,
         unreadable_lines=0,
     )
     assert summary.sr_line == "SR 0.0% (0 of 10 evaluated)"
@@ -84,6 +88,8 @@ def test_summary_numbers(two_runs):
         "output": 0,
         "judge_input": 0,
         "judge_output": 0,
+        "user_input": 0,
+        "user_output": 0,
     }
     assert json.loads(json.dumps(data)) == data
 

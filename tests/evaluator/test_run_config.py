@@ -40,6 +40,7 @@ CHANGED = {
     "max_wait": 2.0,
     "record_screen": True,
     "hierarchy": "u2",
+    "user_simulator": {"base_url": "http://127.0.0.1:9/v1", "model": "older-adult"},
 }
 BASE = {"suite": Path("suite"), "out": Path("run"), "agent": "replay"}
 

@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from elderbench import __version__
 from elderbench.cli import main
-from evaluator.manifest import suite_hash
+from evaluator.manifest import essentials_json, read_manifest, suite_hash
 from evaluator.records import TaskResult
 from evaluator.run_store import RunStore
 from evaluator.run_summary import summarize
@@ -98,7 +99,10 @@ def test_csv_opens_with_one_header_and_reads_back_every_number(sample_tables, su
     assert all(len(r) == len(CSV_HEADER) for r in rows)
     values: dict[tuple[str, ...], float | None] = {}
     for table, run, versus, dimension, label, quantity, value in rows[1:]:
-        values[(table, run, versus, dimension, label, quantity)] = float(value) if value else None
+        if table != "manifest":  # text: what pins each run (tested apart)
+            values[(table, run, versus, dimension, label, quantity)] = (
+                float(value) if value else None
+            )
     for name in RUNS:
         s, key = summaries[name], ("main", _label(name), "", "", "")
         assert values[(*key, "sr")] == s["sr"]
@@ -109,7 +113,7 @@ def test_csv_opens_with_one_header_and_reads_back_every_number(sample_tables, su
         assert values[(*key, "sr_online")] is None
         canonical = s["breakdowns"]["syntax"]["canonical"]
         assert values[("labels", _label(name), "", "syntax", "canonical", "sr")] == canonical["sr"]
-        assert values[("labels", _label(name), "", "syntax", "canonical", "sr_evaluated")] == 4
+        assert values[("labels", _label(name), "", "syntax", "canonical", "sr_evaluated")] == 9
 
 
 def test_pairs_are_report_compare_numbers_holm_adjusted(sample_runs, sample_tables):
@@ -188,7 +192,7 @@ def test_latex_has_booktabs_structure_and_escapes_names(sample_runs):
     assert latex_escape(odd) in tex and odd not in tex
     assert r"\textless{}3\textgreater{}" in tex  # a bare "<" prints an inverted "!"
     # heuristic on normalized instructions: the best SR over its interval and count
-    assert r"{\textbf{33.3\%}} \\ {[16.3, 56.3]} \\ {(6 of 18)}" in tex
+    assert r"{\textbf{36.0\%}} \\ {[20.2, 55.5]} \\ {(9 of 25)}" in tex
     assert r"\caption{Success and cost of 4 run(s)}" in tex  # LaTeX numbers the tables
 
 
@@ -222,13 +226,13 @@ def test_other_task_sets_are_refused_unless_allowed_and_then_noted(sample_runs, 
     argv = ["eval", "--suite", str(SAMPLE), "--agent", "heuristic", "--mode", "tolerant"]
     argv += ["--protocol", "offline", "--tasks", "bp_pills_out", "call_daughter"]
     assert main([*argv, "--out", str(few), "--no-report"]) == 0
-    with pytest.raises(TableError, match="lacks 16 task") as refused:
+    with pytest.raises(TableError, match="lacks 23 task") as refused:
         build_tables([sample_runs[0], few], names={few: "few"})
     assert "--allow-different-tasks" in str(refused.value)
     tables = build_tables([sample_runs[0], few], names={few: "few"}, allow_different_tasks=True)
     assert tables.pairs[0]["pairs"] == 2  # the tasks both evaluated
     text = render(tables, "md")
-    assert "Note: few lacks 16 task(s) of heuristic (original): call_doctor_lee," in text
+    assert "Note: few lacks 23 task(s) of heuristic (original): call_doctor_lee," in text
     assert "differ in offline mode: heuristic (original) strict, few tolerant." in text
 
 
@@ -325,6 +329,87 @@ def test_readme_shows_what_the_command_makes(sample_runs):
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text(encoding="utf-8")
     made = render(build_tables(sample_runs), "md")
     ail = re.compile(r"\| (\*\*)?(<?[\d.]+)(\*\*)? \((\d+) steps\) \|")
+    # the tool's commit and Python change with every commit and machine
+    tool = re.compile(r"elderbench \S+ \([^)]*\), Python [\d.]+")
     start = readme.index("**Table 1: ")
     shown = readme[start : readme.index("\nAIL is measured time", start)]
-    assert ail.sub(r"| AIL (\4 steps) |", shown) == ail.sub(r"| AIL (\4 steps) |", made)
+    assert tool.sub("TOOL", ail.sub(r"| AIL (\4 steps) |", shown)) == tool.sub(
+        "TOOL", ail.sub(r"| AIL (\4 steps) |", made)
+    )
+
+
+# --------------------------------------------------------------------------- manifests
+
+
+def _pinned_run(sample_runs, tmp_path) -> Path:
+    """A copy of a sample run whose manifest names a model, a prompt, a seed and a device."""
+    run = tmp_path / "pinned"
+    shutil.copytree(sample_runs[0], run)
+    data = json.loads((run / "manifest.json").read_text(encoding="utf-8"))
+    data["models"] = {"agent": "gpt-4o-2024-08-06", "judge:vlm": None}
+    data["prompts"] = {"agent.system_template": {"hash": "sha256:" + "ab" * 32, "text": "Tap"}}
+    data["seeds"] = {"agent": 7}
+    data["devices"] = [
+        {
+            "serial": "emulator-5554",
+            "model": "Pixel 7",
+            "android_version": "14",
+            "width": 1080,
+            "height": 2400,
+            "packages": {"com.a": {"version_name": "2.0", "version_code": 20}, "com.b": None},
+        }
+    ]
+    (run / "manifest.json").write_text(json.dumps(data), encoding="utf-8")
+    return run
+
+
+def test_every_format_carries_the_manifest_under_each_table(sample_runs, tmp_path):
+    run = _pinned_run(sample_runs, tmp_path)
+    tables = build_tables([run, sample_runs[1]], names={run: "pinned_a"})
+    commit = read_manifest(run)["tool"]["commit"][:12]
+    note = f"Manifest of pinned_a: elderbench {__version__} ({commit}"
+    pinned = (
+        f"suite ElderBench Studio sample: {suite_hash(SAMPLE).removeprefix('sha256:')[:12]}; "
+        "models: agent gpt-4o-2024-08-06; prompt templates: agent.system_template "
+        f"{'ab' * 6}; seeds: agent 7; device emulator-5554: Pixel 7, Android 14, 1080x2400; "
+        "com.a 2.0 (20), com.b not installed."
+    )
+    md = render(tables, "md")
+    lines = [line for line in md.splitlines() if line.startswith(note)]
+    assert len(lines) == 3 and all(line.endswith(pinned) for line in lines)  # under each table
+    other = [line for line in md.splitlines() if line.startswith("Manifest of heuristic (norm")]
+    assert len(other) == 3
+    # under each table: the manifest lines come after the table's own rows
+    for number in (1, 2, 3):
+        after = md.split(f"**Table {number}: ")[1].split("**Table ")[0]
+        assert note in after and after.index(note) > after.rindex("|")
+    tex = render(tables, "latex")
+    assert tex.count(latex_escape(lines[0])) == 3
+    for block in tex.split(r"\begin{table*}")[1:]:
+        assert block.index("Manifest of pinned\\_a") > block.index(r"\bottomrule")
+    rows = list(csv.reader(io.StringIO(render(tables, "csv"))))
+    assert all(len(r) == len(CSV_HEADER) for r in rows)  # one rectangle a spreadsheet opens
+    found = {(r[1], r[5]): r[6] for r in rows if r[0] == "manifest"}
+    assert found[("pinned_a", "tool_commit")] == read_manifest(run)["tool"]["commit"]
+    assert found[("pinned_a", "prompt:agent.system_template")] == "sha256:" + "ab" * 32
+    assert found[("pinned_a", "seed:agent")] == "7"
+    assert found[("pinned_a", "model:agent")] == "gpt-4o-2024-08-06"
+    assert found[("pinned_a", "device:emulator-5554:package:com.a")] == "2.0 (20)"
+    assert found[("pinned_a", "suite_hash")] == suite_hash(SAMPLE)
+    data = json.loads(render(tables, "json"))
+    assert data["manifests"]["pinned_a"] == essentials_json(read_manifest(run))
+    assert data["manifests"]["pinned_a"]["prompts"] == {
+        "agent.system_template": "sha256:" + "ab" * 32
+    }
+
+
+def test_a_run_without_manifest_says_so_under_each_table(sample_runs, tmp_path):
+    run = tmp_path / "old"
+    shutil.copytree(sample_runs[0], run)
+    (run / "manifest.json").unlink()
+    tables = build_tables([run], names={run: "old"})
+    md = render(tables, "md")
+    assert md.count(f"Manifest of old: none ({run} has no manifest.json") == 3
+    assert json.loads(render(tables, "json"))["manifests"] == {"old": None}
+    rows = list(csv.reader(io.StringIO(render(tables, "csv"))))
+    assert ["manifest", "old", "", "", "", "manifest", "none"] in rows

@@ -155,6 +155,25 @@ def test_split_moves_the_screens_and_their_actions() -> None:
     assert all(p.kind is not PinKind.TOGETHER for p in split.pins)  # the merge pin is contradicted
 
 
+def test_a_screen_split_out_of_done_is_done_only_if_its_demonstration_ended_there() -> None:
+    # d1 ends on Settings; d2 passes through Settings (merged into DONE by hand) and goes on.
+    graph = _built()
+    merged, _ = MergeNodes("done", ("done2",)).apply(graph)
+    passing = MemberRef("d1", 1)
+    longer = TaskGraph(
+        "t",
+        nodes=(
+            *merged.nodes,
+            Node("n9", NodeKind.STATE, "nodes/n9.png", (1, 1), (MemberRef("d1", 2),)),
+        ),
+        edges=merged.edges,
+    )
+    split, _ = SplitMembers("done", (passing,), "n7").apply(longer)
+    assert split.node("n7").kind is NodeKind.STATE  # d1 went on from it: not an end
+    ended, _ = SplitMembers("done", (MemberRef("d2", 1),), "n8").apply(longer)
+    assert ended.node("n8").kind is NodeKind.DONE  # d2 ended on it
+
+
 def test_split_divides_an_edge_whose_supports_go_both_ways() -> None:
     support = tuple(EdgeSupport(MemberRef("d", i), Action.back()) for i in (0, 2))
     graph = TaskGraph(

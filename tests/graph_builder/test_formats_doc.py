@@ -8,7 +8,14 @@ from pathlib import Path
 
 import pytest
 
-from graph_builder.model import ConstraintSet, Demonstration, Suite, Task, TaskGraph
+from graph_builder.model import (
+    ConstraintSet,
+    Demonstration,
+    GraphLayout,
+    Suite,
+    Task,
+    TaskGraph,
+)
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "formats.md"
 PARSERS = {
@@ -17,6 +24,7 @@ PARSERS = {
     "task": Task,
     "graph": TaskGraph,
     "constraints": ConstraintSet,
+    "layout": GraphLayout,
 }
 EXAMPLE = re.compile(r"<!-- format: (\w+) -->\s*```json\n(.*?)```", re.S)
 

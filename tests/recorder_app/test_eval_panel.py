@@ -15,6 +15,7 @@ from evaluator.agents import AGENTS
 from evaluator.agents.replay import ReplayAgent
 from evaluator.metrics import compare_runs, flipped_tasks
 from evaluator.records import TaskResult, Verdict
+from evaluator.report import report_figures
 from evaluator.run_store import FailureCategory, FailureTag, HumanVerdict, RunStore
 from evaluator.synthetic import write_suite
 from recorder_app.errors import SettingsError
@@ -433,6 +434,8 @@ def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, 
     form = page.form
     label = form.label_filter.itemData(form.label_filter.count() - 1)
     assert label, "the synthetic suite offers a label to filter by"
+    user = tmp_path / "user.json"
+    user.write_text(json.dumps({"base_url": "http://127.0.0.1:9/v1", "model": "older-adult"}))
     settings = replace(
         form.settings(),
         label_filter=label,
@@ -446,6 +449,10 @@ def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, 
         devices=("virtual-9",),
         judges=("rule", "vlm"),
         judge_config='{"vlm": {"model": "judge"}}',
+        matching="aitw",
+        executor="ray",
+        ray_address="auto",
+        user_simulator=str(user),
         out=str(tmp_path / "out"),
     )
     form.apply_settings(settings)
@@ -454,3 +461,42 @@ def test_every_run_setting_the_studio_keeps_reaches_the_run_config(qtbot, page, 
     changed = {name for name in studio if getattr(config, name) != getattr(default, name)}
     assert changed == set(studio) - {"suite", "out"}
     assert (config.suite, config.out) == (Path(settings.suite), tmp_path / "out")
+    assert config.user_simulator == {"base_url": "http://127.0.0.1:9/v1", "model": "older-adult"}
+    assert (config.farm.executor, config.farm.ray_address) == ("ray", "auto")
+    # settings the form keeps beside RunConfig survive a save and a load
+    assert form.settings().user_simulator == str(user)
+    # the judge settings come typed or from a file, as --judge-config FILE
+    judges = tmp_path / "judges.json"
+    judges.write_text(json.dumps({"vlm": {"model": "from-file"}}))
+    form.apply_settings(replace(settings, judge_config="", judge_file=str(judges)))
+    assert form.build_config().judge_config == {"vlm": {"model": "from-file"}}
+    form.apply_settings(replace(settings, judge_file=str(judges)))
+    with pytest.raises(SettingsError, match="both typed and in a file"):
+        form.build_config()
+
+
+def test_the_figures_tab_shows_the_report_figures(qtbot, page, ws):
+    run = run_agent(qtbot, page, "heuristic")
+    (run / "report.md").unlink(missing_ok=True)
+    assert page.open_run(run)
+    assert page.figures_view.figures == []  # no report: no figure, and a word on why
+    assert "export the report" in page.figures_view.widget().text()
+    with qtbot.waitSignal(page.report_written, timeout=20_000):
+        qtbot.mouseClick(page.export_button, Qt.MouseButton.LeftButton)
+    page.tabs.setCurrentWidget(page.figures_view)
+    expected = report_figures(run)
+    assert [t for t, _ in expected][:1] == ["Success rate by label"]
+    shown = page.figures_view.figures
+    assert [w.toolTip() for w in shown] == [t for t, _ in expected]
+    for widget, (_, path) in zip(shown, expected, strict=True):
+        assert widget.renderer().isValid() and widget.isVisibleTo(page)
+        assert widget.objectName() == path.name  # the SVG file of the HTML report
+        image = widget.grab().toImage()
+        colours = {
+            image.pixel(x, y)
+            for x in range(0, image.width(), 3)
+            for y in range(0, image.height(), 3)
+        }
+        assert len(colours) > 3  # drawn: axes, text and marks on the white ground
+    # one column wide (3.4 in) at the screen's resolution
+    assert shown[0].width() == pytest.approx(3.4 * page.logicalDpiX(), abs=2)

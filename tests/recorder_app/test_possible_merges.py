@@ -63,7 +63,8 @@ def test_one_key_accepts_a_possible_merge_and_undo_takes_it_back(qtbot, page) ->
     task_dir = page.document.task_dir
     before = page.document.graph
     assert _node_of(page)[A1] != _node_of(page)[B1]
-    qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
+    with qtbot.waitSignal(panel.reviewed, timeout=30_000):
+        qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
     assert panel.pair_titles()[0].startswith("kept apart: n1 and n2, a#1 vs b#1, score ")
     assert panel.pairs.currentRow() == 0
     assert "battery" in panel.reason.text()  # the comparison's reason
@@ -116,7 +117,8 @@ def test_delete_in_the_list_rejects_the_pair_not_the_selected_screen(qtbot, page
     before = page.document.graph
     page.scene.select(["n1"])
     panel.annotator_edit.setText("ann")
-    panel.refresh()
+    with qtbot.waitSignal(panel.reviewed, timeout=30_000):
+        panel.refresh()
     page.activateWindow()
     qtbot.waitUntil(lambda: page.isActiveWindow())
     panel.pairs.setFocus()
@@ -152,7 +154,8 @@ def test_rejecting_a_merged_pair_splits_it_out_until_undone(qtbot, tmp_path: Pat
     assert _node_of(page)[A1] == _node_of(page)[B1]
     panel = page.merges
     panel.annotator_edit.setText("ann")
-    panel.refresh()
+    with qtbot.waitSignal(panel.reviewed, timeout=30_000):
+        panel.refresh()
     titles = panel.pair_titles()
     row = next(i for i, t in enumerate(titles) if t.startswith("merged: n1, a#1 vs b#1"))
     panel.pairs.setCurrentRow(row)
@@ -165,3 +168,66 @@ def test_rejecting_a_merged_pair_splits_it_out_until_undone(qtbot, tmp_path: Pat
     page.undo_action.trigger()
     assert page.document.graph == before
     assert load_constraints(task_dir).constraints == ()
+
+
+def test_the_review_runs_in_a_worker_with_progress_and_follows_edits_made_meanwhile(
+    qtbot, page, monkeypatch
+) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from graph_builder.edits import SetNodeKind
+    from graph_builder.model import NodeKind
+    from recorder_app.qt.graph_editor import merges_panel
+
+    release = threading.Event()
+    seen: list[tuple[threading.Thread, object]] = []
+    real = merges_panel.review_graph
+
+    def held_review(graph, *args, **kwargs):  # type: ignore[no-untyped-def]
+        seen.append((threading.current_thread(), graph))
+        assert release.wait(30)  # bounded: the test releases it
+        return real(graph, *args, **kwargs)
+
+    monkeypatch.setattr(merges_panel, "review_graph", held_review)
+    panel = page.merges
+    page.side_tabs.setCurrentWidget(panel)
+    values: list[int] = []
+    panel.progress.valueChanged.connect(values.append)
+    qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(seen) == 1)
+    assert seen[0][0] is not threading.main_thread()
+    assert panel.reviewing and panel.progress.isVisible() and not panel.find_button.isEnabled()
+    # The GUI goes on meanwhile: an edit is made while the screens are compared.
+    assert page.apply(SetNodeKind("n1", NodeKind.DONE))
+    edited = page.document.graph
+    with qtbot.waitSignal(panel.reviewed, timeout=30_000):
+        release.set()
+    assert [graph for _, graph in seen] == [seen[0][1], edited]  # reviewed again
+    assert not panel.reviewing and not panel.progress.isVisible() and panel.find_button.isEnabled()
+    n = len(edited.nodes)
+    assert values and max(values) == n + n * (n - 1) // 2  # every node and pair counted
+    assert panel.pair_titles()[0].startswith("kept apart: n1 and n2")
+
+
+def test_a_review_of_a_graph_closed_meanwhile_is_dropped(qtbot, page, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    import threading
+
+    from recorder_app.qt.graph_editor import merges_panel
+
+    release = threading.Event()
+    calls: list[object] = []
+    real = merges_panel.review_graph
+
+    def held_review(graph, *args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(graph)
+        assert release.wait(30)
+        return real(graph, *args, **kwargs)
+
+    monkeypatch.setattr(merges_panel, "review_graph", held_review)
+    panel = page.merges
+    qtbot.mouseClick(panel.find_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: len(calls) == 1)
+    page.document.close()  # another task, or none, is shown now
+    with qtbot.waitSignal(panel.reviewed, timeout=30_000):
+        release.set()
+    assert len(calls) == 1 and panel.review is None and panel.pair_titles() == []

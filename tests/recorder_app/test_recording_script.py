@@ -7,6 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from devices.android import AndroidDevice, adb_client
+from devices.device_lock import DeviceBusyError, DeviceLock, device_holder, lock_address
 from devices.errors import DeviceDisconnectedError
 from devices.fake import FakeDevice
 from evaluator.synthetic import render_screen
@@ -95,3 +97,38 @@ def test_a_scripted_demo_starts_from_the_tasks_own_reset_recipe(tmp_path):
     assert phone.resets == [recipe]
     record_script(phone, tmp_path, TASK, lambda pending: Action.done(), demo_id="d2")
     assert phone.resets == [recipe]  # a task without a recipe resets nothing
+
+
+def test_a_scripted_recording_holds_the_phone_and_is_refused_one_held_elsewhere(tmp_path):
+    """Two holders of one phone: the scripted recording takes the same device lock as the
+    Record tab and an online run, so it is refused (naming the holder, before anything is
+    reset or written) while another holds the phone, and others are refused while it
+    records."""
+    phone = device()
+    held = DeviceLock(phone.serial, owner="the Record tab", command="demo d0")
+    with held, pytest.raises(DeviceBusyError, match="in use by the Record tab"):
+        record_script(phone, tmp_path, TASK, tap_display_then_done, demo_id="d1")
+    assert phone.resets == [] and not (tmp_path / TASK.id).exists()
+
+    seen: list[str] = []
+
+    def script(pending: PendingStep) -> Action:
+        holder = device_holder(phone.serial)
+        assert holder is not None
+        seen.append(holder.owner)
+        with pytest.raises(DeviceBusyError, match="in use by a scripted recording"):
+            DeviceLock(phone.serial, owner="the Evaluate tab", command="a run").acquire()
+        return tap_display_then_done(pending)
+
+    record_script(phone, tmp_path, TASK, script, demo_id="d2")
+    assert seen == ["a scripted recording"] * 2
+    assert device_holder(phone.serial) is None  # let go at the end
+
+
+def test_a_phone_on_an_adb_server_is_locked_under_its_server_address(virtual_server, tmp_path):
+    phone = AndroidDevice("virtual-1", client=adb_client(port=virtual_server.port))
+    address = f"virtual-1@127.0.0.1:{virtual_server.port}"
+    assert lock_address(phone) == address
+    held = DeviceLock(address, owner="the Record tab", command="demo d0")
+    with held, pytest.raises(DeviceBusyError, match="in use by the Record tab"):
+        record_script(phone, tmp_path, TASK, lambda pending: Action.done(), demo_id="d1")

@@ -101,6 +101,21 @@ def test_the_suite_has_the_promised_shape():
     assert set(semantics) == set(vocabularies["semantics"])
 
 
+def test_some_tasks_cannot_be_done_right_without_asking_and_some_end_in_an_answer():
+    """At least five tasks leave open which of two things the person means (labelled so),
+    with a scripted clarification and the hidden intent a simulated user answers from;
+    at least three ask a question about the phone, with accepted answers and an intent."""
+    asking = [t for t in TASKS if t.clarifications]
+    assert len(asking) >= 5
+    for task in asking:
+        assert task.intent and task.intent != task.instruction
+        assert {"referential_ambiguity", "under_specification"} & set(task.labels.semantics)
+    answering = [t for t in TASKS if t.answers]
+    assert len(answering) >= 3
+    assert all(t.intent for t in answering)
+    assert {t.protocol for t in answering} == {EvalProtocol.OFFLINE, EvalProtocol.ONLINE}
+
+
 @pytest.mark.parametrize("task", OFFLINE, ids=lambda t: t.id)
 def test_offline_tasks_have_three_demonstrations_along_different_paths(task: Task):
     demos = [d for _, d in iter_demos(DEMOS_DIR, task.id)]

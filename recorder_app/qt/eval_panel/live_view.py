@@ -65,6 +65,23 @@ def step_summary(record: StepRecord) -> str:
     return " · ".join(p.strip() for p in parts if p.strip())
 
 
+def exchange_text(record: StepRecord) -> str:
+    """The question the step put to the user and the reply (empty: it asked nothing)."""
+    exchange = record.extra.get("user") if isinstance(record.extra, dict) else None
+    if not isinstance(exchange, dict):
+        return ""
+    reply = exchange.get("reply")
+    who = f"{exchange.get('source') or 'scripted'} user"
+    spent = ""
+    if exchange.get("input_tokens") or exchange.get("output_tokens"):
+        spent = (
+            f" ({exchange.get('model')}, {exchange.get('input_tokens', 0)}/"
+            f"{exchange.get('output_tokens', 0)} tokens, priced apart)"
+        )
+    said = f"“{reply}”" if reply is not None else "(no reply: the task scripts none)"
+    return f"Agent asked: “{exchange.get('question') or ''}”\nThe {who} replied: {said}{spent}"
+
+
 class StepPanel(QWidget):
     """One step: screenshot and action on top, the summary line and raw output below."""
 
@@ -107,6 +124,9 @@ class StepPanel(QWidget):
         text = record.raw_output
         if record.reasoning and record.reasoning not in text:
             text = f"{text}\n\n[reasoning]\n{record.reasoning}"
+        exchange = exchange_text(record)
+        if exchange:
+            text = f"{text}\n\n[conversation]\n{exchange}"
         self.raw_output.setPlainText(text)
 
     def clear(self, message: str) -> None:

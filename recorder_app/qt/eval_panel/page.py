@@ -60,6 +60,7 @@ from recorder_app.qt.eval_panel.compare_view import CompareView, run_label
 from recorder_app.qt.eval_panel.drift_view import DriftView
 from recorder_app.qt.eval_panel.explore_box import ExploreBox
 from recorder_app.qt.eval_panel.live_view import LiveView
+from recorder_app.qt.eval_panel.report_figures import ReportFigures
 from recorder_app.qt.eval_panel.results_table import (
     REVIEW,
     ResultsFilterProxy,
@@ -144,6 +145,8 @@ class EvaluationPage(QWidget):
         self.tabs.addTab(self.compare_view, "Compare")
         self.tabs.addTab(self.audit_view, "Audit")
         self.tabs.addTab(self.drift_view, "Drift")
+        self.figures_view = ReportFigures()
+        self.tabs.addTab(self.figures_view, "Figures")
 
         self.splitter = QSplitter(Qt.Orientation.Horizontal)
         self.splitter.addWidget(left)
@@ -355,7 +358,7 @@ class EvaluationPage(QWidget):
             self.report_problem("Cannot start the run", str(exc))
             return
         self.save_settings()
-        self._launch(replace(config, hierarchy=self.hierarchy))
+        self._launch(replace(config, hierarchy=self.hierarchy), self.form.trials_spin.value())
 
     def resume_run(self, run_dir: str | Path) -> None:
         """Continue an interrupted run in ``run_dir`` with the configuration it was made with."""
@@ -366,11 +369,11 @@ class EvaluationPage(QWidget):
             return
         self._launch(config)
 
-    def _launch(self, config: RunConfig) -> None:
+    def _launch(self, config: RunConfig, trials: int = 1) -> None:
         if self.run is not None and self.run.running:
             self.report_problem("A run is in progress", "Stop it before starting another.")
             return
-        if not self.owner.when_free(config.devices, lambda: self._launch(config)):
+        if not self.owner.when_free(config.devices, lambda: self._launch(config, trials)):
             return  # the dialog says who holds a phone; waiting launches the run
         if self.run is not None:
             self.run.deleteLater()  # its thread has ended; free it with its worker
@@ -379,7 +382,7 @@ class EvaluationPage(QWidget):
             if self.connection is not None
             else None
         )
-        run = EvaluationRun(config, device_factory=device_factory, parent=self)
+        run = EvaluationRun(config, device_factory=device_factory, trials=trials, parent=self)
         run.run_started.connect(self._on_run_started)
         run.task_started.connect(self.live_view.on_task_started)
         run.step_done.connect(self.live_view.on_step_done)
@@ -518,6 +521,7 @@ class EvaluationPage(QWidget):
         html = self.current_run / "report.html"
         self.report_path = html if html.is_file() else None
         self.report_row.set_path(self.report_path, what="Report (report.md beside it)")
+        self.figures_view.show_run(self.current_run)
         self.reload_results()
         self._update_buttons()
 
@@ -611,6 +615,7 @@ class EvaluationPage(QWidget):
     def _on_report_written(self, paths: tuple[Path, Path]) -> None:
         self.report_path = paths[1]
         self.report_row.set_path(paths[1], what="Report (report.md beside it)")
+        self.figures_view.show_run(paths[1].parent)
         self.state_label.setText(f"Report written: {paths[0]} and {paths[1].name}")
         self._update_buttons()
         self.report_written.emit(str(paths[1]))

@@ -1,15 +1,19 @@
 """The form that configures an evaluation run and builds the evaluator's ``RunConfig``.
 
-Suite and task filter (label, app, protocol), agent and its settings (endpoint, model,
-the *name* of the API-key variable, prompt, extra JSON), the protocol to run under, the
-instruction variant, devices for online runs, and the output folder.
+Suite and task filter (label, app, protocol), agent and its settings (model family with
+its default prompt, endpoint, model, the *name* of the API-key variable, prompt, extra
+JSON), the protocol to run under, the instruction variant, the matching profile, devices
+for online runs, the executor (local threads or Ray, with its address), trials, the
+judges and their settings (typed, or a file as ``--judge-config``), the simulated user's
+endpoint file (``--user-simulator``) and the output folder. It offers what
+``elderbench eval`` offers, checks it the same way and makes the same run.json.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from PySide6.QtCore import Qt, Signal, Slot
 from PySide6.QtWidgets import (
@@ -31,8 +35,14 @@ from PySide6.QtWidgets import (
 )
 
 from evaluator.agents import AGENTS
+from evaluator.agents.families import FAMILIES
+from evaluator.cli import read_config
 from evaluator.errors import ConfigError
+from evaluator.farm.executors import EXECUTORS
+from evaluator.farm.pool import FarmSettings
 from evaluator.judges import JUDGES
+from evaluator.matching import PROFILES
+from evaluator.prompts import load_prompt
 from evaluator.runner import RunConfig
 from graph_builder.errors import GraphBuilderError
 from graph_builder.io import load_task, suite_task_dirs
@@ -82,6 +92,37 @@ def _compact(combo: QComboBox) -> None:
     """Long suite paths and labels must not widen the form; the popup shows them whole."""
     combo.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
     combo.setMinimumContentsLength(12)
+
+
+def _file_row(edit: QLineEdit, title: str) -> QHBoxLayout:
+    """A path field with a button that picks a JSON or TOML file into it."""
+    browse = QToolButton()
+    browse.setText("…")
+    browse.setToolTip(title)
+
+    def pick() -> None:
+        path, _ = QFileDialog.getOpenFileName(
+            edit, title, edit.text() or str(Path.home()), "Settings (*.json *.toml)"
+        )
+        if path:
+            edit.setText(path)
+
+    browse.clicked.connect(pick)
+    row = QHBoxLayout()
+    row.addWidget(edit, 1)
+    row.addWidget(browse)
+    return row
+
+
+def _settings_file(text: str, option: str) -> dict[str, Any]:
+    """The settings in the file named ``text`` (read as ``elderbench eval`` reads its
+    option's file; {} when blank)."""
+    if not text.strip():
+        return {}
+    try:
+        return read_config(Path(text.strip()))
+    except ConfigError as exc:
+        raise SettingsError(f"{option}: {exc}") from exc
 
 
 def _select(combo: QComboBox, data: str) -> None:
@@ -152,6 +193,18 @@ class RunConfigForm(QWidget):
         box = QGroupBox("Agent")
         self.agent_combo = _combo([(name, name) for name in sorted(AGENTS)], "agentCombo")
         self.agent_combo.currentIndexChanged.connect(self._on_agent_changed)
+        self.family_combo = _combo(
+            [("the agent's own", ANY), *((name, name) for name in sorted(FAMILIES))],
+            "familyCombo",
+        )
+        self.family_combo.setToolTip(
+            "The model family whose reply grammar, coordinates and prompt the agent uses "
+            "(docs/agents.md)"
+        )
+        self.family_combo.currentIndexChanged.connect(self._on_family_changed)
+        self.family_prompt = QLabel("")
+        self.family_prompt.setObjectName("familyPrompt")
+        self.family_prompt.setWordWrap(True)
         self.endpoint_edit = QLineEdit()
         self.endpoint_edit.setPlaceholderText("http://127.0.0.1:8000/v1 (VLM agents)")
         self.model_edit = QLineEdit()
@@ -174,6 +227,8 @@ class RunConfigForm(QWidget):
         )
         form = _form(box)
         form.addRow("Agent", self.agent_combo)
+        form.addRow("Family", self.family_combo)
+        form.addRow("", self.family_prompt)
         form.addRow("Endpoint", self.endpoint_edit)
         form.addRow("Model", self.model_edit)
         form.addRow("API key variable", self.key_env_edit)
@@ -195,9 +250,24 @@ class RunConfigForm(QWidget):
             [("strict (fail at first mismatch)", "strict"), ("tolerant", "tolerant")],
             "modeCombo",
         )
+        self.matching_combo = _combo([(name, name) for name in PROFILES], "matchingCombo")
+        self.matching_combo.setToolTip("Tap tolerance convention (docs/evaluation.md)")
         self.workers_spin = QSpinBox()
         self.workers_spin.setRange(1, 32)
         self.workers_spin.setToolTip("Parallel offline workers (online: one per device)")
+        self.trials_spin = QSpinBox()
+        self.trials_spin.setObjectName("trialsSpin")
+        self.trials_spin.setRange(1, 100)
+        self.trials_spin.setToolTip(
+            "Run every task K times (OUT/trial-01..): mean SR, pass@k, pass^k, flips"
+        )
+        self.executor_combo = _combo([(name, name) for name in EXECUTORS], "executorCombo")
+        for i, entry in enumerate(EXECUTORS.values()):
+            self.executor_combo.setItemData(i, entry.description, Qt.ItemDataRole.ToolTipRole)
+        self.executor_combo.currentIndexChanged.connect(self._on_executor_changed)
+        self.ray_address_edit = QLineEdit()
+        self.ray_address_edit.setObjectName("rayAddressEdit")
+        self.ray_address_edit.setPlaceholderText("Ray cluster address (auto, ray://head:10001)")
         self.device_list = QListWidget()
         self.device_list.setObjectName("deviceList")
         self.device_list.setMaximumHeight(60)
@@ -218,7 +288,11 @@ class RunConfigForm(QWidget):
         form.addRow("Run as", self.run_protocol)
         form.addRow("Instruction", self.variant_combo)
         form.addRow("Offline mode", self.mode_combo)
+        form.addRow("Matching", self.matching_combo)
         form.addRow("Workers", self.workers_spin)
+        form.addRow("Trials", self.trials_spin)
+        form.addRow("Executor", self.executor_combo)
+        form.addRow("Ray address", self.ray_address_edit)
         form.addRow("Devices", self.device_list)
         form.addRow("", self.refresh_devices_button)
         self.judge_boxes: dict[str, QCheckBox] = {}
@@ -235,9 +309,27 @@ class RunConfigForm(QWidget):
         self.judge_config_edit.setToolTip(
             "Settings per judge as JSON; keys only by variable name (api_key_env)"
         )
+        self.judge_file_edit = QLineEdit()
+        self.judge_file_edit.setObjectName("judgeFileEdit")
+        self.judge_file_edit.setPlaceholderText("or a judge settings file (JSON or TOML)")
+        self.user_simulator_edit = QLineEdit()
+        self.user_simulator_edit.setObjectName("userSimulatorEdit")
+        self.user_simulator_edit.setPlaceholderText(
+            "simulated user's endpoint file (blank: the tasks' scripted replies)"
+        )
+        self.user_simulator_edit.setToolTip(
+            "When the agent asks, a model plays the older adult from the task's hidden "
+            "intent: base_url, model, api_key_env (the variable's name), optional persona"
+        )
         form.addRow("Judges (online)", judges_row)
         form.addRow("Judge settings", self.judge_config_edit)
+        form.addRow("Judge file", _file_row(self.judge_file_edit, "Choose a judge settings file"))
+        form.addRow(
+            "User simulator",
+            _file_row(self.user_simulator_edit, "Choose the simulated user's endpoint file"),
+        )
         form.addRow("Output", out_row)
+        self._on_executor_changed()
         return box
 
     # -- settings
@@ -277,7 +369,11 @@ class RunConfigForm(QWidget):
         _select(self.run_protocol, settings.run_protocol)
         _select(self.variant_combo, settings.variant)
         _select(self.mode_combo, settings.mode)
+        _select(self.matching_combo, settings.matching)
         self.workers_spin.setValue(settings.workers)
+        self.trials_spin.setValue(settings.trials)
+        _select(self.executor_combo, settings.executor)
+        self.ray_address_edit.setText(settings.ray_address)
         self.device_list.clear()
         for serial in settings.devices:
             item = QListWidgetItem(f"{serial} (remembered; Refresh to check it is there)")
@@ -287,6 +383,8 @@ class RunConfigForm(QWidget):
         for name, check in self.judge_boxes.items():
             check.setChecked(name in settings.judges)
         self.judge_config_edit.setText(settings.judge_config)
+        self.judge_file_edit.setText(settings.judge_file)
+        self.user_simulator_edit.setText(settings.user_simulator)
         self.out_edit.setText(settings.out)
         self._custom_categories = settings.custom_categories
 
@@ -307,6 +405,12 @@ class RunConfigForm(QWidget):
             devices=self.devices(),
             judges=self.judges(),
             judge_config=self.judge_config_edit.text().strip(),
+            judge_file=self.judge_file_edit.text().strip(),
+            matching=str(self.matching_combo.currentData()),
+            executor=str(self.executor_combo.currentData()),
+            ray_address=self.ray_address_edit.text().strip(),
+            trials=self.trials_spin.value(),
+            user_simulator=self.user_simulator_edit.text().strip(),
             out=self.out_edit.text().strip(),
             custom_categories=self._custom_categories,
         )
@@ -387,6 +491,11 @@ class RunConfigForm(QWidget):
                 raise SettingsError("choose an output folder for the run")
         demos = self.demos_edit.text().strip()
         judges = judge_config(self.judge_config_edit.text())
+        from_file = _settings_file(self.judge_file_edit.text(), "--judge-config")
+        if judges and from_file:
+            raise SettingsError("the judge settings are both typed and in a file; keep one of them")
+        executor = str(self.executor_combo.currentData())
+        address = self.ray_address_edit.text().strip() if executor == "ray" else ""
         try:
             return RunConfig(
                 suite=Path(suite),
@@ -401,7 +510,10 @@ class RunConfigForm(QWidget):
                 devices=self.devices(),
                 workers=self.workers_spin.value(),
                 judges=self.judges() or ("rule",),
-                judge_config=judges,
+                judge_config=judges or from_file,
+                matching=str(self.matching_combo.currentData()),
+                farm=FarmSettings(executor=executor, ray_address=address or None),
+                user_simulator=_settings_file(self.user_simulator_edit.text(), "--user-simulator"),
             )
         except ValueError as exc:
             raise ConfigError(str(exc)) from exc
@@ -424,6 +536,7 @@ class RunConfigForm(QWidget):
             api_key_env=self.key_env_edit.text().strip(),
             prompt=self.prompt_edit.text().strip(),
             extra=self.extra_edit.text().strip(),
+            family=str(self.family_combo.currentData() or ""),
         )
 
     def _load_tasks(self, suite: Path | None) -> None:
@@ -474,6 +587,27 @@ class RunConfigForm(QWidget):
         self.key_env_edit.setText(settings.api_key_env)
         self.prompt_edit.setText(settings.prompt)
         self.extra_edit.setText(settings.extra)
+        _select(self.family_combo, settings.family)
+        self._on_family_changed()
+
+    @Slot()
+    def _on_family_changed(self) -> None:
+        """Show the chosen family's default prompt (a Prompt typed above replaces it)."""
+        name = str(self.family_combo.currentData() or "")
+        family = FAMILIES.get(name)
+        if family is None:
+            self.family_prompt.setText("prompt: the agent's own")
+            self.family_prompt.setToolTip("")
+            return
+        self.family_prompt.setText(f"default prompt: {family.prompt}")
+        try:
+            self.family_prompt.setToolTip(load_prompt(family.prompt))
+        except ConfigError as exc:
+            self.family_prompt.setToolTip(str(exc))
+
+    @Slot()
+    def _on_executor_changed(self) -> None:
+        self.ray_address_edit.setEnabled(self.executor_combo.currentData() == "ray")
 
     @Slot()
     def _on_browse_suite_clicked(self) -> None:

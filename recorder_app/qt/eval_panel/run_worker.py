@@ -28,11 +28,12 @@ from __future__ import annotations
 
 import logging
 import threading
+from dataclasses import replace
 from typing import Any
 
 from PySide6.QtCore import QObject, QThread, Signal, Slot
 
-from evaluator.errors import EvaluatorError
+from evaluator.errors import ConfigError, EvaluatorError
 from evaluator.runner import (
     DeviceFactory,
     RunConfig,
@@ -44,6 +45,7 @@ from evaluator.runner import (
     WorkerStopped,
     run_suite,
 )
+from evaluator.trials import trial_dir, write_trials
 from graph_builder.errors import GraphBuilderError
 
 log = logging.getLogger(__name__)
@@ -73,24 +75,28 @@ class RunWorker(QObject):
         RunFinished: "run_finished",
     }
 
-    def __init__(self, config: RunConfig, device_factory: DeviceFactory | None = None) -> None:
+    def __init__(
+        self, config: RunConfig, device_factory: DeviceFactory | None = None, trials: int = 1
+    ) -> None:
         super().__init__()
         self.config = config
         self.device_factory = device_factory
+        self.trials = trials
         self.stop_event = threading.Event()
         self.pause_event = threading.Event()
 
     @Slot()
     def run(self) -> None:
         try:
-            run_suite(
-                self.config,
-                progress=self._forward,
-                stop_event=self.stop_event,
-                pause_event=self.pause_event,
-                device_factory=self.device_factory,
-                owner=EVALUATE_TAB,
-            )
+            if self.trials == 1:
+                self._run(self.config)
+            else:  # as ``elderbench eval --trials K``: OUT/trial-01.. and OUT/trials.*
+                for index in range(1, self.trials + 1):
+                    self._run(replace(self.config, out=trial_dir(self.config.out, index)))
+                    if self.stop_event.is_set():
+                        break
+                else:
+                    write_trials(self.config.out)
         except (EvaluatorError, GraphBuilderError) as exc:
             self.failed.emit(str(exc))
         except OSError as exc:
@@ -100,6 +106,16 @@ class RunWorker(QObject):
             self.failed.emit(f"unexpected {type(exc).__name__}: {exc}")
         finally:
             self.done.emit()
+
+    def _run(self, config: RunConfig) -> None:
+        run_suite(
+            config,
+            progress=self._forward,
+            stop_event=self.stop_event,
+            pause_event=self.pause_event,
+            device_factory=self.device_factory,
+            owner=EVALUATE_TAB,
+        )
 
     def _forward(self, event: Any) -> None:
         name = self.EVENT_SIGNALS.get(type(event))
@@ -124,13 +140,17 @@ class EvaluationRun(QObject):
         config: RunConfig,
         *,
         device_factory: DeviceFactory | None = None,
+        trials: int = 1,
         parent: QObject | None = None,
     ) -> None:
+        """``trials`` above 1 runs every task that many times, as ``--trials`` does."""
         super().__init__(parent)
+        if trials < 1:
+            raise ConfigError("--trials must be at least 1")
         self.config = config
         self._thread = QThread(self)
         self._thread.setObjectName("evaluation-run")
-        self._worker = RunWorker(config, device_factory)
+        self._worker = RunWorker(config, device_factory, trials)
         self._worker.moveToThread(self._thread)
         self._thread.started.connect(self._worker.run)
         for name in (*RunWorker.EVENT_SIGNALS.values(), "failed"):

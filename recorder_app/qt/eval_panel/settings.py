@@ -87,6 +87,7 @@ class AgentSettings:
     api_key_env: str = ""
     prompt: str = ""
     extra: str = ""
+    family: str = ""  # a model family of evaluator.agents.families ("": the agent's default)
 
     def to_json(self) -> dict[str, str]:
         return {
@@ -95,6 +96,7 @@ class AgentSettings:
             "api_key_env": self.api_key_env,
             "prompt": self.prompt,
             "extra": scrub(self.extra),
+            "family": self.family,
         }
 
     @classmethod
@@ -109,6 +111,7 @@ class AgentSettings:
             ("model", self.model),
             ("api_key_env", self.api_key_env),
             ("prompt", self.prompt),
+            ("family", self.family),
         ):
             if value.strip():
                 config[key] = value.strip()
@@ -134,6 +137,12 @@ class EvalSettings:
     devices: tuple[str, ...] = ()
     judges: tuple[str, ...] = ("rule",)
     judge_config: str = ""
+    judge_file: str = ""  # judge settings in a file, as --judge-config FILE
+    matching: str = "elderbench"
+    executor: str = "local"  # a name of evaluator.farm.executors.EXECUTORS
+    ray_address: str = ""  # an existing Ray cluster ("": a local one)
+    trials: int = 1
+    user_simulator: str = ""  # the simulated user's endpoint file ("": scripted replies)
     out: str = ""
     custom_categories: tuple[str, ...] = ()
 
@@ -160,6 +169,12 @@ class EvalSettings:
             "devices": list(self.devices),
             "judges": list(self.judges),
             "judge_config": scrub(self.judge_config),
+            "judge_file": self.judge_file,
+            "matching": self.matching,
+            "executor": self.executor,
+            "ray_address": self.ray_address,
+            "trials": self.trials,
+            "user_simulator": self.user_simulator,
             "out": self.out,
             "custom_categories": list(self.custom_categories),
         }
@@ -180,14 +195,15 @@ class EvalSettings:
                 "variant",
                 "mode",
                 "judge_config",
+                "judge_file",
+                "matching",
+                "executor",
+                "ray_address",
+                "user_simulator",
                 "out",
             )
         }
         agents = data.get("agents")
-        try:
-            workers = max(1, int(data.get("workers", 1)))
-        except (TypeError, ValueError):
-            workers = 1
         return cls(
             **text,
             agents={
@@ -195,11 +211,20 @@ class EvalSettings:
                 for k, v in (agents.items() if isinstance(agents, dict) else ())
                 if isinstance(v, dict)
             },
-            workers=workers,
+            workers=_count(data.get("workers", 1)),
+            trials=_count(data.get("trials", 1)),
             devices=tuple(str(d) for d in data.get("devices") or ()),
             judges=tuple(str(j) for j in data.get("judges") or ("rule",)),
             custom_categories=tuple(str(c) for c in data.get("custom_categories") or ()),
         )
+
+
+def _count(value: object) -> int:
+    """A remembered count of at least 1 (1 when it is not a number)."""
+    try:
+        return max(1, int(value))  # type: ignore[call-overload]
+    except (TypeError, ValueError):
+        return 1
 
 
 def load_settings(workspace_root: Path) -> EvalSettings:

@@ -18,6 +18,7 @@ from PySide6.QtWidgets import (
     QComboBox,
     QFileDialog,
     QFormLayout,
+    QGridLayout,
     QGroupBox,
     QHBoxLayout,
     QLabel,
@@ -41,14 +42,13 @@ from evaluator.run_import import import_run
 from evaluator.run_store import CATEGORY_TITLES, FailureCategory, FailureTag, HumanVerdict, RunStore
 from graph_builder.errors import GraphBuilderError
 from graph_builder.importers import ImportResult
-from recorder_app.qt.eval_panel.live_view import StepPanel
+from recorder_app.qt.eval_panel.live_view import StepPanel, exchange_text
 from recorder_app.qt.report_path import ReportPathRow
 from recorder_app.qt.workers import BackgroundJob, run_in_background
 from recorder_app.recording.animation import ANIMATION_FILTER, trace_frames, write_animation
 from recorder_app.recording.suite_demos import suite_demos
 
 CUSTOM_PREFIX = "custom:"
-CATEGORY_CHARS = 16  # the failure category box's width, in characters
 
 
 def _passed(value: bool | None) -> str:
@@ -162,14 +162,12 @@ class TraceViewer(QWidget):
         self.success_button.clicked.connect(lambda: self._set_verdict(True))
         self.failure_button.clicked.connect(lambda: self._set_verdict(False))
         self.clear_button.clicked.connect(self._on_clear_clicked)
-        buttons = QHBoxLayout()
-        for button in (
-            self.accept_button,
-            self.success_button,
-            self.failure_button,
-            self.clear_button,
+        # Two by two, so the Evaluate tab fits a 1024 px window beside the run form.
+        buttons = QGridLayout()
+        for index, button in enumerate(
+            (self.accept_button, self.success_button, self.failure_button, self.clear_button)
         ):
-            buttons.addWidget(button)
+            buttons.addWidget(button, index // 2, index % 2)
         layout = QVBoxLayout(box)
         layout.addWidget(self.recorded_label)
         layout.addWidget(self.human_label)
@@ -187,19 +185,15 @@ class TraceViewer(QWidget):
         self.tag_list.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         self.category_combo = QComboBox()
         self.category_combo.setObjectName("categoryCombo")
-        # Sized to its longest category the combo held the Evaluate tab wider than a
-        # 1024 px window; it shows as much as fits, the list opens as wide as it needs.
+        # Long category titles must not make the Evaluate tab wider than a 1024 px window:
+        # the combo shows 16 characters when narrow, the whole title in its list.
         self.category_combo.setSizeAdjustPolicy(
             QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon
         )
-        self.category_combo.setMinimumContentsLength(CATEGORY_CHARS)
+        self.category_combo.setMinimumContentsLength(16)
         for category, title in CATEGORY_TITLES.items():
             if category is not FailureCategory.CUSTOM:
                 self.category_combo.addItem(title, category.value)
-        view = self.category_combo.view()
-        view.setMinimumWidth(
-            view.sizeHintForColumn(0) + view.verticalScrollBar().sizeHint().width()
-        )
         self.new_category = QLineEdit()
         self.new_category.setPlaceholderText("New category…")
         self.add_category_button = QPushButton("Add category")
@@ -270,7 +264,11 @@ class TraceViewer(QWidget):
         for record in self.steps:
             mark = {True: "✓", False: "✗", None: "·"}[record.decision_correct]
             item = QListWidgetItem(f"{mark} {record.index + 1}. {record.action_text or '—'}")
-            item.setToolTip(record.rule or record.parse_error or "")
+            item.setToolTip(
+                "\n".join(
+                    t for t in (record.rule or record.parse_error, exchange_text(record)) if t
+                )
+            )
             self.step_list.addItem(item)
         self.tag_step.setRange(0, max(1, len(self.steps)))
         self.title.setText(

@@ -26,6 +26,7 @@ document says so with ``graph_changed``.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from pathlib import Path
 
@@ -39,13 +40,17 @@ from graph_builder.errors import GraphBuilderError
 from graph_builder.model import TaskGraph
 from graph_builder.validate import Problem, validate_graph
 from recorder_app.errors import StudioError, explain_os_error
-from recorder_app.qt.graph_editor.commands import EditCommand
+from recorder_app.qt.graph_editor.commands import EditCommand, MoveNodesCommand
+from recorder_app.qt.graph_editor.layout import NodePlaces, Point
 from recorder_app.qt.graph_editor.sources import ScreenSources
+
+log = logging.getLogger(__name__)
 
 
 class GraphDocument(QObject):
     opened = Signal()  # another graph (or none) is now being edited
     graph_changed = Signal()  # the graph was edited, undone, redone or reloaded
+    nodes_moved = Signal()  # only where nodes are drawn changed
     saved = Signal(str)  # path of graph.json
 
     def __init__(self, parent: QObject | None = None) -> None:
@@ -56,6 +61,8 @@ class GraphDocument(QObject):
         self._problems: tuple[TaskGraph, list[Problem]] | None = None
         self.task_dir: Path | None = None
         self.sources: ScreenSources | None = None
+        self.places = NodePlaces()  # where each node is drawn, kept while the graph is open
+        self.layout_problem = ""  # why layout.json could not be read (then it is not written)
 
     # -- state
 
@@ -70,6 +77,7 @@ class GraphDocument(QObject):
 
     @property
     def modified(self) -> bool:
+        """Edits (of the graph or of where its nodes are drawn) that are not saved."""
         return self._graph is not None and not self.undo_stack.isClean()
 
     def problems(self) -> list[Problem]:
@@ -87,6 +95,17 @@ class GraphDocument(QObject):
         task_dir = Path(task_dir)
         graph = io.load_graph(task_dir)
         self.undo_stack.clear()
+        self.places.clear()
+        self.layout_problem = ""
+        try:
+            layout = io.load_layout(task_dir)
+        except GraphBuilderError as exc:  # only positions: lay the graph out afresh
+            # ...and leave the file alone: it may come from a newer studio.
+            self.layout_problem = str(exc)
+            log.warning("%s; the graph is laid out afresh and the file is kept", exc)
+            layout = None
+        if layout is not None:
+            self.places.load(layout)
         self.task_dir = task_dir
         self.sources = ScreenSources(task_dir, demos_root, graph.task_id)
         self._graph = self._saved = graph
@@ -96,6 +115,8 @@ class GraphDocument(QObject):
 
     def close(self) -> None:
         self.undo_stack.clear()
+        self.places.clear()
+        self.layout_problem = ""
         self._graph = self._saved = None
         self.task_dir = None
         self.sources = None
@@ -119,6 +140,18 @@ class GraphDocument(QObject):
                 self.apply(edit)
         finally:
             self.undo_stack.endMacro()
+
+    def move(self, moves: dict[str, Point]) -> None:
+        """Draw nodes elsewhere, as one undoable step (saved in layout.json with the graph)."""
+        before = {i: p for i in moves if (p := self.places.position(i)) is not None}
+        after = {i: p for i, p in moves.items() if i in before and p != before[i]}
+        if after:
+            self.undo_stack.push(MoveNodesCommand(self, {i: before[i] for i in after}, after))
+
+    def move_nodes(self, positions: dict[str, Point]) -> None:
+        """Install node positions; only the move command calls this."""
+        self.places.move(positions)
+        self.nodes_moved.emit()
 
     def revert(self) -> None:
         """Forget unsaved edits: reload the graph as it is on disk."""
@@ -175,6 +208,11 @@ class GraphDocument(QObject):
             node = graph.node(node_id)
             has_demo = node.members and self.sources.member_observation(node.members[0])
             (drawable if has_demo else missing).append(node_id)
+        if self.layout_problem:
+            notes.append(
+                f"node positions not saved, {io.LAYOUT_FILE} is kept as it is "
+                f"({self.layout_problem}); move or delete it to save positions"
+            )
         if missing:
             notes.append(
                 f"no picture for {', '.join(missing)}: the demonstrations they come from are "
@@ -190,6 +228,9 @@ class GraphDocument(QObject):
                         self.task_dir, graph, self.sources.demos_root, drawable
                     )
                 path = io.save_graph(graph, self.task_dir)
+                layout = self.places.layout_of(graph)
+                if layout.places and not self.layout_problem:  # drawn (not a headless save)
+                    io.save_layout(layout, self.task_dir)
         except OSError as exc:
             raise StudioError(explain_os_error(exc)) from exc
         except GraphBuilderError as exc:

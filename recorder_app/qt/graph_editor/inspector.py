@@ -161,6 +161,9 @@ class NodeInspector(QWidget):
         splitter.addWidget(top)
         splitter.addWidget(self.tabs)
         splitter.setStretchFactor(1, 1)
+        # No pane may be dragged down to a nameless sliver; the inspector scrolls instead.
+        for one in (splitter, *self.hierarchy_view.findChildren(QSplitter)):
+            one.setChildrenCollapsible(False)
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addWidget(self.title)
@@ -440,7 +443,8 @@ class EdgeInspector(QWidget):
         self.radius.setToolTip(
             "A tap within this distance of a demonstrated point matches (in [0,1000] units)"
         )
-        self.use_bounds = QCheckBox("Taps inside the element's bounds match")
+        self.use_bounds = QCheckBox("Taps inside the element match")
+        self.use_bounds.setToolTip("A tap anywhere inside the element's bounds matches too")
         self.use_bounds.setObjectName("useBoundsCheck")
         self.direction = QComboBox()
         self.direction.setObjectName("directionCombo")
@@ -460,6 +464,8 @@ class EdgeInspector(QWidget):
         self.points_label.setWordWrap(True)
 
         self.form = QFormLayout()
+        # narrow panels put each label above its field rather than cut either
+        self.form.setRowWrapPolicy(QFormLayout.RowWrapPolicy.WrapLongRows)
         self.form.addRow("Points", self.points_label)
         self.form.addRow("Tolerance radius", self.radius)
         self.form.addRow("", self.use_bounds)
@@ -621,6 +627,23 @@ class InspectorStack(QStackedWidget):
         self.edge = EdgeInspector(document, pictures)
         for widget in (self.empty, self.node, self.edge):
             self.addWidget(widget)
+        self.currentChanged.connect(lambda _index: self.updateGeometry())
+
+    def _pages(self) -> list[QWidget]:
+        return [self.empty, self.node, self.edge]
+
+    def minimumSizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        """As wide as the widest page, as tall as the page shown (a hint needs no room of
+        a node's panes; the page's scroll area scrolls only when the shown page needs it)."""
+        width = max(p.minimumSizeHint().width() for p in self._pages())
+        current = self.currentWidget()
+        height = current.minimumSizeHint().height() if current is not None else 0
+        return QSize(width, height)
+
+    def sizeHint(self) -> QSize:  # noqa: N802 - Qt's name
+        current = self.currentWidget()
+        hint = current.sizeHint() if current is not None else QSize()
+        return hint.expandedTo(self.minimumSizeHint())
 
     def show_nothing(self, text: str | None = None) -> None:
         if text is not None:

@@ -2,7 +2,8 @@
 
 The list (``graph_builder.review``) holds pairs kept apart that nearly merged and members
 merged that nearly split, best first. The current pair's two screenshots and the
-comparison's reason are shown below it. In the list, Enter or A accepts the pair (one
+comparison's reason are shown below it. The comparisons run in a worker thread, with
+progress. In the list, Enter or A accepts the pair (one
 state: a must-link), R or Delete rejects it (two states: a cannot-link). The decision is
 written at once to the task's constraints.json, signed with the annotator id, and the graph
 follows it (accepting two nodes merges them, rejecting a merged member splits it out), all
@@ -15,7 +16,7 @@ import logging
 from collections.abc import Callable
 from pathlib import Path
 
-from PySide6.QtCore import QEvent, Qt, QTimer, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, QThreadPool, QTimer, Signal
 from PySide6.QtGui import QColor, QKeyEvent, QUndoCommand
 from PySide6.QtWidgets import (
     QHBoxLayout,
@@ -23,8 +24,10 @@ from PySide6.QtWidgets import (
     QLineEdit,
     QListWidget,
     QListWidgetItem,
+    QProgressBar,
     QPushButton,
     QScrollArea,
+    QSplitter,
     QVBoxLayout,
     QWidget,
 )
@@ -37,12 +40,16 @@ from graph_builder.review import GraphReview, PairKind, PossibleMerge, review_gr
 from graph_builder.settings import comparison_settings
 from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.pictures import PictureCache
+from recorder_app.qt.graph_editor.sources import ScreenSources
+from recorder_app.qt.workers import BackgroundJob, run_in_background
 
 log = logging.getLogger(__name__)
 
 PAIR_ROLE = Qt.ItemDataRole.UserRole  # index into the review's possible merges
 SHOT_WIDTH = 120
 PAIRS_MIN_HEIGHT = 90
+PAIRS_MIN_ROWS = 4  # the list always shows at least this many pairs
+SHOT_MIN_HEIGHT = 48
 ACCEPT_KEYS = (Qt.Key.Key_Return, Qt.Key.Key_Enter, Qt.Key.Key_A)
 REJECT_KEYS = (Qt.Key.Key_R, Qt.Key.Key_Delete, Qt.Key.Key_Backspace)
 
@@ -117,9 +124,16 @@ class _PairList(QListWidget):
         super().keyPressEvent(event)
 
 
+class _ProgressRelay(QObject):
+    """Carries the worker's progress to the GUI thread (a queued signal)."""
+
+    advanced = Signal(int, int)  # done, total
+
+
 class PossibleMergesPanel(QWidget):
     message_posted = Signal(str)
     problem = Signal(str, str)  # title, text
+    reviewed = Signal()  # a review finished (shown, or failed and said so)
 
     def __init__(
         self,
@@ -155,7 +169,20 @@ class PossibleMergesPanel(QWidget):
         self.checks = QLabel("")
         self.checks.setObjectName("graphChecks")
         self.checks.setWordWrap(True)
+        self.progress = QProgressBar()
+        self.progress.setObjectName("possibleMergesProgress")
+        self.progress.setTextVisible(True)
+        self.progress.setFormat("comparing screens… %v/%m")
+        self.progress.hide()
         self._layout()
+        self.pool = QThreadPool(self)
+        self.pool.setMaxThreadCount(1)
+        self._job: BackgroundJob | None = None
+        self._again = False
+        self._opened = 0  # counts graphs opened: a review of an earlier one is dropped
+        self._sources: ScreenSources | None = None
+        self._relay = _ProgressRelay(self)
+        self._relay.advanced.connect(self._on_progress)
         self._refresh_timer = QTimer(self)
         self._refresh_timer.setSingleShot(True)
         self._refresh_timer.setInterval(0)
@@ -179,31 +206,58 @@ class PossibleMergesPanel(QWidget):
         buttons = QHBoxLayout()
         buttons.addWidget(self.accept_button)
         buttons.addWidget(self.reject_button)
-        self.pairs.setMinimumHeight(PAIRS_MIN_HEIGHT)
-        body = QWidget()
-        inner = QVBoxLayout(body)
+        # Room for a few pairs whatever the height: the pictures of the current pair
+        # scroll below, the list and the decision buttons do not.
+        line = self.pairs.fontMetrics().lineSpacing()
+        self.pairs.setMinimumHeight(max(PAIRS_MIN_HEIGHT, PAIRS_MIN_ROWS * (line + 8)))
+        details = QWidget()
+        inner = QVBoxLayout(details)
         inner.setContentsMargins(0, 0, 0, 0)
-        inner.addWidget(self.annotator_edit)
-        inner.addWidget(self.pairs, 1)
         inner.addLayout(shots)
         inner.addWidget(self.reason)
-        inner.addLayout(buttons)
         inner.addWidget(self.checks)
-        # Scrolled, so the panel never makes the window taller than the screen.
+        inner.addStretch(1)
         scroll = QScrollArea()
+        scroll.setObjectName("possibleMergeDetails")
         scroll.setWidgetResizable(True)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
-        scroll.setWidget(body)
+        scroll.setWidget(details)
+        scroll.setMinimumHeight(SHOT_MIN_HEIGHT)
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.setChildrenCollapsible(False)
+        list_box = QWidget()
+        list_layout = QVBoxLayout(list_box)
+        list_layout.setContentsMargins(0, 0, 0, 0)
+        list_layout.addWidget(self.pairs, 1)
+        list_layout.addLayout(buttons)
+        split.addWidget(list_box)
+        split.addWidget(scroll)
+        split.setStretchFactor(0, 2)
+        split.setStretchFactor(1, 3)
+        split.setSizes([200, 300])  # shares, until the user drags the handle
+        self.splitter = split
         layout = QVBoxLayout(self)
         layout.setContentsMargins(0, 0, 0, 0)
         layout.addLayout(top)
-        layout.addWidget(scroll, 1)
+        layout.addWidget(self.progress)
+        layout.addWidget(self.annotator_edit)
+        layout.addWidget(split, 1)
 
     # -- listing
 
     def _on_opened(self) -> None:
+        self._opened += 1
         self._active = False
+        self._again = False
         self.review = None
+        doc = self.document
+        # The worker reads screens through its own sources, so no screen object is
+        # shared with the GUI thread; kept while the graph is open (features load once).
+        self._sources = (
+            ScreenSources(doc.sources.task_dir, doc.sources.demos_root, doc.sources.task_id)
+            if doc.sources is not None
+            else None
+        )
         self.pairs.clear()
         self._show_pair(-1)
         self.checks.setText("")
@@ -213,52 +267,106 @@ class PossibleMergesPanel(QWidget):
         if self._active and self.document.graph is not None:
             self._refresh_timer.start()  # once per burst of changes (an undo macro)
 
+    @property
+    def reviewing(self) -> bool:
+        """A review is being computed in the background."""
+        return self._job is not None
+
     def refresh(self) -> None:
-        """(Re)compute the possible merges of the graph as it is now."""
-        graph, sources, task_dir = (
-            self.document.graph,
-            self.document.sources,
-            self.document.task_dir,
-        )
-        if graph is None or sources is None or task_dir is None:
+        """(Re)compute the possible merges of the graph as it is now, in a worker thread.
+
+        Comparing screens takes a while on large tasks; the list keeps the last result
+        until the new one arrives, and a graph changed meanwhile is reviewed again.
+        """
+        graph, task_dir = self.document.graph, self.document.task_dir
+        if graph is None or self._sources is None or task_dir is None:
+            return
+        if self._job is not None:
+            self._again = True
             return
         try:
             constraints = load_constraints(task_dir, graph.task_id).constraints
         except GraphBuilderError as exc:
             self.problem.emit("Cannot read the merge decisions", str(exc))
             return
-        current = self._current()
-        self.review = review_graph(
-            graph, sources.member_state, comparison_settings(graph), constraints=constraints
+        sources, relay, opened = self._sources, self._relay, self._opened
+
+        def review() -> GraphReview:
+            return review_graph(
+                graph,
+                sources.member_state,
+                comparison_settings(graph),
+                constraints=constraints,
+                progress=relay.advanced.emit,
+            )
+
+        self._again = False
+        self.progress.setRange(0, 0)
+        self.progress.show()
+        self.find_button.setEnabled(False)
+        self._job = run_in_background(
+            review,
+            on_done=lambda result: self._on_reviewed(opened, graph, result),
+            on_error=self._on_review_failed,
+            pool=self.pool,
         )
+
+    def _on_progress(self, done: int, total: int) -> None:
+        if self._job is not None:
+            self.progress.setRange(0, total)
+            self.progress.setValue(done)
+
+    def _job_ended(self) -> None:
+        self._job = None
+        self.progress.hide()
+        self.find_button.setEnabled(self.document.graph is not None)
+
+    def _on_review_failed(self, exc: Exception) -> None:
+        self._job_ended()
+        self.problem.emit("Cannot look for possible merges", str(exc))
+        self.reviewed.emit()
+
+    def _on_reviewed(self, opened: int, graph: TaskGraph, review: GraphReview) -> None:
+        self._job_ended()
+        if opened != self._opened:  # another graph was opened meanwhile: not asked for
+            self.reviewed.emit()
+            return
+        if graph is not self.document.graph or self._again:  # edited meanwhile
+            if self.document.graph is not None and self._sources is not None:
+                self.refresh()
+            return
+        self._show_review(review)
+        self.reviewed.emit()
+
+    def _show_review(self, review: GraphReview) -> None:
+        current = self._current()
+        self.review = review
         self._active = True
         self.pairs.clear()
-        for i, pair in enumerate(self.review.possible_merges):
+        for i, pair in enumerate(review.possible_merges):
             item = QListWidgetItem(pair.title)
             item.setData(PAIR_ROLE, i)
             item.setToolTip(pair.describe())
             if pair.kind is PairKind.MERGED:
                 item.setForeground(QColor("#b45309"))
             self.pairs.addItem(item)
-        if not self.review.possible_merges:
+        if not review.possible_merges:
             item = QListWidgetItem("No pair is near the decision line.")
             item.setFlags(Qt.ItemFlag.NoItemFlags)
             self.pairs.addItem(item)
-        self.title.setText(f"Possible merges ({len(self.review.possible_merges)})")
-        checks = [m.describe() for m in self.review.mixed] + [
-            s.describe() for s in self.review.split
-        ]
-        if self.review.unreadable:
+        self.title.setText(f"Possible merges ({len(review.possible_merges)})")
+        checks = [m.describe() for m in review.mixed] + [s.describe() for s in review.split]
+        if review.unreadable:
             checks.append(
-                f"{len(self.review.unreadable)} screens could not be compared (their "
+                f"{len(review.unreadable)} screens could not be compared (their "
                 "demonstrations are not in this workspace, or their files are damaged)"
             )
         self.checks.setText("\n".join(checks))
         keep = next(
-            (i for i, p in enumerate(self.review.possible_merges) if current and p.pair == current),
+            (i for i, p in enumerate(review.possible_merges) if current and p.pair == current),
             0,
         )
-        self.pairs.setCurrentRow(keep if self.review.possible_merges else -1)
+        self.pairs.setCurrentRow(keep if review.possible_merges else -1)
         self._show_pair(self.pairs.currentRow())
 
     def pair_titles(self) -> list[str]:
@@ -286,8 +394,11 @@ class PossibleMergesPanel(QWidget):
             if picture is None:
                 shot.clear()
                 shot.setText("" if pair is None else "(no screenshot)")
+                shot.setMinimumHeight(0)
             else:
                 shot.setPixmap(picture)
+                # held at full height, so the pictures scroll rather than squeeze
+                shot.setMinimumHeight(picture.height())
         self.reason.setText(pair.describe() if pair is not None else "")
         for button in (self.accept_button, self.reject_button):
             button.setEnabled(pair is not None)

@@ -6,7 +6,9 @@ Every edit is a graph_builder edit on the document's undo stack; building runs i
 worker thread and reports what happened to the manual decisions.
 
 Shortcuts (active while the tab is shown): Delete, M merge, D toggle DONE, S set START,
-F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build.
+F fit, +/- zoom, Ctrl+S save, Ctrl+Z undo, Ctrl+Shift+Z redo, Ctrl+B build; in the graph,
+arrows select the nearest screen that way (Shift adds it) and Alt+arrows move the
+selected screens. Nodes keep their places (``layout.NodePlaces``, saved in layout.json).
 """
 
 from __future__ import annotations
@@ -20,14 +22,14 @@ from PySide6.QtCore import Qt, QThreadPool, Signal, Slot
 from PySide6.QtGui import QAction, QHideEvent, QKeySequence, QPixmap, QShowEvent
 from PySide6.QtWidgets import (
     QFileDialog,
-    QHBoxLayout,
     QLabel,
     QMenu,
     QMessageBox,
     QProgressBar,
     QPushButton,
+    QScrollArea,
     QSplitter,
-    QToolBar,
+    QTabWidget,
     QVBoxLayout,
     QWidget,
 )
@@ -49,13 +51,15 @@ from graph_builder.settings import graph_settings
 from graph_builder.validate import Severity, has_errors
 from recorder_app.errors import StudioError
 from recorder_app.qt.dialogs import show_problem
+from recorder_app.qt.graph_editor.action_bar import ActionBar
 from recorder_app.qt.graph_editor.dialogs import BuildReportDialog, NewEdgeDialog
 from recorder_app.qt.graph_editor.document import GraphDocument
 from recorder_app.qt.graph_editor.inspector import InspectorStack
+from recorder_app.qt.graph_editor.layout import nearest_in_direction
 from recorder_app.qt.graph_editor.merges_panel import PossibleMergesPanel
 from recorder_app.qt.graph_editor.pictures import PictureCache
 from recorder_app.qt.graph_editor.problems import ProblemList
-from recorder_app.qt.graph_editor.scene import THUMB_WIDTH, GraphScene
+from recorder_app.qt.graph_editor.scene import THUMB_WIDTH, GraphScene, node_sizes, spacing_for
 from recorder_app.qt.graph_editor.task_list import TaskEntry, TaskList
 from recorder_app.qt.graph_editor.view import GraphEditorView
 from recorder_app.qt.workers import BackgroundJob, run_in_background
@@ -64,9 +68,10 @@ from recorder_app.recording.workspace import Workspace
 log = logging.getLogger(__name__)
 
 PICTURE_WIDTH = int(THUMB_WIDTH * 2)  # sharp when zoomed in to 200 %
+RIGHT_PANEL_MIN_HEIGHT = 120  # the inspector at its smallest (it scrolls below that)
 
 
-def _fill(target: QMenu | QToolBar, actions: Sequence[QAction | None]) -> None:
+def _fill(target: QMenu, actions: Sequence[QAction | None]) -> None:
     """Add actions in order; None is a separator."""
     for action in actions:
         if action is None:
@@ -97,6 +102,8 @@ class GraphEditorPage(QWidget):
         self.report_dialog: BuildReportDialog | None = None
         self._pins_before: dict[str, tuple[Pin, ...]] = {}
         self.edge_dialog: NewEdgeDialog | None = None
+        self._laid_out = False  # the open graph has been drawn once: keep its extent
+        self._cursor: str | None = None  # the screen the arrow keys move from
 
         self.tasks = TaskList()
         self.build_button = QPushButton("Build graph from demonstrations")
@@ -124,10 +131,7 @@ class GraphEditorPage(QWidget):
         self.merges = PossibleMergesPanel(self.document, self.pictures, lambda: self.building)
 
         self._make_actions()
-        self.toolbar = QToolBar()
-        self.toolbar.setObjectName("graphToolbar")
-        _fill(
-            self.toolbar,
+        self.toolbar = ActionBar(
             [
                 self.save_action,
                 None,
@@ -142,8 +146,9 @@ class GraphEditorPage(QWidget):
                 self.fit_action,
                 self.zoom_in_action,
                 self.zoom_out_action,
-            ],
+            ]
         )
+        self.toolbar.setObjectName("graphToolbar")
         self._layout()
         self._connect()
         self._on_graph_changed()
@@ -189,7 +194,12 @@ class GraphEditorPage(QWidget):
         self.start_action = make(
             "Set START", ["S"], self.set_start, "Make the selected screen the START node"
         )
-        self.fit_action = make("Fit", ["F"], self.view.fit_all, "Show the whole graph")
+        self.fit_action = make(
+            "Fit",
+            ["F"],
+            self.view.fit_all,
+            "Show the whole graph, or from START as much as fits with readable labels",
+        )
         self.zoom_in_action = make(
             "Zoom in", ["+", "=", "Ctrl++"], self.view.zoom_in, "Zoom in (or Ctrl+wheel)"
         )
@@ -276,10 +286,7 @@ class GraphEditorPage(QWidget):
         center = QWidget()
         center_layout = QVBoxLayout(center)
         center_layout.setContentsMargins(0, 0, 0, 0)
-        top = QHBoxLayout()
-        top.addWidget(self.toolbar)
-        top.addStretch(1)
-        center_layout.addLayout(top)
+        center_layout.addWidget(self.toolbar)
         center_layout.addWidget(self.header)
         center_layout.addWidget(self.view, 1)
         problems_box = QWidget()
@@ -287,20 +294,40 @@ class GraphEditorPage(QWidget):
         problems_layout.setContentsMargins(0, 0, 0, 0)
         problems_layout.addWidget(self.problems_title)
         problems_layout.addWidget(self.problems, 1)
+        # The inspector scrolls rather than making the window taller than the screen.
+        inspector_area = QScrollArea()
+        inspector_area.setObjectName("inspectorArea")
+        inspector_area.setWidgetResizable(True)
+        inspector_area.setFrameShape(QScrollArea.Shape.NoFrame)
+        inspector_area.setWidget(self.inspector)
+        inspector_area.setMinimumHeight(RIGHT_PANEL_MIN_HEIGHT)
+        # as wide as the inspector needs: it scrolls up and down only, nothing is cut
+        inspector_area.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        inspector_area.setMinimumWidth(
+            self.inspector.minimumSizeHint().width()
+            + inspector_area.verticalScrollBar().sizeHint().width()
+        )
+        self.side_tabs = QTabWidget()
+        self.side_tabs.setObjectName("graphSideTabs")
+        self.side_tabs.addTab(problems_box, "Problems")
+        self.side_tabs.addTab(self.merges, "Possible merges")
         right = QSplitter(Qt.Orientation.Vertical)
-        right.addWidget(self.inspector)
-        right.addWidget(problems_box)
-        right.addWidget(self.merges)
-        right.setStretchFactor(0, 3)
+        right.setObjectName("graphSideSplitter")
+        right.setChildrenCollapsible(False)
+        right.addWidget(inspector_area)
+        right.addWidget(self.side_tabs)
+        right.setStretchFactor(0, 1)
         right.setStretchFactor(1, 1)
-        right.setStretchFactor(2, 2)
+        right.setSizes([650, 350])  # shares, until the user drags the handle
+        self.side_splitter = right
         splitter = QSplitter()
         splitter.setObjectName("graphSplitter")
+        splitter.setChildrenCollapsible(False)
         splitter.addWidget(left)
         splitter.addWidget(center)
         splitter.addWidget(right)
         splitter.setStretchFactor(1, 1)
-        splitter.setSizes([230, 700, 380])
+        splitter.setSizes([210, 700, 360])
         self.splitter = splitter
         layout = QVBoxLayout(self)
         layout.setContentsMargins(4, 4, 4, 4)
@@ -308,7 +335,9 @@ class GraphEditorPage(QWidget):
 
     def _connect(self) -> None:
         doc = self.document
+        doc.opened.connect(self._on_document_opened)
         doc.graph_changed.connect(self._on_graph_changed)
+        doc.nodes_moved.connect(self._on_nodes_moved)
         doc.undo_stack.cleanChanged.connect(self._on_clean_changed)
         doc.undo_stack.canUndoChanged.connect(self._on_can_undo_changed)
         doc.undo_stack.canRedoChanged.connect(self._on_can_undo_changed)
@@ -316,6 +345,10 @@ class GraphEditorPage(QWidget):
         doc.undo_stack.redoTextChanged.connect(self._on_redo_text_changed)
         self.scene.selectionChanged.connect(self._on_selection_changed)
         self.scene.edge_drawn.connect(self._on_edge_drawn)
+        self.view.selection_stepped.connect(self.step_selection)
+        self.view.nudged.connect(self.nudge_selected)
+        # queued: the scene redraws after the drag's release has been handled
+        self.scene.nodes_dragged.connect(self._on_nodes_dragged, Qt.ConnectionType.QueuedConnection)
         self.problems.node_clicked.connect(self._on_problem_node_clicked)
         self.problems.edge_clicked.connect(self._on_problem_edge_clicked)
         self.inspector.node.edit_requested.connect(self._on_edit_requested)
@@ -344,6 +377,7 @@ class GraphEditorPage(QWidget):
     def shutdown(self) -> None:
         # A build swaps the task folder in atomically; let it finish rather than cut it.
         self.build_pool.waitForDone(60_000)
+        self.merges.pool.waitForDone(10_000)  # comparisons only read; a short wait
 
     # -- opening
 
@@ -471,6 +505,47 @@ class GraphEditorPage(QWidget):
             self._say("Select one screen to make it START.")
             return False
         return self.apply(SetNodeKind(nodes[0], NodeKind.START))
+
+    def step_selection(self, dx: int, dy: int, extend: bool = False) -> str | None:
+        """Select the screen nearest the current one in direction (dx, dy) (the arrow keys).
+
+        With nothing selected, START is selected. ``extend`` adds to the selection.
+        Returns the screen selected, or None when there is none that way.
+        """
+        graph = self.document.graph
+        if graph is None or not self.scene.node_ids():
+            return None
+        selected = self.scene.selected_node_ids()
+        if not selected:
+            target: str | None = graph.start.id if graph.start else self.scene.node_ids()[0]
+        else:
+            current = self._cursor if self._cursor in selected else selected[-1]
+            centers = {}
+            for node_id in self.scene.node_ids():
+                c = self.scene.node_item(node_id).sceneBoundingRect().center()
+                centers[node_id] = (c.x(), c.y())
+            target = nearest_in_direction(centers, current, (dx, dy))
+        if target is None:
+            return None
+        self._cursor = target
+        self.scene.select([*selected, target] if extend else [target])
+        self.view.ensureVisible(self.scene.node_item(target), 40, 40)
+        return target
+
+    def nudge_selected(self, dx: float, dy: float) -> bool:
+        """Move the selected screens by (dx, dy) scene pixels, as one undoable step
+        (repeated nudges of the same screens merge into that step)."""
+        nodes = self.scene.selected_node_ids()
+        if self.document.graph is None or not nodes or self._build_job is not None:
+            return False
+        moves = {}
+        for node_id in nodes:
+            position = self.document.places.position(node_id)
+            if position is not None:
+                moves[node_id] = (position[0] + dx, position[1] + dy)
+        self.document.move(moves)
+        self.view.ensureVisible(self.scene.node_item(nodes[-1]), 40, 40)
+        return bool(moves)
 
     def undo(self) -> None:
         self.document.undo_stack.undo()
@@ -729,6 +804,20 @@ class GraphEditorPage(QWidget):
     # -- refreshing
 
     @Slot()
+    def _on_nodes_moved(self) -> None:
+        graph = self.document.graph
+        if graph is None:
+            return
+        places = self.document.places
+        positions = {n.id: p for n in graph.nodes if (p := places.position(n.id)) is not None}
+        self.scene.move_nodes(positions)
+        self._update_header()
+
+    @Slot()
+    def _on_document_opened(self) -> None:
+        self._laid_out = False
+
+    @Slot()
     def _on_graph_changed(self) -> None:
         doc = self.document
         graph = doc.graph
@@ -749,7 +838,23 @@ class GraphEditorPage(QWidget):
                     node_problems.setdefault(p.node_id, p.message)
                 if p.edge_id:
                     edge_problems.setdefault(p.edge_id, p.message)
-        self.scene.show_graph(graph, pictures, node_problems, edge_problems, captions)
+        positions = None
+        if graph is not None:
+            sizes = node_sizes(graph)
+            positions = doc.places.place(graph, sizes, spacing_for(sizes))
+        self.scene.show_graph(
+            graph,
+            pictures,
+            node_problems,
+            edge_problems,
+            captions,
+            positions,
+            keep_extent=self._laid_out,
+        )
+        if graph is not None and self._laid_out and doc.places.fresh:
+            # a node placed anew (a split, a rebuild): on screen, where the user looks
+            self.view.ensureVisible(self.scene.node_item(doc.places.fresh[0]), 40, 40)
+        self._laid_out = graph is not None
         self.problems.show_problems(problems, has_graph=graph is not None)
         errors = sum(p.severity is Severity.ERROR for p in problems)
         self.problems_title.setText(
@@ -758,6 +863,7 @@ class GraphEditorPage(QWidget):
             if graph is not None
             else "Problems"
         )
+        self.side_tabs.setTabText(0, f"Problems ({len(problems)})" if graph else "Problems")
         self._update_header()
         self._update_actions()
 
@@ -867,6 +973,8 @@ class GraphEditorPage(QWidget):
                 "Select a screen to see its members, hierarchy and similarity, or an edge "
                 "to see and edit its matching rule.\n\nCtrl+click selects several screens "
                 "to merge. Drag from a screen's yellow handle to another screen to add an edge."
+                "\n\nIn the graph, arrows select the nearest screen that way (Shift adds it) "
+                "and Alt+arrows move the selected screens."
             )
         self._update_actions()
 
@@ -885,6 +993,13 @@ class GraphEditorPage(QWidget):
     @Slot(str)
     def _on_redo_text_changed(self, text: str) -> None:
         self.redo_action.setText(f"Redo {text}" if text else "Redo")
+
+    @Slot(dict)
+    def _on_nodes_dragged(self, moves: dict[str, tuple[float, float]]) -> None:
+        if self._build_job is None and self.document.graph is not None:
+            self.document.move(moves)
+        else:  # not now: put them back
+            self._on_graph_changed()
 
     @Slot(str, str)
     def _on_edge_drawn(self, source: str, target: str) -> None:

@@ -1,12 +1,14 @@
 """The graph drawn: screenshot thumbnails left to right by depth from START, edges between.
 
-Node items hold a node id, edge items an edge id; the scene is rebuilt from the model on
+Node items hold a node id, edge items an edge id; the scene is redrawn from the model on
 every change (task graphs have tens of nodes, not thousands). A glyph on each edge says
 what the action is: a dot for a tap, a ringed dot for a long press, an arrow for a swipe,
 "T" and the text for typing, and icons for back, home and wait.
 
 Drag from a node's handle (the circle on its right side), or Shift+drag a node, onto
-another node to ask for a new edge: the scene emits ``edge_drawn(source, target)``.
+another node to ask for a new edge: the scene emits ``edge_drawn(source, target)``. Drag a
+node to move it: its edges follow, and on release the scene emits ``nodes_dragged`` (the
+page makes the move an undoable step). Where nodes go is the caller's (``positions``).
 """
 
 from __future__ import annotations
@@ -38,13 +40,14 @@ from PySide6.QtWidgets import (
 )
 
 from graph_builder.model import ActionType, Edge, NodeKind, SwipeDirection, TaskGraph
-from recorder_app.qt.graph_editor.layout import layered_layout
+from recorder_app.qt.graph_editor.layout import Point, Size, Spacing, layered_positions
 
 THUMB_WIDTH = 160.0  # wide enough to read a phone screen's text at 100 %
 MAX_THUMB_HEIGHT = 360.0
 COLUMN_GAP = 230.0
 ROW_GAP = 70.0
 HEADER = 20.0
+LABEL_PX = 13  # node titles and edge captions; Fit never shrinks them below READABLE_PX
 
 KIND_COLORS = {
     NodeKind.START: QColor("#2563eb"),
@@ -61,6 +64,16 @@ def node_size(screen: tuple[int, int]) -> tuple[float, float]:
     """Thumbnail size for a screen: fixed width, the screen's aspect, capped height."""
     height = THUMB_WIDTH * screen[1] / max(screen[0], 1)
     return THUMB_WIDTH, min(height, MAX_THUMB_HEIGHT)
+
+
+def node_sizes(graph: TaskGraph) -> dict[str, Size]:
+    return {n.id: node_size(n.screen) for n in graph.nodes}
+
+
+def spacing_for(sizes: Mapping[str, Size]) -> Spacing:
+    """The grid of the layered layout; new nodes keep off others by a header and a port."""
+    row = max((h for _, h in sizes.values()), default=0) + HEADER + ROW_GAP
+    return Spacing(column=THUMB_WIDTH + COLUMN_GAP, row=row, margin=HEADER + 2 * PortItem.RADIUS)
 
 
 def edge_caption(edge: Edge, target: str = "") -> str:
@@ -184,7 +197,7 @@ GLYPHS: dict[ActionType, Callable[[QPainter, QPointF, float, SwipeDirection | No
 
 def _caption_font() -> QFont:
     font = QFont()
-    font.setPixelSize(11)
+    font.setPixelSize(LABEL_PX)
     return font
 
 
@@ -205,13 +218,25 @@ class NodeItem(QGraphicsItem):
         self.look = look
         self._picture = picture
         self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsSelectable)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemIsMovable)
+        self.setFlag(QGraphicsItem.GraphicsItemFlag.ItemSendsGeometryChanges)
         self.setAcceptHoverEvents(True)
         self.setZValue(1)
         tip = f"{look.title}\n{look.problem}" if look.problem else look.title
-        self.setToolTip(tip + "\nDrag the handle on the right onto another screen to add an edge")
+        self.setToolTip(
+            tip + "\nDrag to move it (Alt+arrows too) · drag the handle on the right onto "
+            "another screen to add an edge"
+        )
         self.port = PortItem(self)
         w, h = look.size
         self.port.setPos(w + 4, h / 2)
+
+    def itemChange(self, change: QGraphicsItem.GraphicsItemChange, value: object) -> object:  # noqa: N802 - Qt's name
+        if change == QGraphicsItem.GraphicsItemChange.ItemPositionHasChanged:
+            scene = self.scene()
+            if isinstance(scene, GraphScene):
+                scene.node_dragging(self.node_id)
+        return super().itemChange(change, value)
 
     @property
     def has_picture(self) -> bool:
@@ -254,7 +279,7 @@ class NodeItem(QGraphicsItem):
         painter.setPen(QPen(color, width))
         painter.drawRect(frame)
         font = QFont(painter.font())
-        font.setPixelSize(12)
+        font.setPixelSize(LABEL_PX)
         if kind is not NodeKind.STATE:  # a ribbon across the bottom says START or DONE
             ribbon = QRectF(frame.left(), frame.bottom() - 20, frame.width(), 20)
             painter.fillRect(ribbon, color)
@@ -326,6 +351,8 @@ class EdgeItem(QGraphicsItem):
     ) -> None:
         super().__init__()
         self.edge_id = edge.id
+        self.source_id, self.target_id = edge.source, edge.target
+        self.pair_index = 0.0  # among the edges between the same two nodes, centred on 0
         self.action_type = edge.rule.action_type
         self.direction = edge.rule.direction
         self._path = path
@@ -348,6 +375,13 @@ class EdgeItem(QGraphicsItem):
     def badge(self) -> QRectF:
         return self._badge
 
+    def set_path(self, path: QPainterPath) -> None:
+        """Follow a node being dragged (the badge goes to the middle; placed on release)."""
+        self.prepareGeometryChange()
+        self._path = path
+        self._glyph_center = path.pointAtPercent(0.5)
+        self._badge = self._badge_rect()
+
     def place_badge(self, obstacles: list[QRectF]) -> None:
         """Slide the badge along the edge to where it hides the least, nearest the middle."""
 
@@ -365,7 +399,7 @@ class EdgeItem(QGraphicsItem):
         caption_w = 0.0
         if self._caption:
             caption_w = min(
-                QFontMetricsF(_caption_font()).horizontalAdvance(self._caption) + 8, 120.0
+                QFontMetricsF(_caption_font()).horizontalAdvance(self._caption) + 8, 130.0
             )
         c = self._glyph_center  # the badge is centred on the line, the glyph at its left
         width = 2 * r + 6 + caption_w
@@ -483,6 +517,7 @@ def _edge_path(
 
 class GraphScene(QGraphicsScene):
     edge_drawn = Signal(str, str)  # source node id, target node id
+    nodes_dragged = Signal(dict)  # node id -> new top-left, when a mouse drag ends
 
     def __init__(self, parent: QWidget | None = None) -> None:
         super().__init__(parent)
@@ -491,6 +526,8 @@ class GraphScene(QGraphicsScene):
         self._edges: dict[str, EdgeItem] = {}
         self._drag_source: str | None = None
         self._drag_line: QGraphicsLineItem | None = None
+        self._drawn_at: dict[str, Point] = {}  # where show_graph put each node
+        self._building = False
 
     # -- content
 
@@ -501,31 +538,80 @@ class GraphScene(QGraphicsScene):
         node_problems: Mapping[str, str] | None = None,
         edge_problems: Mapping[str, str] | None = None,
         captions: Mapping[str, str] | None = None,
+        positions: Mapping[str, Point] | None = None,
+        *,
+        keep_extent: bool = False,
     ) -> None:
         """Rebuild every item; the selection is kept by id.
 
-        ``pictures`` per node id, problems (one line) per node or edge id, and
-        ``captions`` naming what each edge's action touched.
+        ``pictures`` per node id, problems (one line) per node or edge id,
+        ``captions`` naming what each edge's action touched, and ``positions`` the
+        top-left of each node (the layered layout when not given). With
+        ``keep_extent`` the scene rect only grows, so an edit never scrolls the view.
         """
         selected_nodes, selected_edges = self.selected_node_ids(), self.selected_edge_ids()
         self.blockSignals(True)
+        self._building = True
         self.clear()
         self._nodes.clear()
         self._edges.clear()
+        self._drawn_at.clear()
         self._drag_line = None
         self._drag_source = None
         if graph is not None:
-            self._build(graph, pictures, node_problems or {}, edge_problems or {}, captions or {})
+            if positions is None:
+                positions = layered_positions(graph, spacing_for(node_sizes(graph)))
+            self._build(
+                graph,
+                pictures,
+                node_problems or {},
+                edge_problems or {},
+                captions or {},
+                positions,
+            )
         for node_id in selected_nodes:
             if node_id in self._nodes:
                 self._nodes[node_id].setSelected(True)
         for edge_id in selected_edges:
             if edge_id in self._edges:
                 self._edges[edge_id].setSelected(True)
+        self._building = False
         self.blockSignals(False)
-        margin = 80
-        self.setSceneRect(self.itemsBoundingRect().adjusted(-margin, -margin, margin, margin))
+        self._fit_rect(keep_extent=keep_extent and graph is not None)
         self.selectionChanged.emit()
+
+    def _fit_rect(self, *, keep_extent: bool) -> None:
+        margin = 80
+        rect = self.itemsBoundingRect().adjusted(-margin, -margin, margin, margin)
+        if keep_extent:  # only grows: the view does not jump
+            rect = rect.united(self.sceneRect())
+        self.setSceneRect(rect)
+
+    def _node_obstacles(self) -> list[QRectF]:
+        """Where an edge's badge should not sit: on a node, its title or its handle."""
+        return [
+            self._frame(n).adjusted(-2, -HEADER - 2, PortItem.RADIUS + 6, 2) for n in self._nodes
+        ]
+
+    def move_nodes(self, positions: Mapping[str, Point]) -> None:
+        """Put nodes at these places and reroute only their edges (a nudge or a drop);
+        everything else stays as drawn."""
+        moved = {i for i, p in positions.items() if i in self._nodes and p != self._drawn_at[i]}
+        self._building = True  # no per-item rerouting while they are set
+        for node_id in moved:
+            self._nodes[node_id].setPos(*positions[node_id])
+            self._drawn_at[node_id] = positions[node_id]
+        self._building = False
+        touched = [e for e in self._edges.values() if {e.source_id, e.target_id} & moved]
+        obstacles = self._node_obstacles() + [
+            e.badge.adjusted(-3, -3, 3, 3) for e in self._edges.values() if e not in touched
+        ]
+        for item in touched:
+            src, tgt = self._frame(item.source_id), self._frame(item.target_id)
+            item.set_path(_edge_path(src, tgt, item.pair_index, item.source_id == item.target_id))
+            item.place_badge(obstacles)
+            obstacles.append(item.badge.adjusted(-3, -3, 3, 3))
+        self._fit_rect(keep_extent=True)
 
     def _build(
         self,
@@ -534,36 +620,56 @@ class GraphScene(QGraphicsScene):
         node_problems: Mapping[str, str],
         edge_problems: Mapping[str, str],
         captions: Mapping[str, str],
+        positions: Mapping[str, Point],
     ) -> None:
-        slots = layered_layout(graph)
-        sizes = {n.id: node_size(n.screen) for n in graph.nodes}
-        row_height = max((h for _, h in sizes.values()), default=0) + HEADER + ROW_GAP
+        sizes = node_sizes(graph)
         for node in graph.nodes:
             count = len(node.members)
             title = f"{node.id} · {count} screen{'s' if count != 1 else ''}"
             look = NodeLook(node.kind, title, sizes[node.id], node_problems.get(node.id, ""))
             item = NodeItem(node.id, look, pictures.get(node.id))
-            column, row = slots[node.id]
-            item.setPos(column * (THUMB_WIDTH + COLUMN_GAP), row * row_height)
+            item.setPos(*positions[node.id])
             self.addItem(item)
             self._nodes[node.id] = item
+            self._drawn_at[node.id] = (item.pos().x(), item.pos().y())
         pairs: dict[tuple[str, str], list[Edge]] = {}
         for edge in graph.edges:
             if edge.source in self._nodes and edge.target in self._nodes:
                 pairs.setdefault((edge.source, edge.target), []).append(edge)
-        obstacles = [
-            self._frame(n).adjusted(-2, -HEADER - 2, PortItem.RADIUS + 6, 2) for n in self._nodes
-        ]
+        obstacles = self._node_obstacles()
         for (source, target), edges in pairs.items():
             src, tgt = self._frame(source), self._frame(target)
             for k, edge in enumerate(edges):
-                path = _edge_path(src, tgt, k - (len(edges) - 1) / 2, source == target)
+                index = k - (len(edges) - 1) / 2
+                path = _edge_path(src, tgt, index, source == target)
                 caption = edge_caption(edge, captions.get(edge.id, ""))
                 edge_item = EdgeItem(edge, path, caption, edge_problems.get(edge.id, ""))
+                edge_item.pair_index = index
                 edge_item.place_badge(obstacles)
                 obstacles.append(edge_item.badge.adjusted(-3, -3, 3, 3))
                 self.addItem(edge_item)
                 self._edges[edge.id] = edge_item
+
+    # -- moving nodes with the mouse
+
+    def node_dragging(self, node_id: str) -> None:
+        """A node item moved under the mouse: its edges follow at once."""
+        if self._building:
+            return
+        for item in self._edges.values():
+            if node_id in (item.source_id, item.target_id):
+                src, tgt = self._frame(item.source_id), self._frame(item.target_id)
+                loop = item.source_id == item.target_id
+                item.set_path(_edge_path(src, tgt, item.pair_index, loop))
+
+    def dragged_positions(self) -> dict[str, Point]:
+        """Nodes the mouse moved away from where they were drawn, at whole pixels."""
+        out: dict[str, Point] = {}
+        for node_id, item in self._nodes.items():
+            x, y = float(round(item.pos().x())), float(round(item.pos().y()))
+            if (x, y) != self._drawn_at.get(node_id, (x, y)):
+                out[node_id] = (x, y)
+        return out
 
     def _frame(self, node_id: str) -> QRectF:
         item = self._nodes[node_id]
@@ -650,6 +756,9 @@ class GraphScene(QGraphicsScene):
                 self.edge_drawn.emit(source, target)
             return
         super().mouseReleaseEvent(event)
+        moved = self.dragged_positions()
+        if moved:
+            self.nodes_dragged.emit(moved)
 
     @property
     def drawing_edge(self) -> bool:
