@@ -200,3 +200,17 @@ def test_the_evaluate_tab_fits_a_1024_by_700_window(qtbot, settings, workspace, 
     assert [p for p in problems if not p.startswith("qt_spinbox_lineedit")] == []
     if tab == "trace":
         assert view.step_panel.width() >= 150  # the screenshot is not squeezed away
+
+
+def test_why_a_trace_failed_names_the_step_the_list_marks(qtbot, heuristic_run):
+    viewer = TraceViewer()
+    qtbot.addWidget(viewer)
+    assert viewer.show_task(RunStore.open(heuristic_run), "call_tom_back")
+    wrong = [
+        viewer.step_list.item(i).text()
+        for i in range(viewer.step_list.count())
+        if viewer.step_list.item(i).text().startswith("✗")
+    ]
+    assert len(wrong) == 1  # "✗ 3. tap (180, 2334) 'Back'"
+    number = wrong[0].split()[1].rstrip(".")
+    assert f"unmatched action at step {number}:" in viewer.recorded_label.text()
