@@ -589,11 +589,14 @@ class LanguagePage(QWidget):
         self._show_statistics()
 
     def _watch(self, folder: Path) -> None:
-        """Watch the suite folder, its task folders and its proposals folder."""
+        """Watch the suite folder, its task folders and its proposals folder (a file
+        added, or replaced by an atomic write), and the files the tab reads (a file
+        rewritten in place, as some editors and scripts do, changes no folder)."""
         wanted = {str(folder), str(folder / PROPOSALS_FILE.parent)}
         wanted |= {str(d) for d in io.suite_task_dirs(folder)} if folder.is_dir() else set()
         wanted = {p for p in wanted if Path(p).is_dir()}
-        current = set(self.watcher.directories())
+        wanted |= {str(folder / name) for name, _, _ in suite_fingerprint(folder)}
+        current = set(self.watcher.directories()) | set(self.watcher.files())
         if current - wanted:
             self.watcher.removePaths(sorted(current - wanted))
         if wanted - current:

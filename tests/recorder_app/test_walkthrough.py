@@ -3,6 +3,7 @@ check): what one view shows must belong to what is open in it now."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -20,6 +21,7 @@ from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
 from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
+from tests.recorder_app.test_language_page import page, suite  # noqa: F401 (fixtures)
 from tests.recorder_app.test_main_window import make_window
 from tests.recorder_app.test_small_windows import SAMPLE, unreachable
 
@@ -31,18 +33,18 @@ def place(widget, within) -> QRect:
 def test_a_new_demo_does_not_preview_the_last_demos_final_step(qtbot, studio, virtual_server):
     window = studio()
     recording = Recording(qtbot, window, virtual_server.phones[0])
-    page = recording.page
+    record = recording.page
     start_demo(recording)
     recording.tap("Settings")
     recording.wait_ready()
     recording.key(Qt.Key.Key_Return, Qt.KeyboardModifier.ControlModifier)  # Task complete
-    qtbot.waitUntil(lambda: not page.recorder.recording, timeout=10_000)
-    page.side_tabs.setCurrentIndex(1)
-    assert page.steps_list.count() == 2 and page.step_preview.has_image  # tap, done
+    qtbot.waitUntil(lambda: not record.recorder.recording, timeout=10_000)
+    record.side_tabs.setCurrentIndex(1)
+    assert record.steps_list.count() == 2 and record.step_preview.has_image  # tap, done
 
     start_demo(recording)  # the next demonstration, nothing recorded yet
-    assert page.steps_list.count() == 0
-    assert not page.step_preview.has_image  # not the previous demo's DONE screen
+    assert record.steps_list.count() == 0
+    assert not record.step_preview.has_image  # not the previous demo's DONE screen
 
 
 def test_an_export_path_belongs_to_its_demo_and_never_moves_the_buttons(
@@ -181,17 +183,17 @@ def test_the_evaluate_tab_fits_a_1024_by_700_window(qtbot, settings, workspace, 
     window.show()
     qtbot.waitExposed(window)
     window.show_page("evaluate")
-    page = window.eval_page
-    assert page.open_run(heuristic_run) and page.open_trace("call_tom_back")
+    evaluate = window.eval_page
+    assert evaluate.open_run(heuristic_run) and evaluate.open_trace("call_tom_back")
     view = {
-        "trace": page.trace_viewer,
-        "live": page.live_view,
-        "results": page.results_tab,
-        "compare": page.compare_view,
-        "audit": page.audit_view,
-        "drift": page.drift_view,
+        "trace": evaluate.trace_viewer,
+        "live": evaluate.live_view,
+        "results": evaluate.results_tab,
+        "compare": evaluate.compare_view,
+        "audit": evaluate.audit_view,
+        "drift": evaluate.drift_view,
     }[tab]
-    page.tabs.setCurrentWidget(view)
+    evaluate.tabs.setCurrentWidget(view)
     qtbot.wait(10)
     assert window.size().toTuple() == (1024, 700)  # no view holds the window larger
     assert view.visibleRegion().boundingRect().width() == view.width()  # none is cut
@@ -214,3 +216,20 @@ def test_why_a_trace_failed_names_the_step_the_list_marks(qtbot, heuristic_run):
     assert len(wrong) == 1  # "✗ 3. tap (180, 2334) 'Back'"
     number = wrong[0].split()[1].rstrip(".")
     assert f"unmatched action at step {number}:" in viewer.recorded_label.text()
+
+
+def test_a_task_rewritten_in_place_shows_up_in_the_language_tab(qtbot, page, suite):  # noqa: F811
+    """A script that edits task.json and writes it over itself changes no folder: the tab
+    must still notice, as it does for atomic writes (it kept the old text)."""
+    view = page.labels
+    page.inner.setCurrentWidget(view)
+    row = [view.table.item(r, 0).text() for r in range(view.table.rowCount())].index("fahrenheit")
+    path = suite / "fahrenheit" / "task.json"
+    data = json.loads(path.read_text())
+    data["instruction"] = "Celsius still confuses me"
+    with path.open("r+", encoding="utf-8") as file:  # the same file, not a new one
+        file.seek(0)
+        file.write(json.dumps(data))
+        file.truncate()
+    cell = view.table.item
+    qtbot.waitUntil(lambda: cell(row, 1).text() == "Celsius still confuses me", timeout=5000)
