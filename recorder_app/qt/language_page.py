@@ -98,20 +98,43 @@ def _proposal_labels(proposal: Proposal | None) -> Labels | None:
 
 
 class StatisticsView(QScrollArea):
-    """The analysis of a suite's instructions: its tables as rich text, its charts as SVG."""
+    """The analysis of a suite's instructions: its tables as rich text, its charts as SVG.
+
+    Drawing the charts takes a large part of a second, so while the view is hidden (a
+    review in the Labels tab, another tab of the studio) it is only noted and drawn when
+    the view is shown: a keyboard review stays at the speed of the keys.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.setWidgetResizable(True)
         self.setObjectName("languageStatistics")
+        self.pending: Path | None = None  # a suite to draw once shown
         self.show_message("Choose a suite.")
 
     def show_message(self, text: str) -> None:
+        self.pending = None
         label = QLabel(text)
         label.setWordWrap(True)
         self.setWidget(label)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.pending is not None:
+            try:
+                self._draw(self.pending)
+            except (EvaluatorError, GraphBuilderError) as exc:
+                self.show_message(f"Cannot analyse this suite: {exc}")
+
     def show_suite(self, folder: Path) -> None:
+        """Draw ``folder``'s analysis now if shown, else when next shown."""
+        if not self.isVisible():
+            self.pending = folder
+            return
+        self._draw(folder)
+
+    def _draw(self, folder: Path) -> None:
+        self.pending = None
         body = QWidget()
         layout = QVBoxLayout(body)
         for block in blocks(analyze(folder)):

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
-from PySide6.QtWidgets import QApplication, QWidget
+from PySide6.QtWidgets import QApplication, QLabel, QWidget
 
 from devices.device_lock import DeviceLock
 from evaluator.run_store import RunStore
@@ -233,3 +233,25 @@ def test_a_task_rewritten_in_place_shows_up_in_the_language_tab(qtbot, page, sui
         file.truncate()
     cell = view.table.item
     qtbot.waitUntil(lambda: cell(row, 1).text() == "Celsius still confuses me", timeout=5000)
+
+
+def test_reviewing_from_the_keyboard_does_not_redraw_the_hidden_statistics(
+    qtbot,
+    page,  # noqa: F811
+    suite,  # noqa: F811
+):
+    """Each decision redrew every chart of the Statistics tab (most of a second each),
+    which nobody sees while reviewing: it is drawn when that tab is shown, up to date."""
+    page.inner.setCurrentWidget(page.statistics)
+    drawn = page.statistics.widget()
+    review = page.labels
+    page.inner.setCurrentWidget(review)
+    review.table.setFocus()
+    row = review.table.currentRow()
+    qtbot.keyClick(review.table, Qt.Key.Key_Return)  # accept the proposal
+    assert review.table.item(row, 4).text() == "accepted"
+    assert page.statistics.widget() is drawn and page.statistics.pending == suite
+    page.inner.setCurrentWidget(page.statistics)
+    assert page.statistics.widget() is not drawn and page.statistics.pending is None
+    text = " ".join(w.text() for w in page.statistics.widget().findChildren(QLabel))
+    assert "Under 20 characters" in text
