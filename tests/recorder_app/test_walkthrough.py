@@ -21,6 +21,7 @@ from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
 from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
+from tests.recorder_app.test_graph_editor import click_node
 from tests.recorder_app.test_language_page import page, suite  # noqa: F401 (fixtures)
 from tests.recorder_app.test_main_window import make_window
 from tests.recorder_app.test_small_windows import SAMPLE, unreachable
@@ -255,3 +256,27 @@ def test_reviewing_from_the_keyboard_does_not_redraw_the_hidden_statistics(
     assert page.statistics.widget() is not drawn and page.statistics.pending is None
     text = " ".join(w.text() for w in page.statistics.widget().findChildren(QLabel))
     assert "Under 20 characters" in text
+
+
+@pytest.mark.parametrize("size", [(1600, 1000), (1024, 700)])
+def test_a_nodes_hierarchy_in_the_graphs_tab_is_readable(qtbot, settings, workspace, size):
+    """Beside a node the inspector squeezed the element tree to two rows and the
+    properties to their header: both keep a readable height, the inspector scrolls."""
+    window = make_window(qtbot, settings)
+    window.open_workspace(workspace.root)
+    window.resize(*size)
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_page("graphs")
+    graphs = window.pages["graphs"]
+    assert graphs.open_task(SAMPLE / "call_daughter")
+    click_node(qtbot, graphs, "n3")
+    node = graphs.inspector.node
+    node.tabs.setCurrentIndex(node.tabs.indexOf(node.hierarchy_view.parentWidget()))
+    qtbot.wait(10)
+    assert window.size().toTuple() == size  # the inspector holds the window no larger
+    view = node.hierarchy_view
+    rows = view.tree.sizeHintForRow(0)
+    assert view.tree.height() >= 6 * rows  # six rows of the tree, not two
+    assert view.properties.height() >= 5 * rows  # the selected element's first properties
+    assert unreachable(qtbot, window, view, 3) == []  # scrolled to, never cut
