@@ -280,3 +280,23 @@ def test_a_nodes_hierarchy_in_the_graphs_tab_is_readable(qtbot, settings, worksp
     assert view.tree.height() >= 6 * rows  # six rows of the tree, not two
     assert view.properties.height() >= 5 * rows  # the selected element's first properties
     assert unreachable(qtbot, window, view, 3) == []  # scrolled to, never cut
+
+
+def test_the_demos_hierarchy_leaves_room_for_the_tree_at_1024_by_700(qtbot, settings, workspace):
+    """The screenshot half of the inspector was mostly empty dark margin while the tree
+    beside it showed only its indentation and cut class names."""
+    write_demo(workspace)
+    window = make_window(qtbot, settings)
+    window.open_workspace(workspace.root)
+    window.resize(1024, 700)
+    window.show()
+    qtbot.waitExposed(window)
+    window.show_page("demos")
+    browser = window.demo_browser
+    assert browser.select_demo(workspace.demo_folder("wifi", "d1"))
+    browser.view_tabs.setCurrentWidget(browser.hierarchy_view)
+    qtbot.wait(10)
+    assert window.size().toTuple() == (1024, 700)
+    inspector = browser.hierarchy_view
+    assert inspector.tree.width() >= 1.5 * inspector.screen_view.width()
+    assert inspector.screen_view.width() >= 160  # the phone stays visible
