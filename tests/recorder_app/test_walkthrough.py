@@ -88,6 +88,8 @@ def test_before_a_drift_check_the_bar_counts_the_tasks_ticked(qtbot):
     assert offered > 3 and view.progress.text() == f"0 / {offered} tasks"  # all ticked
     view.set_checked_tasks({"font_bigger", "hearing_aid", "my_number"})
     assert view.progress.text() == "0 / 3 tasks"
+    view.set_checked_tasks(set())
+    assert view.progress.text() == "no task ticked"
 
 
 def test_the_status_line_does_not_keep_saying_the_phone_is_in_use(qtbot):
