@@ -120,6 +120,10 @@ class ScreenRecording:
             if self._device.pull(self.remote, out, timeout=self.pull_timeout) == 0:
                 out.unlink()
                 raise ScreenRecordingError(f"screenrecord on {adb.serial} wrote no video")
+        except DeviceCommandError as exc:  # the phone refused to open the file: none was made
+            raise ScreenRecordingError(
+                f"screenrecord on {adb.serial} wrote no video ({exc})"
+            ) from exc
         except (DeviceError, OSError) as exc:
             raise ScreenRecordingError(
                 f"the video could not be fetched from {adb.serial}: {exc}"

@@ -32,10 +32,8 @@ An endpoint that echoes the last message, to show a round trip:
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import email.utils
-import io
 import json
 import math
 import os
@@ -44,16 +42,11 @@ import time
 import urllib.parse
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from evaluator import http_call
 from evaluator.errors import ConfigError, EndpointError
 from evaluator.secrets import SECRET_NAME, Secrets, remember
-
-if TYPE_CHECKING:
-    from PIL import Image
-
-    from graph_builder.screen import Screen
 
 _RETRY_STATUS = {408, 409, 425, 429, 500, 502, 503, 504}
 # A chat completion is kilobytes; a reply larger than this is refused unread.
@@ -347,62 +340,3 @@ def _count(usage: Mapping[str, Any], name: str) -> int:
             f"(at most {MAX_TOKENS_PER_CALL}); it is not a real count"
         )
     return value
-
-
-def image_part(
-    image: Image.Image, *, max_side: int | None = 1024, fmt: str = "PNG"
-) -> tuple[dict[str, Any], tuple[int, int]]:
-    """An ``image_url`` content part holding ``image`` (shrunk so its longer side fits
-    ``max_side``), and the size actually sent (pixel-space models answer in it)."""
-    img = image
-    if max_side and max(img.size) > max_side:
-        scale = max_side / max(img.size)
-        img = img.resize((max(1, round(img.width * scale)), max(1, round(img.height * scale))))
-    buffer = io.BytesIO()
-    fmt = fmt.upper()
-    if fmt == "JPEG":
-        img.convert("RGB").save(buffer, format=fmt)
-    elif fmt == "PNG":
-        # PNG is lossless at every level: the fastest one sends the same pixels for a
-        # fraction of the encoding time (benchmarks/bench_agent_overhead.py)
-        img.save(buffer, format=fmt, compress_level=1)
-    else:
-        img.save(buffer, format=fmt)
-    mime = "image/jpeg" if fmt == "JPEG" else "image/png"
-    url = f"data:{mime};base64,{base64.b64encode(buffer.getvalue()).decode('ascii')}"
-    return {"type": "image_url", "image_url": {"url": url}}, (img.width, img.height)
-
-
-_PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def png_header_size(png: bytes) -> tuple[int, int] | None:
-    """The width and height a PNG's header states (None: not a PNG), without decoding.
-
-    >>> png_header_size(_PNG_SIGNATURE + b"\\0\\0\\0\\rIHDR" + (1080).to_bytes(4, "big")
-    ...                 + (2400).to_bytes(4, "big"))
-    (1080, 2400)
-    """
-    if len(png) < 24 or not png.startswith(_PNG_SIGNATURE) or png[12:16] != b"IHDR":
-        return None
-    return int.from_bytes(png[16:20], "big"), int.from_bytes(png[20:24], "big")
-
-
-def screen_part(
-    screen: Screen, *, max_side: int | None, fmt: str = "PNG"
-) -> tuple[dict[str, Any], tuple[int, int]]:
-    """``image_part`` of a screen's screenshot, kept on the screen (offline, a node seen
-    again costs nothing). A PNG that needs no shrinking is sent as captured: decoding and
-    encoding it again would cost more than the rest of the step (benchmarks/
-    bench_agent_overhead.py)."""
-
-    def encode() -> tuple[dict[str, Any], tuple[int, int]]:
-        if fmt.upper() == "PNG":
-            png = screen.png()
-            size = png_header_size(png)
-            if size is not None and (not max_side or max(size) <= max_side):
-                url = f"data:image/png;base64,{base64.b64encode(png).decode('ascii')}"
-                return {"type": "image_url", "image_url": {"url": url}}, size
-        return image_part(screen.image(), max_side=max_side, fmt=fmt)
-
-    return screen.derived("request_image", (max_side, fmt.upper()), encode)

@@ -22,10 +22,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from evaluator.chat_client import ChatClient, EndpointConfig, image_part
+from evaluator.chat_client import ChatClient, EndpointConfig
 from evaluator.errors import ConfigError, EndpointError, JudgeError
 from evaluator.prompts import load_prompt, render
 from evaluator.records import ErrorKind, TaskStatus, TokenUse, Verdict
+from evaluator.request_image import image_part
 from graph_builder.errors import FormatError
 from graph_builder.hierarchy import parse_hierarchy
 from graph_builder.model import Task

@@ -146,6 +146,22 @@ class GroupMetrics:
         return line
 
 
+def group_rate(group: Mapping[str, Any] | None, base: str = "evaluated") -> dict[str, Any] | None:
+    """A breakdown group's SR (a ``GroupMetrics.to_json()``) with its 95% interval and its
+    base, as the tables and figures give it; ``base`` is the key of the evaluated tasks'
+    count (the tables say ``evaluated``, figures.json ``n``). None: no such group."""
+    if group is None:
+        return None
+    return {
+        "value": group["sr"],
+        "low": group["sr_low"],
+        "high": group["sr_high"],
+        "successes": group["successes"],
+        base: group["n"],
+        "errors": group["errors"],
+    }
+
+
 def pct(value: float | None) -> str:
     """A rate as printed beside its base: ``66.7%``, or ``n/a``."""
     return "n/a" if value is None else f"{100 * value:.1f}%"

@@ -22,7 +22,14 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
-from evaluator.agents.base import Agent, AgentObservation, AgentStep, ReflectionVerdict, timed_step
+from evaluator.agents.base import (
+    Agent,
+    AgentObservation,
+    AgentStep,
+    ReflectionVerdict,
+    SendsScreenshots,
+    timed_step,
+)
 from evaluator.control import Control
 from evaluator.errors import AgentError, TaskSetupError
 from evaluator.matching import (
@@ -34,6 +41,7 @@ from evaluator.matching import (
 )
 from evaluator.progress import EpisodeScorer, GraphDistances
 from evaluator.records import StepRecord, TaskResult, agent_error_result, episode_result
+from evaluator.request_image import prepare_ahead
 from evaluator.task_actions import (
     Episode,
     action_problem,
@@ -132,6 +140,11 @@ class GraphContext:
     def out_edges(self, node_id: str) -> tuple[Edge, ...]:
         return self._out.get(node_id, ())
 
+    def next_screens(self, node_id: str) -> list[Screen]:
+        """The screens a step from ``node_id`` can lead to along the graph's edges."""
+        targets = dict.fromkeys(e.target for e in self.out_edges(node_id) if e.target != node_id)
+        return [self.screen(target) for target in targets]
+
     def screen(self, node_id: str) -> Screen:
         screen = self._screens.get(node_id)
         if screen is None:
@@ -206,9 +219,13 @@ def run_offline(
     packages = [*graph_packages(graph), task.app]
     user_reply: str | None = None
     outcome: str | None = None
+    # The next screens' request images are prepared while the model thinks about this one.
+    ahead = agent.image_request() if isinstance(agent, SendsScreenshots) else None
     for index in range(max_steps):
         control.checkpoint()
         screen = context.screen(node)
+        if ahead is not None:
+            prepare_ahead(context.next_screens(node), max_side=ahead[0], fmt=ahead[1])
         observation = AgentObservation(
             task.id, instruction, index, screen, node_id=node, graph=graph, user_reply=user_reply
         )

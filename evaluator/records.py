@@ -377,6 +377,42 @@ def outcome_counts(records: Sequence[StepRecord]) -> dict[str, int]:
     return counts
 
 
+def cut_short_result(
+    task: Task,
+    records: Sequence[StepRecord],
+    *,
+    protocol: str,
+    variant: InstructionVariant | str,
+    reason: str,
+    model: str | None,
+    started: float,
+    finished: float,
+    device: str | None = None,
+    error_kind: str | None = None,
+    user_usage: Sequence[TokenUse] = (),
+) -> TaskResult:
+    """The result of an episode an error cut short: not terminated, no final node, no
+    matched steps; what its steps spent stays counted."""
+    return episode_result(
+        task,
+        records,
+        protocol=protocol,
+        variant=variant,
+        success=False,
+        terminated=False,
+        reason=reason,
+        final_node=None,
+        matched_steps=None,
+        gt_steps=None,
+        model=model,
+        started=started,
+        finished=finished,
+        device=device,
+        error_kind=error_kind,
+        user_usage=user_usage,
+    )
+
+
 def agent_error_result(
     task: Task,
     records: Sequence[StepRecord],
@@ -393,17 +429,12 @@ def agent_error_result(
     """The error result of an episode whose agent could not answer (``AgentError``): what
     its steps spent, plus what the failed step spent before the error (answered calls, and
     the failed attempts and backoff of the call that ended in the error)."""
-    ran = episode_result(
+    ran = cut_short_result(
         task,
         records,
         protocol=protocol,
         variant=variant,
-        success=False,
-        terminated=False,
         reason=str(error),
-        final_node=None,
-        matched_steps=None,
-        gt_steps=None,
         model=model,
         started=started,
         finished=finished,

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from evaluator.metrics import group_rate
 from evaluator.plots import Plot, bars
 
 LABEL_DIMENSIONS = ("syntax", "semantics", "scenario")
@@ -24,16 +25,10 @@ Runs = Sequence[tuple[str, Mapping[str, Any]]]
 
 
 def _bar(group: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """A run's bar for one label: none where the run has no such task, or only errors."""
     if group is None or group["sr"] is None:
         return None
-    return {
-        "value": group["sr"],
-        "low": group["sr_low"],
-        "high": group["sr_high"],
-        "successes": group["successes"],
-        "n": group["n"],
-        "errors": group["errors"],
-    }
+    return group_rate(group, base="n")
 
 
 def sr_by_label(runs: Runs, dimensions: Sequence[str] = LABEL_DIMENSIONS) -> Plot | None:

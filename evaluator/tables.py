@@ -33,7 +33,7 @@ from evaluator.manifest import (
     short_hash,
     suite_hash,
 )
-from evaluator.metrics import compare_runs, paired_outcomes
+from evaluator.metrics import compare_runs, group_rate, paired_outcomes
 from evaluator.prices import PriceTable, load_prices
 from evaluator.run_store import RunStore
 from evaluator.run_summary import summarize
@@ -244,20 +244,6 @@ def _few(ids: Sequence[str], shown: int = 5) -> str:
     return ", ".join(ids[:shown]) + (f" and {len(ids) - shown} more" if len(ids) > shown else "")
 
 
-def _rate(group: Mapping[str, Any] | None) -> dict[str, Any] | None:
-    """An SR with its interval and base, from a breakdown group (None: no such task)."""
-    if group is None:
-        return None
-    return {
-        "value": group["sr"],
-        "low": group["sr_low"],
-        "high": group["sr_high"],
-        "successes": group["successes"],
-        "evaluated": group["n"],
-        "errors": group["errors"],
-    }
-
-
 def _main_row(c: RunColumn) -> dict[str, Any]:
     s, bases = c.summary, c.summary["bases"]
     low, high = s["sr_ci"] if s["sr_ci"] is not None else (None, None)
@@ -273,8 +259,8 @@ def _main_row(c: RunColumn) -> dict[str, Any]:
             "errors": bases["sr"]["errors"],
         },
         "sr_errors_as_failures": dict(bases["sr_errors_as_failures"]),
-        "sr_offline": _rate(protocol.get("offline")),
-        "sr_online": _rate(protocol.get("online")),
+        "sr_offline": group_rate(protocol.get("offline")),
+        "sr_online": group_rate(protocol.get("online")),
         "cr": {"value": s["cr"], "tasks": bases["cr"]["tasks"]},
         "da": {
             "value": s["da"],
@@ -348,7 +334,7 @@ def _label_rows(columns: Sequence[RunColumn]) -> tuple[dict[str, Any], ...]:
                     "dimension": dimension,
                     "label": group,
                     "runs": {
-                        c.label: _rate(c.summary["breakdowns"].get(dimension, {}).get(group))
+                        c.label: group_rate(c.summary["breakdowns"].get(dimension, {}).get(group))
                         for c in columns
                     },
                 }

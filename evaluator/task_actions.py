@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 from rapidfuzz import fuzz
 
 from evaluator.matching import EdgeMatch, normalize_text
-from evaluator.records import ErrorKind, StepRecord, TaskResult, TokenUse, episode_result
+from evaluator.records import ErrorKind, StepRecord, TaskResult, TokenUse, cut_short_result
 from evaluator.users import Exchange, Question, ScriptedUser, User, UserSimulatorError
 from evaluator.users import usage as user_usage
 from graph_builder.model import (
@@ -240,17 +240,12 @@ def user_error_result(
     """The error result of an episode whose simulated user gave no usable reply: the
     harness failed, not the agent, so the task leaves the SR denominator (kind
     ``user_simulator``); what the agent and the user spent stays counted."""
-    return episode_result(
+    return cut_short_result(
         task,
         records,
         protocol=protocol,
         variant=variant,
-        success=False,
-        terminated=False,
         reason=f"user simulator: {error}",
-        final_node=None,
-        matched_steps=None,
-        gt_steps=None,
         model=getattr(agent, "model", None),
         started=started,
         finished=finished,

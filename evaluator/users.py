@@ -33,10 +33,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
-from evaluator.chat_client import ChatClient, EndpointConfig, image_part
+from evaluator.chat_client import ChatClient, EndpointConfig
 from evaluator.errors import ConfigError, EndpointError, EvaluatorError
 from evaluator.prompts import load_prompt, render
 from evaluator.records import TokenUse
+from evaluator.request_image import image_part
 from graph_builder.model import Task
 
 if TYPE_CHECKING:

@@ -304,6 +304,80 @@ def _criteria(
     )
 
 
+# --------------------------------------------------------------------------- shared paths
+# Several tasks ask for the same thing in other words (an offline task and its asking or
+# answer variant) and share their demonstrations; many paths end the same way (send a
+# text, pay an order). Each is written once here.
+
+
+def _send_sms(text: str) -> Path:
+    """In an open conversation: type ``text``, send it, and stop."""
+    return (tap("Text message"), type_text(text), tap_desc("Send SMS"), done())
+
+
+def _find_contact(query: str, name: str) -> Path:
+    """Search the contact list for ``query`` and open ``name``."""
+    return (tap("Search contacts"), type_text(query), tap(name))
+
+
+def _checkout(*to_order: Step) -> Path:
+    """The ``to_order`` steps that lead to the pharmacy's order page, then order and pay."""
+    return (*to_order, tap("Place order"), tap("Pay"), done())
+
+
+def _buy_now(medicine: str) -> Path:
+    return _checkout(tap(medicine), tap("Buy now"))
+
+
+def _add_to_cart(medicine: str) -> Path:
+    return _checkout(tap(medicine), tap("Add to cart"), tap_desc("Cart, 1 item"))
+
+
+def _search_and_buy(query: str, medicine: str) -> Path:
+    return _checkout(tap("Search medicines"), type_text(query), tap(medicine), tap("Buy now"))
+
+
+_CALL_PATEL: Path = (tap("Dr. Patel (Cardiology)"), tap_desc("Call"), done())
+
+_CALL_TOM_FROM_HOME: tuple[Path, ...] = (
+    (tap("Phone"), tap_desc("Call Son (Tom)"), done()),
+    (tap("Phone"), tap_desc("Recents"), tap_desc("Call Son (Tom)"), done()),
+    (tap("Messages"), tap("Son (Tom)"), tap_desc("Call"), done()),
+)
+_DR_LEE_MESSAGE_FROM_HOME: tuple[Path, ...] = (
+    (tap("Messages"), tap("Dr. Lee"), done()),
+    (tap("Contacts"), tap("Dr. Lee"), tap_desc("Text"), done()),
+    (open_shade(), tap("Dr. Lee"), done()),
+)
+_ABOUT_PHONE_IN_SETTINGS: tuple[Path, ...] = (
+    (swipe_up(), swipe_up(), tap("About phone"), done()),
+    (tap("Search Settings"), type_text("number"), tap("Phone number"), done()),
+    (tap("Search Settings"), type_text("about"), tap("About phone"), done()),
+)
+_LAKEWOOD_IN_WEATHER: tuple[Path, ...] = (
+    (tap_desc("Change city"), tap("Lakewood"), done()),
+    (tap("Springfield"), tap("Lakewood"), done()),
+    (tap_desc("Change city"), tap("Riverside"), tap_desc("Change city"), tap("Lakewood"), done()),
+)
+_EIGHT_AM_ALARM_IN_CLOCK: tuple[Path, ...] = (
+    (tap_desc("Add alarm"), tap_desc("Increase hour"), tap("OK"), done()),
+    (tap_desc("Add alarm"), tap_desc("Hour"), type_text("8"), tap("OK"), done()),
+    (
+        tap_desc("Clock"),
+        tap_desc("Alarm"),
+        tap_desc("Add alarm"),
+        tap_desc("Increase hour"),
+        tap("OK"),
+        done(),
+    ),
+)
+_REFILL_LISINOPRIL_IN_PHARMACY: tuple[Path, ...] = (
+    _checkout(tap_desc("Refill Lisinopril 10 mg"), tap_desc("Cart, 1 item")),
+    _add_to_cart("Lisinopril 10 mg"),
+    _buy_now("Lisinopril 10 mg"),
+)
+
+
 OFFLINE_RECIPES: tuple[Recipe, ...] = (
     offline(
         "font_bigger",
@@ -381,9 +455,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         SETTINGS,
         in_app(SETTINGS),
         _labels(INFO, "elliptical", AMBIGUOUS),
-        (swipe_up(), swipe_up(), tap("About phone"), done()),
-        (tap("Search Settings"), type_text("number"), tap("Phone number"), done()),
-        (tap("Search Settings"), type_text("about"), tap("About phone"), done()),
+        *_ABOUT_PHONE_IN_SETTINGS,
         success=_criteria(
             "About phone shows the phone number (202) 555-0199.",
             "(202) 555-0199",
@@ -414,34 +486,19 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         MESSAGES,
         from_home(),
         _labels(SOCIAL, "elliptical", UNDERSPECIFIED),
-        (
-            tap("Messages"),
-            tap("Son (Tom)"),
-            tap("Text message"),
-            type_text(_TOM_LATE),
-            tap_desc("Send SMS"),
-            done(),
-        ),
+        (tap("Messages"), tap("Son (Tom)"), *_send_sms(_TOM_LATE)),
         (
             tap("Contacts"),
-            tap("Search contacts"),
-            type_text("tom"),
-            tap("Son (Tom)"),
+            *_find_contact("tom", "Son (Tom)"),
             tap_desc("Text"),
-            tap("Text message"),
-            type_text(_TOM_LATE),
-            tap_desc("Send SMS"),
-            done(),
+            *_send_sms(_TOM_LATE),
         ),
         (
             tap("Messages"),
             tap_desc("Start chat"),
             type_text("tom"),
             tap("Son (Tom)"),
-            tap("Text message"),
-            type_text(_TOM_LATE),
-            tap_desc("Send SMS"),
-            done(),
+            *_send_sms(_TOM_LATE),
         ),
         success=_criteria(
             f'Tom\'s conversation shows the sent message "{_TOM_LATE}".',
@@ -476,30 +533,9 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         MESSAGES,
         in_app(MESSAGES),
         _labels(SOCIAL, "elliptical", UNDERSPECIFIED),
-        (
-            tap("Daughter (Emma)"),
-            tap("Text message"),
-            type_text("Yes"),
-            tap_desc("Send SMS"),
-            done(),
-        ),
-        (
-            tap_desc("Start chat"),
-            type_text("emma"),
-            tap("Daughter (Emma)"),
-            tap("Text message"),
-            type_text("Yes"),
-            tap_desc("Send SMS"),
-            done(),
-        ),
-        (
-            open_shade(),
-            tap("Daughter (Emma)"),
-            tap("Text message"),
-            type_text("Yes"),
-            tap_desc("Send SMS"),
-            done(),
-        ),
+        (tap("Daughter (Emma)"), *_send_sms("Yes")),
+        (tap_desc("Start chat"), type_text("emma"), tap("Daughter (Emma)"), *_send_sms("Yes")),
+        (open_shade(), tap("Daughter (Emma)"), *_send_sms("Yes")),
     ),
     offline(
         "call_tom_back",
@@ -508,9 +544,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         DIALER,
         from_home(),
         _labels(SOCIAL, "narrative", INDIRECT),
-        (tap("Phone"), tap_desc("Call Son (Tom)"), done()),
-        (tap("Phone"), tap_desc("Recents"), tap_desc("Call Son (Tom)"), done()),
-        (tap("Messages"), tap("Son (Tom)"), tap_desc("Call"), done()),
+        *_CALL_TOM_FROM_HOME,
         success=_criteria(
             "A call to Son (Tom) is being placed.",
             "Son (Tom)",
@@ -525,9 +559,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         MESSAGES,
         from_home(),
         _labels(INFO, "elliptical", AMBIGUOUS),
-        (tap("Messages"), tap("Dr. Lee"), done()),
-        (tap("Contacts"), tap("Dr. Lee"), tap_desc("Text"), done()),
-        (open_shade(), tap("Dr. Lee"), done()),
+        *_DR_LEE_MESSAGE_FROM_HOME,
         success=_criteria(
             "Dr. Lee's message with the appointment time (Tuesday at 10 AM) is on the screen.",
             "Tuesday at 10 AM",
@@ -541,13 +573,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         CONTACTS,
         from_home(),
         _labels(INFO, "elliptical", UNDERSPECIFIED),
-        (
-            tap("Contacts"),
-            tap("Search contacts"),
-            type_text("rita"),
-            tap("Neighbor (Rita)"),
-            done(),
-        ),
+        (tap("Contacts"), *_find_contact("rita", "Neighbor (Rita)"), done()),
         (tap("Contacts"), swipe_up(), swipe_up(), swipe_up(), tap("Neighbor (Rita)"), done()),
         (
             tap("Phone"),
@@ -589,15 +615,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         WEATHER,
         in_app(WEATHER),
         _labels(INFO, "elliptical", INDIRECT),
-        (tap_desc("Change city"), tap("Lakewood"), done()),
-        (tap("Springfield"), tap("Lakewood"), done()),
-        (
-            tap_desc("Change city"),
-            tap("Riverside"),
-            tap_desc("Change city"),
-            tap("Lakewood"),
-            done(),
-        ),
+        *_LAKEWOOD_IN_WEATHER,
         success=_criteria(
             "Weather shows the forecast for Lakewood.",
             "Lakewood",
@@ -639,16 +657,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         CLOCK,
         in_app(CLOCK),
         _labels(TOOL, "elliptical", UNDERSPECIFIED),
-        (tap_desc("Add alarm"), tap_desc("Increase hour"), tap("OK"), done()),
-        (tap_desc("Add alarm"), tap_desc("Hour"), type_text("8"), tap("OK"), done()),
-        (
-            tap_desc("Clock"),
-            tap_desc("Alarm"),
-            tap_desc("Add alarm"),
-            tap_desc("Increase hour"),
-            tap("OK"),
-            done(),
-        ),
+        *_EIGHT_AM_ALARM_IN_CLOCK,
     ),
     offline(
         "bp_pills_out",
@@ -657,22 +666,7 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         PHARMACY,
         in_app(PHARMACY),
         _labels(LIFE, "narrative", INDIRECT),
-        (
-            tap_desc("Refill Lisinopril 10 mg"),
-            tap_desc("Cart, 1 item"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
-        (
-            tap("Lisinopril 10 mg"),
-            tap("Add to cart"),
-            tap_desc("Cart, 1 item"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
-        (tap("Lisinopril 10 mg"), tap("Buy now"), tap("Place order"), tap("Pay"), done()),
+        *_REFILL_LISINOPRIL_IN_PHARMACY,
         success=_criteria(
             "An order for Lisinopril 10 mg is placed and listed under Orders.",
             "Lisinopril 10 mg x1",
@@ -686,24 +680,9 @@ OFFLINE_RECIPES: tuple[Recipe, ...] = (
         PHARMACY,
         in_app(PHARMACY),
         _labels(LIFE, "elliptical", AMBIGUOUS),
-        (tap("Vitamin D3 1000 IU"), tap("Buy now"), tap("Place order"), tap("Pay"), done()),
-        (
-            tap("Vitamin D3 1000 IU"),
-            tap("Add to cart"),
-            tap_desc("Cart, 1 item"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
-        (
-            tap("Search medicines"),
-            type_text("vitamin"),
-            tap("Vitamin D3 1000 IU"),
-            tap("Buy now"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
+        _buy_now("Vitamin D3 1000 IU"),
+        _add_to_cart("Vitamin D3 1000 IU"),
+        _search_and_buy("vitamin", "Vitamin D3 1000 IU"),
         success=_criteria(
             "An order for Vitamin D3 1000 IU is placed and listed under Orders.",
             "Vitamin D3 1000 IU x1",
@@ -764,13 +743,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             activity=THREAD,
             never=("flowers",),
         ),
-        (
-            tap("Neighbor (Rita)"),
-            tap("Text message"),
-            type_text("Thank you for the cookies"),
-            tap_desc("Send SMS"),
-            done(),
-        ),
+        (tap("Neighbor (Rita)"), *_send_sms("Thank you for the cookies")),
     ),
     online(
         "pie_for_emma",
@@ -785,13 +758,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             "Text message",
             activity=THREAD,
         ),
-        (
-            tap("Daughter (Emma)"),
-            tap("Text message"),
-            type_text("I will bring pie on Sunday"),
-            tap_desc("Send SMS"),
-            done(),
-        ),
+        (tap("Daughter (Emma)"), *_send_sms("I will bring pie on Sunday")),
     ),
     online(
         "phone_tom",
@@ -813,7 +780,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             "Dr. Patel (Cardiology)",
             activity=IN_CALL,
         ),
-        (tap("Dr. Patel (Cardiology)"), tap_desc("Call"), done()),
+        _CALL_PATEL,
     ),
     online(
         "rita_favorite",
@@ -827,13 +794,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             "Remove from favorites",
             activity=CONTACT_CARD,
         ),
-        (
-            tap("Search contacts"),
-            type_text("rita"),
-            tap("Neighbor (Rita)"),
-            tap_desc("Add to favorites"),
-            done(),
-        ),
+        (*_find_contact("rita", "Neighbor (Rita)"), tap_desc("Add to favorites"), done()),
     ),
     online(
         "tom_number",
@@ -847,7 +808,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             "(202) 555-0121",
             activity=CONTACT_CARD,
         ),
-        (tap("Search contacts"), type_text("tom"), tap("Son (Tom)"), done()),
+        (*_find_contact("tom", "Son (Tom)"), done()),
     ),
     online(
         "taxi_home",
@@ -925,7 +886,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             "Acetaminophen 500 mg x",
             activity=ORDERS,
         ),
-        (tap("Acetaminophen 500 mg"), tap("Buy now"), tap("Place order"), tap("Pay"), done()),
+        _buy_now("Acetaminophen 500 mg"),
     ),
     online(
         "fetch_metformin",
@@ -939,13 +900,10 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
             "Store pickup",
             activity=ORDERS,
         ),
-        (
+        _checkout(
             tap_desc("Refill Metformin 500 mg"),
             tap_desc("Cart, 1 item"),
             tap("Store pickup (free)"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
         ),
     ),
     online(
@@ -957,15 +915,7 @@ ONLINE_RECIPES: tuple[Recipe, ...] = (
         _criteria(
             "An order for Lubricant eye drops was placed.", "Lubricant eye drops x", activity=ORDERS
         ),
-        (
-            tap("Search medicines"),
-            type_text("eye"),
-            tap("Lubricant eye drops"),
-            tap("Buy now"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
+        _search_and_buy("eye", "Lubricant eye drops"),
     ),
 )
 
@@ -980,22 +930,7 @@ ASKING_RECIPES: tuple[Recipe, ...] = (
         PHARMACY,
         in_app(PHARMACY),
         _labels(LIFE, "elliptical", AMBIGUOUS),
-        (
-            tap_desc("Refill Lisinopril 10 mg"),
-            tap_desc("Cart, 1 item"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
-        (
-            tap("Lisinopril 10 mg"),
-            tap("Add to cart"),
-            tap_desc("Cart, 1 item"),
-            tap("Place order"),
-            tap("Pay"),
-            done(),
-        ),
-        (tap("Lisinopril 10 mg"), tap("Buy now"), tap("Place order"), tap("Pay"), done()),
+        *_REFILL_LISINOPRIL_IN_PHARMACY,
         intent="Refill my blood pressure pills, the Lisinopril; the Metformin still lasts.",
         clarifications=("The blood pressure ones.",),
     ),
@@ -1006,9 +941,7 @@ ASKING_RECIPES: tuple[Recipe, ...] = (
         DIALER,
         from_home(),
         _labels(SOCIAL, "canonical", AMBIGUOUS),
-        (tap("Phone"), tap_desc("Call Son (Tom)"), done()),
-        (tap("Phone"), tap_desc("Recents"), tap_desc("Call Son (Tom)"), done()),
-        (tap("Messages"), tap("Son (Tom)"), tap_desc("Call"), done()),
+        *_CALL_TOM_FROM_HOME,
         intent="Call my son Tom, not my daughter Emma.",
         clarifications=("My boy, Tom.",),
     ),
@@ -1019,21 +952,9 @@ ASKING_RECIPES: tuple[Recipe, ...] = (
         CONTACTS,
         in_app(CONTACTS),
         _labels(SOCIAL, "canonical", AMBIGUOUS),
-        (tap("Dr. Patel (Cardiology)"), tap_desc("Call"), done()),
-        (
-            tap("Search contacts"),
-            type_text("patel"),
-            tap("Dr. Patel (Cardiology)"),
-            tap_desc("Call"),
-            done(),
-        ),
-        (
-            tap("Search contacts"),
-            type_text("dr"),
-            tap("Dr. Patel (Cardiology)"),
-            tap_desc("Call"),
-            done(),
-        ),
+        _CALL_PATEL,
+        (tap("Search contacts"), type_text("patel"), *_CALL_PATEL),
+        (tap("Search contacts"), type_text("dr"), *_CALL_PATEL),
         intent="Call my heart doctor, Dr. Patel, not Dr. Lee.",
         clarifications=("The heart doctor.",),
     ),
@@ -1044,15 +965,7 @@ ASKING_RECIPES: tuple[Recipe, ...] = (
         WEATHER,
         in_app(WEATHER),
         _labels(INFO, "narrative", UNDERSPECIFIED),
-        (tap_desc("Change city"), tap("Lakewood"), done()),
-        (tap("Springfield"), tap("Lakewood"), done()),
-        (
-            tap_desc("Change city"),
-            tap("Riverside"),
-            tap_desc("Change city"),
-            tap("Lakewood"),
-            done(),
-        ),
+        *_LAKEWOOD_IN_WEATHER,
         intent="See the weather in Lakewood, where my sister lives.",
         clarifications=("She lives in Lakewood.",),
     ),
@@ -1063,16 +976,7 @@ ASKING_RECIPES: tuple[Recipe, ...] = (
         CLOCK,
         in_app(CLOCK),
         _labels(TOOL, "canonical", UNDERSPECIFIED),
-        (tap_desc("Add alarm"), tap_desc("Increase hour"), tap("OK"), done()),
-        (tap_desc("Add alarm"), tap_desc("Hour"), type_text("8"), tap("OK"), done()),
-        (
-            tap_desc("Clock"),
-            tap_desc("Alarm"),
-            tap_desc("Add alarm"),
-            tap_desc("Increase hour"),
-            tap("OK"),
-            done(),
-        ),
+        *_EIGHT_AM_ALARM_IN_CLOCK,
         intent="An alarm at eight in the morning.",
         clarifications=("Eight o'clock, in the morning.",),
     ),
@@ -1088,9 +992,7 @@ ANSWER_RECIPES: tuple[Recipe, ...] = (
         MESSAGES,
         from_home(),
         _labels(INFO, "canonical"),
-        (tap("Messages"), tap("Dr. Lee"), done()),
-        (tap("Contacts"), tap("Dr. Lee"), tap_desc("Text"), done()),
-        (open_shade(), tap("Dr. Lee"), done()),
+        *_DR_LEE_MESSAGE_FROM_HOME,
         intent="Know the day and time of my appointment with Dr. Lee.",
         answers=("Tuesday",),
     ),
@@ -1106,7 +1008,7 @@ ANSWER_RECIPES: tuple[Recipe, ...] = (
             "(202) 555-0117",
             activity=CONTACT_CARD,
         ),
-        (tap("Search contacts"), type_text("rita"), tap("Neighbor (Rita)"), done()),
+        (*_find_contact("rita", "Neighbor (Rita)"), done()),
         intent="Hear my neighbour Rita's phone number so I can write it down.",
         answers=("555-0117",),
     ),
@@ -1117,9 +1019,7 @@ ANSWER_RECIPES: tuple[Recipe, ...] = (
         SETTINGS,
         in_app(SETTINGS),
         _labels(INFO, "canonical"),
-        (swipe_up(), swipe_up(), tap("About phone"), done()),
-        (tap("Search Settings"), type_text("number"), tap("Phone number"), done()),
-        (tap("Search Settings"), type_text("about"), tap("About phone"), done()),
+        *_ABOUT_PHONE_IN_SETTINGS,
         intent="Hear the number of this phone.",
         answers=("555-0199",),
     ),

@@ -118,6 +118,16 @@ class Agent(Protocol):
         """Release processes and connections."""
 
 
+@runtime_checkable
+class SendsScreenshots(Protocol):
+    """An agent whose requests carry the screenshot as ``evaluator.request_image`` prepares
+    it: the harness may prepare the screens a step can lead to while the model thinks.
+    The agent is never told which screens those are."""
+
+    def image_request(self) -> tuple[int | None, str]:
+        """The longer side the screenshot is shrunk to (None: as captured) and its format."""
+
+
 class BaseAgent:
     """Defaults shared by the built-in agents."""
 

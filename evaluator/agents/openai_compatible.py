@@ -23,9 +23,10 @@ from evaluator.agents.families import (
     Parsed,
     get_family,
 )
-from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig, screen_part
+from evaluator.chat_client import ChatClient, ChatReply, EndpointConfig
 from evaluator.errors import AgentError, ConfigError
 from evaluator.prompts import load_prompt, render
+from evaluator.request_image import screen_part
 from graph_builder.errors import FormatError
 from graph_builder.model import InstructionVariant, Size, Task
 
@@ -105,6 +106,9 @@ class OpenAICompatibleAgent(BaseAgent):
             "config": public,
             "endpoint": self.endpoint.describe(),
         }
+
+    def image_request(self) -> tuple[int | None, str]:
+        return self.max_image_side, self.image_format
 
     def image_content(self, observation: AgentObservation) -> tuple[dict[str, Any], Size]:
         try:

@@ -26,12 +26,13 @@ from typing import Any
 from PIL import Image
 
 from evaluator.agents.families.grammar import json_objects
-from evaluator.chat_client import ChatClient, image_part
+from evaluator.chat_client import ChatClient
 from evaluator.errors import ConfigError, EndpointError
 from evaluator.language.proposals import ProposalEvent, emit
 from evaluator.metrics import effective_status
 from evaluator.prompts import load_prompt, render
 from evaluator.records import TaskStatus, stored_text
+from evaluator.request_image import image_part
 from evaluator.run_store import (
     CATEGORY_TITLES,
     FailureCategory,

@@ -8,6 +8,10 @@ in the tests can be checked against each benchmark's own code with the same adap
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
+import pytest
+
 from benchmarks.matching_cases import Case
 from evaluator.matching import PROFILES, match_edges
 from graph_builder.model import (
@@ -27,6 +31,9 @@ N = NORMALIZED_SCREEN
 # a small leaf in the top-left corner, far from every case's points: a real screen always
 # has elements, and one benchmark's matcher needs at least one
 CORNER = Bounds(0, 0, 108, 96)
+# demonstrated swipes (device pixels on PHONE) that several profiles' cases are judged on
+RIGHT = (100, 1000, 700, 1200)  # right on the glass and in [0,1000]
+DOWN = (540, 600, 560, 1800)
 
 
 def _plain_screen(screen: Size) -> tuple[tuple[Bounds, ...], tuple[bool, ...]]:
@@ -110,3 +117,11 @@ def judged(profile: str, case: Case) -> bool:
         profile=PROFILES[profile],
         elements=case.elements(),
     ).matched
+
+
+def verdict_cases(cases: Sequence[tuple[str, Case, bool]]) -> pytest.MarkDecorator:
+    """Parametrize a test with ``case`` and ``verdict`` from ``(name, case, verdict)`` rows,
+    each test named by its row's name."""
+    return pytest.mark.parametrize(
+        ("case", "verdict"), [c[1:] for c in cases], ids=[c[0] for c in cases]
+    )

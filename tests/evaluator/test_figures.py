@@ -21,25 +21,11 @@ from evaluator.run_summary import summarize
 from evaluator.tables import TableError
 from graph_builder.io import load_task, suite_task_dirs
 from graph_builder.model import EvalProtocol
+from tests.evaluator.sample_runs import RUNS, SAMPLE
 
-SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
 SAMPLE_TASKS = [load_task(folder) for folder in suite_task_dirs(SAMPLE)]
 OFFLINE_TASKS = sum(1 for task in SAMPLE_TASKS if task.protocol is EvalProtocol.OFFLINE)
-RUNS = ("heuristic-original", "heuristic-normalized", "random-original", "random-normalized")
 SVG = "{http://www.w3.org/2000/svg}"
-
-
-@pytest.fixture(scope="module")
-def sample_runs(tmp_path_factory) -> list[Path]:
-    root = tmp_path_factory.mktemp("runs")
-    out = []
-    for name in RUNS:
-        agent, variant = name.split("-")
-        run = root / name
-        argv = ["eval", "--suite", str(SAMPLE), "--protocol", "offline", "--agent", agent]
-        assert main([*argv, "--instruction", variant, "--out", str(run), "--no-report"]) == 0
-        out.append(run)
-    return out
 
 
 @pytest.fixture(scope="module")

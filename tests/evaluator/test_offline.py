@@ -188,3 +188,33 @@ def test_stop_raises_and_pause_waits():
     started = time.perf_counter()
     result, _ = run([TAP_A, Action.type_text("hello"), Action.done()], control=paused)
     assert result.success and time.perf_counter() - started >= 0.19
+
+
+class ImageSendingAgent(ScriptedAgent):
+    """A scripted agent whose requests would carry the screenshot at 1024 px."""
+
+    def image_request(self) -> tuple[int | None, str]:
+        return 1024, "PNG"
+
+
+def test_the_next_screens_are_prepared_while_the_agent_thinks(monkeypatch):
+    import evaluator.offline as offline
+
+    asked: list[tuple[list[str], int | None, str]] = []
+
+    def prepare_ahead(screens, *, max_side, fmt="PNG"):
+        asked.append(([s.screenshot_path.name for s in screens], max_side, fmt))
+
+    monkeypatch.setattr(offline, "prepare_ahead", prepare_ahead)
+    context = GraphContext(graph(), task_dir=Path("."))
+    agent = ImageSendingAgent([TAP_A, Action.type_text("hello"), Action.done()])
+    assert run_offline(TASK, context, agent).success
+    # start leads to form and list, form to done; the agent is never told which.
+    assert asked == [
+        (["form.png", "list.png"], 1024, "PNG"),
+        (["done.png"], 1024, "PNG"),
+        ([], 1024, "PNG"),
+    ]
+    asked.clear()
+    run_offline(TASK, GraphContext(graph(), task_dir=Path(".")), ScriptedAgent([TAP_A]))
+    assert asked == []  # an agent that sends no screenshot has nothing prepared for it

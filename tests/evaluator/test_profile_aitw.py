@@ -9,8 +9,6 @@ screen is 1080x2400; agent points are in ``[0,1000]``.
 
 from __future__ import annotations
 
-import pytest
-
 from graph_builder.model import Action, ActionType, Bounds
 from tests.evaluator.profile_steps import (
     N,
@@ -21,6 +19,7 @@ from tests.evaluator.profile_steps import (
     pointed,
     swiped,
     typed,
+    verdict_cases,
 )
 
 BUTTON = Bounds(432, 1140, 648, 1260)  # [400,475]-[600,525] in [0,1000], centre 500,500
@@ -73,7 +72,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "verdict"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@verdict_cases(CASES)
 def test_the_aitw_profile_gives_the_benchmarks_verdict(case, verdict):
     assert judged("aitw", case) is verdict
 

@@ -10,12 +10,12 @@ are in ``[0,1000]``; ``box`` takes ``[0,1000]`` corners to pixels.
 
 from __future__ import annotations
 
-import pytest
-
 from benchmarks.matching_cases import Case
 from graph_builder.model import NORMALIZED_SCREEN, Action, Bounds
 from tests.evaluator.profile_steps import (
+    DOWN,
     PHONE,
+    RIGHT,
     N,
     agent_swipe,
     agent_tap,
@@ -24,6 +24,7 @@ from tests.evaluator.profile_steps import (
     pointed,
     swiped,
     typed,
+    verdict_cases,
 )
 
 
@@ -51,8 +52,6 @@ TARGET = box(450, 130, 550, 170)
 NEIGHBOURS = (box(380, 130, 420, 170), box(580, 130, 620, 170), box(450, 60, 550, 100))
 FOURTH = box(450, 200, 550, 240)
 ROW = box(0, 250, 1000, 330)
-RIGHT = (100, 1000, 700, 1200)
-DOWN = (540, 600, 560, 1800)
 
 
 def on_button(agent: Action) -> Case:
@@ -104,7 +103,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "verdict"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@verdict_cases(CASES)
 def test_the_androidcontrol_profile_gives_the_benchmarks_verdict(case, verdict):
     assert judged("androidcontrol", case) is verdict
 

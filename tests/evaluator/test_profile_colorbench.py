@@ -10,13 +10,13 @@ is 1080x2400 unless said; agent points are in ``[0,1000]``.
 
 from __future__ import annotations
 
-import pytest
-
 from benchmarks.matching_cases import Case
 from evaluator.matching import PROFILES, match_edges
 from graph_builder.model import Action, ActionType, Bounds, Edge, MatchRule
 from tests.evaluator.profile_steps import (
+    DOWN,
     PHONE,
+    RIGHT,
     N,
     agent_swipe,
     agent_tap,
@@ -25,12 +25,11 @@ from tests.evaluator.profile_steps import (
     pointed,
     swiped,
     typed,
+    verdict_cases,
 )
 
 BOX = Bounds(100, 1000, 300, 1100)  # pixels; the gold taps its middle, (200, 1050)
 SMALL = (720, 1280)
-DOWN = (540, 600, 560, 1800)
-RIGHT = (100, 1000, 700, 1200)
 
 
 def at_pixel(x: float) -> Case:
@@ -94,7 +93,7 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "verdict"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@verdict_cases(CASES)
 def test_the_colorbench_profile_gives_the_benchmarks_verdict(case, verdict):
     assert judged("colorbench", case) is verdict
 

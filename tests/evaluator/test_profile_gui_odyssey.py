@@ -11,10 +11,10 @@ step's ``sam2_bbox``); every disagreement class of issue 29 has a case. The scre
 
 from __future__ import annotations
 
-import pytest
-
 from graph_builder.model import Action, ActionType, Bounds
 from tests.evaluator.profile_steps import (
+    DOWN,
+    RIGHT,
     N,
     agent_swipe,
     agent_tap,
@@ -23,11 +23,10 @@ from tests.evaluator.profile_steps import (
     pointed,
     swiped,
     typed,
+    verdict_cases,
 )
 
 WIDE = Bounds(108, 960, 972, 1200)  # [100,400]-[900,500] in [0,1000]
-RIGHT = (100, 1000, 700, 1200)  # right on the glass and in [0,1000]
-DOWN = (540, 600, 560, 1800)
 
 CASES = [
     # a click inside the step's box matches however far from the point
@@ -72,6 +71,6 @@ CASES = [
 ]
 
 
-@pytest.mark.parametrize(("case", "verdict"), [c[1:] for c in CASES], ids=[c[0] for c in CASES])
+@verdict_cases(CASES)
 def test_the_gui_odyssey_profile_gives_the_benchmarks_verdict(case, verdict):
     assert judged("gui_odyssey", case) is verdict

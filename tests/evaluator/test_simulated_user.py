@@ -85,7 +85,7 @@ def test_the_simulated_user_answers_from_the_hidden_intent_and_is_traced_and_pri
     assert asked.extra["user_reply"] == "Oh, call Emma, my older daughter."
     # the user's tokens are its own, not the agent's
     assert [u.to_json() for u in result.user_usage] == [
-        {"model": "older-adult", "input": 700, "output": 12}
+        {"model": "older-adult", "input": 700, "output": 12, "retry_seconds": 0.0}
     ]
     assert result.input_tokens == 0 and result.questions == 1
     again = TaskResult.from_json(json.loads(json.dumps(result.to_json())))

@@ -21,23 +21,7 @@ from evaluator.run_summary import summarize
 from evaluator.table_formats import CSV_HEADER, latex_escape, render
 from evaluator.tables import TableError, build_tables
 from graph_builder.model import Labels
-
-SAMPLE = Path(__file__).resolve().parents[2] / "task_graphs" / "sample"
-RUNS = ("heuristic-original", "heuristic-normalized", "random-original", "random-normalized")
-
-
-@pytest.fixture(scope="module")
-def sample_runs(tmp_path_factory) -> list[Path]:
-    """The sample suite's offline tasks, heuristic and random, both instructions."""
-    root = tmp_path_factory.mktemp("runs")
-    out = []
-    for name in RUNS:
-        agent, variant = name.split("-")
-        run = root / name
-        argv = ["eval", "--suite", str(SAMPLE), "--protocol", "offline", "--agent", agent]
-        assert main([*argv, "--instruction", variant, "--out", str(run), "--no-report"]) == 0
-        out.append(run)
-    return out
+from tests.evaluator.sample_runs import RUNS, SAMPLE
 
 
 @pytest.fixture(scope="module")

@@ -133,7 +133,7 @@ class CoordinateSpace:
 
 def sent_size(screen: Size, max_side: int | None) -> Size:
     """The size of a ``screen``-sized screenshot after shrinking its longer side to ``max_side``
-    (the rule of ``evaluator.chat_client.image_part``)."""
+    (the rule of ``evaluator.request_image.shrink``)."""
     w, h = int(screen[0]), int(screen[1])
     if max_side and max(w, h) > max_side:
         scale = max_side / max(w, h)
