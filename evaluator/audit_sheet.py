@@ -97,7 +97,7 @@ def _card(group: AuditGroup, runs: str) -> str:
         else "<b>not marked</b>"
     )
     steps = "".join(
-        f"<li>{e(s.agent)} in {e(s.run)}, step {s.index}: {e(s.action_text)} "
+        f"<li>{e(s.agent)} in {e(s.run)}, step {s.index + 1}: {e(s.action_text)} "
         f"<i>({e(s.rule)})</i></li>"
         for s in group.steps
     )

@@ -372,7 +372,7 @@ def _invalid_step(
             next_node=node,
             rule=why,
         )
-        return record, f"{why} at step {index}: {step.parse_error}"
+        return record, f"{why} at step {index + 1}: {step.parse_error}"
     record = StepRecord(
         **common,
         action=action.to_json(),
@@ -383,7 +383,7 @@ def _invalid_step(
         next_node=node,
         rule=problem or "invalid action",
     )
-    return record, f"invalid action at step {index}: {problem}"
+    return record, f"invalid action at step {index + 1}: {problem}"
 
 
 def _graph_step(
@@ -426,7 +426,8 @@ def _graph_step(
     )
     stop = None
     if not match.matched and not match.stays:
-        stop = f"unmatched action at step {common['index']}: {match.reason}"
+        # Step numbers people read count from 1, as the studio's trace and live view do.
+        stop = f"unmatched action at step {common['index'] + 1}: {match.reason}"
     return record, stop
 
 

@@ -101,6 +101,14 @@ class DemoBrowser(QWidget):
         )
         self.gif_row = ReportPathRow()
         self.gif_row.setObjectName("gifRow")
+        # The row keeps its place, shown or not and whatever it says: an export never
+        # moves Previous/Next (the full path is in the tooltip and Copy path).
+        self.gif_row.label.setWordWrap(False)
+        fix_lines(self.gif_row.label, 1)
+        fix_lines(self.gif_row.note, 1)
+        keep_place = self.gif_row.sizePolicy()
+        keep_place.setRetainSizeWhenHidden(True)
+        self.gif_row.setSizePolicy(keep_place)
         self.gif_row.hide()
         self.resume_button = QPushButton("Resume recording")
         self.resume_button.setToolTip("Continue this incomplete demonstration on the phone")
@@ -330,6 +338,9 @@ class DemoBrowser(QWidget):
     # -- internals
 
     def _show_demo(self, folder: Path | None, step: int = 0) -> None:
+        if folder != self._folder:  # the written file belongs to the demo it came from
+            self.gif_row.set_path(None)
+            self.gif_row.hide()
         self._folder = folder
         self._demo = None
         if folder is not None:

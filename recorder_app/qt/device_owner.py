@@ -23,6 +23,7 @@ from recorder_app.qt.dialogs import DeviceBusyDialog
 
 WAIT_FOR_DEVICE_S = 3600.0  # "Wait until it is free" gives up after this
 POLL_MS = 250
+BUSY_NOTE_MS = 10_000  # the status line's echo of the dialog; the dialog keeps it current
 
 
 class DeviceOwner(QObject):
@@ -108,7 +109,7 @@ class DeviceOwner(QObject):
         dialog.stop_holder_requested.connect(lambda: self.release_requested.emit(holder.device))
         dialog.finished.connect(lambda _: self._on_dialog_finished(dialog))
         self.busy_dialog = dialog
-        self.message_posted.emit(f"The phone is in use by {holder.describe()}.", 0)
+        self.message_posted.emit(f"The phone is in use by {holder.describe()}.", BUSY_NOTE_MS)
         dialog.open()
 
     def _wait_for(self, serial: str, retry: Callable[[], object]) -> None:

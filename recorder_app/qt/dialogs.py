@@ -222,7 +222,16 @@ class DeviceBusyDialog(QDialog):
     @Slot()
     def _on_wait_clicked(self) -> None:
         self.wait_button.setEnabled(False)
-        self.status.setText("Waiting for the phone…")
+        self.status.setText(
+            "Waiting for the phone… The other tabs can be used meanwhile (to continue a "
+            "paused run, say)."
+        )
+        if self.windowModality() != Qt.WindowModality.NonModal and self.isVisible():
+            # A modal wait would block the very tab that can free the phone (a paused run
+            # waits for Continue there); a modality change takes effect on the next show.
+            self.hide()
+            self.setWindowModality(Qt.WindowModality.NonModal)
+            self.show()
         self.wait_requested.emit()
 
     @Slot()

@@ -163,8 +163,12 @@ class HierarchyInspector(QWidget):
         self.splitter = QSplitter(orientation)
         self.splitter.addWidget(self.screen_view)
         self.splitter.addWidget(details)
+        # Side by side, a phone screenshot needs far less width than its height: the
+        # tree and the properties take the larger share (an even split left the tree
+        # a sliver of indentation at 1024 px while the screenshot was mostly margin).
+        beside = orientation == Qt.Orientation.Horizontal
         self.splitter.setStretchFactor(0, 1)
-        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setStretchFactor(1, 4 if beside else 1)
         search_row = QHBoxLayout()
         search_row.addWidget(self.search, 1)
         search_row.addWidget(self.match_label)

@@ -98,20 +98,43 @@ def _proposal_labels(proposal: Proposal | None) -> Labels | None:
 
 
 class StatisticsView(QScrollArea):
-    """The analysis of a suite's instructions: its tables as rich text, its charts as SVG."""
+    """The analysis of a suite's instructions: its tables as rich text, its charts as SVG.
+
+    Drawing the charts takes a large part of a second, so while the view is hidden (a
+    review in the Labels tab, another tab of the studio) it is only noted and drawn when
+    the view is shown: a keyboard review stays at the speed of the keys.
+    """
 
     def __init__(self) -> None:
         super().__init__()
         self.setWidgetResizable(True)
         self.setObjectName("languageStatistics")
+        self.pending: Path | None = None  # a suite to draw once shown
         self.show_message("Choose a suite.")
 
     def show_message(self, text: str) -> None:
+        self.pending = None
         label = QLabel(text)
         label.setWordWrap(True)
         self.setWidget(label)
 
+    def showEvent(self, event: QShowEvent) -> None:
+        super().showEvent(event)
+        if self.pending is not None:
+            try:
+                self._draw(self.pending)
+            except (EvaluatorError, GraphBuilderError) as exc:
+                self.show_message(f"Cannot analyse this suite: {exc}")
+
     def show_suite(self, folder: Path) -> None:
+        """Draw ``folder``'s analysis now if shown, else when next shown."""
+        if not self.isVisible():
+            self.pending = folder
+            return
+        self._draw(folder)
+
+    def _draw(self, folder: Path) -> None:
+        self.pending = None
         body = QWidget()
         layout = QVBoxLayout(body)
         for block in blocks(analyze(folder)):
@@ -589,11 +612,14 @@ class LanguagePage(QWidget):
         self._show_statistics()
 
     def _watch(self, folder: Path) -> None:
-        """Watch the suite folder, its task folders and its proposals folder."""
+        """Watch the suite folder, its task folders and its proposals folder (a file
+        added, or replaced by an atomic write), and the files the tab reads (a file
+        rewritten in place, as some editors and scripts do, changes no folder)."""
         wanted = {str(folder), str(folder / PROPOSALS_FILE.parent)}
         wanted |= {str(d) for d in io.suite_task_dirs(folder)} if folder.is_dir() else set()
         wanted = {p for p in wanted if Path(p).is_dir()}
-        current = set(self.watcher.directories())
+        wanted |= {str(folder / name) for name, _, _ in suite_fingerprint(folder)}
+        current = set(self.watcher.directories()) | set(self.watcher.files())
         if current - wanted:
             self.watcher.removePaths(sorted(current - wanted))
         if wanted - current:

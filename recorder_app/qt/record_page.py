@@ -87,6 +87,7 @@ STATE_TEXT = {
 RECORD_TAB = "the Record tab"  # how a demonstration's device lock names its holder
 FREE_DRIVE_BADGE = "Free drive — not recorded"
 SIDE_MIN_WIDTH = 400  # the recording controls and task form, in pixels
+NO_STEP_YET = "The recorded steps appear here, each on the screen it was taken"
 
 
 def _with_shortcut(text: str, action: QAction) -> str:
@@ -324,7 +325,7 @@ class RecordPage(QWidget):
         self.side_tabs.addTab(task_scroll, "Task")
         self.step_preview = StepViewer()
         self.step_preview.setMinimumSize(160, 200)
-        self.step_preview.clear("The recorded steps appear here, each on the screen it was taken")
+        self.step_preview.clear(NO_STEP_YET)
         steps_split = QSplitter(Qt.Orientation.Vertical)
         steps_split.setObjectName("stepsSplitter")
         steps_split.addWidget(self.steps_list)
@@ -404,12 +405,20 @@ class RecordPage(QWidget):
         self.task_panel.problem_occurred.connect(
             lambda text: self.problem_occurred.emit("Task", text)
         )
+        self.task_panel.task_saved.connect(self._on_task_saved)
         self.task_panel.annotator_edit.editingFinished.connect(
             lambda: self._settings.setValue("task/annotator", self.task_panel.annotator)
         )
         self.reset_check.toggled.connect(
             lambda on: self._settings.setValue("record/reset_app", "true" if on else "false")
         )
+
+    @Slot(str, str)
+    def _on_task_saved(self, suite: str, task_id: str) -> None:
+        """Save task sits below the form's fold: the status bar says it was written."""
+        if self._workspace is not None:
+            where = self._workspace.suite_dir(suite) / task_id / "task.json"
+            self.message_posted.emit(f"Task saved: {where}", 5000)
 
     def _open_device(self, serial: str) -> Device:
         return self._connection.open_device(serial, hierarchy=self.hierarchy)
@@ -809,8 +818,13 @@ class RecordPage(QWidget):
 
     @Slot(int)
     def _on_step_row_changed(self, row: int) -> None:
-        """Preview a recorded step: its pre-action screenshot with the action drawn on it."""
+        """Preview a recorded step: its pre-action screenshot with the action drawn on it.
+
+        With no step (a new demonstration was opened) the preview goes back to its note, so
+        the last demonstration's final step is not shown as if it were this one's.
+        """
         if row < 0 or self._steps_folder is None:
+            self.step_preview.clear(NO_STEP_YET)
             return
         try:
             demo = io.load_demo(self._steps_folder)

@@ -84,7 +84,7 @@ def test_strict_success_records_the_deciding_rules():
 def test_strict_fails_at_the_first_unmatched_action():
     result, records = run([TAP_MISS, TAP_A, Action.type_text("hello"), Action.done()])
     assert not result.success and len(records) == 1
-    assert result.reason.startswith("unmatched action at step 0: no tap edge here")
+    assert result.reason.startswith("unmatched action at step 1: no tap edge here")
     assert result.completion_rate == 0.0
 
 
@@ -130,7 +130,7 @@ def test_reaching_done_without_saying_done_is_not_success():
 def test_parse_failures_fail_strict_and_are_skipped_in_tolerant():
     bad = AgentStep(action=None, raw_output="???", parse_error="no JSON object")
     strict, _ = run([bad, TAP_A])
-    assert strict.reason == "parse failure at step 0: no JSON object"
+    assert strict.reason == "parse failure at step 1: no JSON object"
     assert strict.parse_failures == 1
     tolerant, records = run(
         [bad, TAP_A, Action.type_text("hello"), Action.done()], mode=Mode.TOLERANT

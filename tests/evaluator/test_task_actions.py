@@ -146,7 +146,7 @@ def test_invalid_actions_are_agent_failures(action):
     result, records = run([action])
     assert result.status is TaskStatus.FAILURE
     assert records[0].outcome == "invalid_action" and records[0].decision_correct is False
-    assert result.reason.startswith("invalid action at step 0")
+    assert result.reason.startswith("invalid action at step 1")
 
 
 def test_parse_errors_keep_their_tokens_and_time():

@@ -369,6 +369,11 @@ class DriftView(QWidget):
         self.cancel_button.setEnabled(busy)
         self.save_button.setEnabled(not busy and bool(self.results))
         self.task_list.setEnabled(not busy)
+        if self.job is None:  # before the first check the bar counts the tasks ticked
+            ticked = len(self.checked_folders())
+            self.progress.setRange(0, max(1, ticked))  # (0, 0) would be a busy bar
+            self.progress.setValue(0)
+            self.progress.setFormat("%v / %m tasks" if ticked else "no task ticked")
 
     def shutdown(self) -> None:
         if self.job is not None and self.job.running:

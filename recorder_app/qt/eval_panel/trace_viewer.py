@@ -278,7 +278,9 @@ class TraceViewer(QWidget):
         self._refresh_verdict()
         self._refresh_tags()
         self._set_enabled(True)
-        self.import_row.hide()
+        for row in (self.gif_row, self.import_row):  # they named the previous task's files
+            row.set_path(None)
+            row.hide()
         if self.steps:
             self.step_list.setCurrentRow(len(self.steps) - 1)
         else:

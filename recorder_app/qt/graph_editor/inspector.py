@@ -56,6 +56,8 @@ from recorder_app.qt.hierarchy_view import HierarchyInspector
 MEMBER_ROLE = Qt.ItemDataRole.UserRole  # (demo_id, step)
 MEMBER_ICON = QSize(96, 200)
 VERDICT_LIMIT = 40  # members compared with the representative when a node is shown
+HIERARCHY_ROWS = 8  # rows of a node's element tree always shown
+PROPERTY_ROWS = 6  # rows of the selected element's properties always shown
 
 
 def _member(value: tuple[str, int]) -> MemberRef:
@@ -136,6 +138,14 @@ class NodeInspector(QWidget):
             ["Screen", "Verdict", "Score", "Visual", "Structure", "Content", "Activity"]
         )
         self.hierarchy_view = HierarchyInspector(orientation=Qt.Orientation.Vertical)
+        # In this narrow column the tree and the properties were squeezed to two rows
+        # and a header: each keeps a readable height, and the inspector scrolls instead.
+        for tree, rows in (
+            (self.hierarchy_view.tree, HIERARCHY_ROWS),
+            (self.hierarchy_view.properties.table, PROPERTY_ROWS),
+        ):
+            row = tree.fontMetrics().lineSpacing() + 4
+            tree.setMinimumHeight(tree.header().sizeHint().height() + rows * row)
         self.hierarchy = self.hierarchy_view.tree
         self.hierarchy_label = self.hierarchy_view.label
 
