@@ -29,6 +29,10 @@ class TrickleProxy:
     def close(self) -> None:
         self._closed.set()
         if self._listener is not None:
+            # close() alone leaves a thread blocked in accept() holding the socket: the port
+            # would go on listening for the rest of the session and take other tests' calls.
+            with contextlib.suppress(OSError):
+                self._listener.shutdown(socket.SHUT_RDWR)
             self._listener.close()
 
     def _accept(self) -> None:
@@ -38,7 +42,11 @@ class TrickleProxy:
                 client, _ = self._listener.accept()
             except OSError:
                 return
-            server = socket.create_connection(self.target, timeout=10)
+            try:
+                server = socket.create_connection(self.target, timeout=10)
+            except OSError:  # the adb server behind it is gone: the caller sees a refusal
+                client.close()
+                continue
             server.settimeout(None)
             threading.Thread(target=self._pass, args=(client, server, False), daemon=True).start()
             threading.Thread(target=self._pass, args=(server, client, True), daemon=True).start()
