@@ -18,6 +18,7 @@ from recorder_app.qt.demo_browser import DemoBrowser
 from recorder_app.qt.device_owner import DeviceOwner
 from recorder_app.qt.eval_panel.drift_view import DriftView
 from recorder_app.qt.eval_panel.trace_viewer import TraceViewer
+from tests.conftest import UNUSED_ADB_PORT
 from tests.evaluator.test_drift import SUITE
 from tests.recorder_app.helpers import write_demo
 from tests.recorder_app.studio_driver import Recording, start_demo
@@ -81,7 +82,9 @@ def test_an_export_path_belongs_to_its_demo_and_never_moves_the_buttons(
 
 def test_before_a_drift_check_the_bar_counts_the_tasks_ticked(qtbot):
     connection = DeviceConnection(port=1)  # never asked: no check is started
-    view = DriftView(connection.open_device, connection.list_devices)
+    view = DriftView(
+        connection.open_device, connection.list_devices, lock_address=connection.lock_address
+    )
     qtbot.addWidget(view)
     view.set_suite(Path(SUITE))
     offered = view.task_list.count()
@@ -97,7 +100,10 @@ def test_the_status_line_does_not_keep_saying_the_phone_is_in_use(qtbot):
     status bar must not outlive the holder (it stayed after a drift check had ended)."""
     parent = QWidget()
     qtbot.addWidget(parent)
-    owner = DeviceOwner("the Record tab", parent)
+    # the phone on the server ANDROID_ADB_SERVER_PORT names, as the holder's bare serial is
+    owner = DeviceOwner(
+        "the Record tab", parent, DeviceConnection(port=int(UNUSED_ADB_PORT)).lock_address
+    )
     holder = DeviceLock("walk-1", owner="the Drift view", command="drift check").acquire()
     try:
         with qtbot.waitSignal(owner.message_posted) as posted:
@@ -159,7 +165,9 @@ def test_waiting_for_the_phone_leaves_the_other_tabs_usable(qtbot):
     parent = QWidget()
     qtbot.addWidget(parent)
     parent.show()
-    owner = DeviceOwner("the Record tab", parent)
+    owner = DeviceOwner(
+        "the Record tab", parent, DeviceConnection(port=int(UNUSED_ADB_PORT)).lock_address
+    )
     holder = DeviceLock("walk-2", owner="the Evaluate tab", command="online run").acquire()
     started: list[bool] = []
     try:
