@@ -185,14 +185,20 @@ class RunSummary:
         }
 
 
+# The paired bootstrap's seed and resamples when a report names none; verify recomputes a
+# report that recorded no basis with these.
+DEFAULT_SEED = 0
+DEFAULT_RESAMPLES = 10_000
+
+
 def summarize(
     run_dir: Path,
     *,
     compare: Path | None = None,
     agreement_with: Path | None = None,
     prices: PriceTable | None = None,
-    seed: int = 0,
-    resamples: int = 10_000,
+    seed: int = DEFAULT_SEED,
+    resamples: int = DEFAULT_RESAMPLES,
 ) -> RunSummary:
     """Every number of the report; ``agreement_with`` names an online run to pair this
     (offline) run with."""

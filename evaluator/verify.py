@@ -28,13 +28,11 @@ from evaluator.prices import PriceTable, load_prices, prices_from_json
 from evaluator.records import StepRecord, TaskResult, TaskStatus
 from evaluator.report import REPORT_JSON
 from evaluator.run_store import RESULTS_FILE, RunStore
-from evaluator.run_summary import summarize
+from evaluator.run_summary import DEFAULT_RESAMPLES, DEFAULT_SEED, summarize
 from evaluator.secrets import MASK
 
 # Fields of a summary that name the run rather than measure it.
 _NOT_NUMBERS = ("run",)
-DEFAULT_SEED = 0
-DEFAULT_RESAMPLES = 10_000
 
 
 @dataclass(frozen=True, slots=True)
